@@ -1,0 +1,50 @@
+# Dewee: `make run` serves the embedded edition; `make test` checks everything.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PYTHON ?= $(shell scripts/find-python)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint typecheck test-sqlite test-postgres env dev-env clean
+
+$(VENV)/.runtime: requirements.txt pyproject.toml
+	@test -n "$(PYTHON)" || { echo "No Python >= 3.12 found (see above)."; exit 1; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e . 2>/dev/null \
+		|| $(PY) -m pip install --quiet --no-deps -e .
+	@touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	@touch $@
+
+env: $(VENV)/.runtime
+dev-env: $(VENV)/.dev
+
+run: $(VENV)/.runtime
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	$(PY) manage.py ensure_operator --url http://$(HOST):$(PORT)/admin/
+	@echo "Dewee is starting at http://$(HOST):$(PORT)/  (API: http://$(HOST):$(PORT)/v1/docs)"
+	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(VENV)/.dev
+	$(VENV)/bin/mypy .
+
+test-sqlite: $(VENV)/.dev
+	DATABASE_URL= $(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test-postgres: $(VENV)/.dev
+	$(PY) scripts/with-postgres -- $(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test: lint typecheck test-sqlite test-postgres
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

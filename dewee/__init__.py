@@ -1,0 +1,3 @@
+"""Dewee: a self-hosted memory server for LLM agents."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,128 @@
+"""The REST API under /v1/: authentication, the one error shape, and the routers."""
+
+import json
+import logging
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.parser import Parser
+from ninja.security import HttpBearer
+
+from dewee import __version__
+from dewee.errors import DeweeError
+from memory.access import Access
+from memory.queries import authenticate_api_key
+
+logger = logging.getLogger("dewee.api")
+
+
+class MalformedJson(DeweeError):
+    code = "malformed_json"
+
+
+class _StrictJsonParser(Parser):
+    """JSON bodies must be one object; NaN and Infinity (which Python's json accepts)
+    are not JSON and are refused."""
+
+    def parse_body(self, request: HttpRequest) -> dict[str, Any]:
+        def refuse_constant(name: str) -> float:
+            raise ValueError(f"{name} is not valid JSON")
+
+        try:
+            data = json.loads(request.body, parse_constant=refuse_constant)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise MalformedJson(f"The request body is not valid JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise MalformedJson("The request body must be a JSON object")
+        return data
+
+
+class ApiKeyAuth(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str) -> Access | None:
+        key = authenticate_api_key(token)
+        if key is None:
+            return None
+        return Access(actor=f"key:{key.prefix}", workspace=key.workspace)
+
+
+def error_response(status: int, code: str, message: str, details: Any = None) -> JsonResponse:
+    return JsonResponse(
+        {"error": {"code": code, "message": message, "details": details}}, status=status
+    )
+
+
+api = NinjaAPI(
+    title="Dewee",
+    version=__version__,
+    description="Memory for LLM agents: memories, recall and sourced facts.",
+    auth=ApiKeyAuth(),
+    parser=_StrictJsonParser(),
+    urls_namespace="api",
+    docs_url="/docs",
+    openapi_url="/openapi.json",
+)
+
+
+@api.exception_handler(DeweeError)
+def _domain_error(request: HttpRequest, exc: DeweeError) -> HttpResponse:
+    return error_response(exc.status, exc.code, exc.message, exc.details)
+
+
+@api.exception_handler(ValidationError)
+def _validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    errors = []
+    for error in exc.errors:
+        # ninja prefixes locations with the parameter source ("body", "query", "path")
+        # and the schema's argument name; users know only the field names.
+        loc = [str(part) for part in error.get("loc", ()) if part not in ("body", "query", "path")]
+        if len(loc) > 1 and loc[0] in {"payload", "params"}:
+            loc = loc[1:]
+        errors.append({"field": ".".join(loc) or None, "message": error.get("msg", "")})
+    first = errors[0] if errors else {"field": None, "message": "invalid request"}
+    message = str(first["message"])
+    if first["field"]:
+        message = f"{first['field']}: {message}"
+    return error_response(400, "invalid_input", message, {"errors": errors})
+
+
+@api.exception_handler(AuthenticationError)
+def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    response = error_response(
+        401,
+        "unauthenticated",
+        "A valid API key is required: send 'Authorization: Bearer <key>'",
+    )
+    response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+@api.exception_handler(HttpError)
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    cause = exc.__cause__
+    if isinstance(cause, DeweeError):
+        return _domain_error(request, cause)
+    if isinstance(cause, RequestDataTooBig):
+        return error_response(413, "too_large", "The request body is too large")
+    return error_response(exc.status_code, f"http_{exc.status_code}", str(exc))
+
+
+@api.exception_handler(Exception)
+def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
+    logger.exception("Unhandled error in %s %s", request.method, request.path)
+    return error_response(500, "internal_error", "An unexpected error occurred; it was logged")
+
+
+@api.exception_handler(Http404)
+def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return error_response(404, "not_found", str(exc) or "Not found")
+
+
+def route_not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
+    return error_response(404, "route_not_found", f"No API route {request.path}")
+
+
+api.add_router("/", "memory.api.router")
+api.add_router("/", "facts.api.router")

@@ -1,0 +1,5 @@
+import sys
+
+from dewee.cli import main
+
+sys.exit(main())

@@ -1,0 +1,261 @@
+"""``dewee memory facts ...``: the facts lifecycle from a terminal."""
+
+import argparse
+from typing import Any
+
+from dewee.cli.output import print_fields, print_json, print_table
+from dewee.cli.runner import cli_access, operator_name
+from dewee.errors import ConfirmationRequired
+from dewee.timeparse import parse_time
+from facts import queries, services
+from facts.models import Category, Status, Verification
+from memory.queries import receipt_to_dict
+from memory.services import default_workspace, ensure_agent
+
+FACT_COLUMNS = [
+    ("id", "ID"),
+    ("user", "USER"),
+    ("subject", "SUBJECT"),
+    ("predicate", "PREDICATE"),
+    ("qualifier", "QUALIFIER"),
+    ("value", "VALUE"),
+    ("status", "STATUS"),
+    ("verification", "VERIFICATION"),
+    ("confidence", "CONF"),
+    ("freshness_label", "FRESHNESS"),
+    ("recorded_at", "RECORDED"),
+]
+WIDTHS = {"value": 40, "subject": 24, "predicate": 24, "qualifier": 16, "user": 20}
+
+
+def _json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="Print machine-readable JSON.")
+
+
+def register(memory_commands: Any) -> None:
+    facts = memory_commands.add_parser("facts", help="Facts an agent holds about users.")
+    sub = facts.add_subparsers(dest="facts_command", required=True, metavar="ACTION")
+
+    p = sub.add_parser("list", help="List facts, newest first.")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--user")
+    p.add_argument("--subject")
+    p.add_argument("--predicate")
+    p.add_argument("--status", help=f"One or more of {','.join(Status.values)}.")
+    p.add_argument("--as-of", help="ISO time: the facts the agent believed then.")
+    p.add_argument("--search", help="Text to find in values.")
+    p.add_argument("--limit", type=int, default=queries.DEFAULT_PAGE_SIZE)
+    p.add_argument("--cursor", help="Continue a previous listing.")
+    _json_flag(p)
+    p.set_defaults(handler=list_facts)
+
+    p = sub.add_parser("get", help="One fact with its sources and the history of its slot.")
+    p.add_argument("--agent", required=True)
+    p.add_argument("fact_id", type=int, metavar="FACT_ID")
+    _json_flag(p)
+    p.set_defaults(handler=get_fact)
+
+    p = sub.add_parser("resolve", help="Accept or reject a disputed fact.")
+    p.add_argument("--agent", required=True)
+    p.add_argument("fact_id", type=int, metavar="FACT_ID")
+    p.add_argument("--action", required=True, choices=["accept", "reject"])
+    p.add_argument("--reason", default="")
+    _json_flag(p)
+    p.set_defaults(handler=resolve_fact)
+
+    p = sub.add_parser("delete", help="Take a fact out of use (the record stays).")
+    p.add_argument("--agent", required=True)
+    p.add_argument("fact_id", type=int, metavar="FACT_ID")
+    p.add_argument("--reason", default="")
+    p.add_argument("--yes", action="store_true", help="Confirm the deletion.")
+    _json_flag(p)
+    p.set_defaults(handler=delete_fact)
+
+    p = sub.add_parser("assert", help="State a fact; the operator is recorded as its source.")
+    p.add_argument("--agent", required=True, help="Created in the default workspace if new.")
+    p.add_argument("--user", default="")
+    p.add_argument("--subject", required=True)
+    p.add_argument("--predicate", required=True)
+    p.add_argument("--value", required=True)
+    p.add_argument("--qualifier", default="")
+    p.add_argument("--verification", default=Verification.STATED, choices=Verification.values)
+    p.add_argument("--confidence", type=float, default=1.0)
+    p.add_argument("--category", choices=Category.values)
+    p.add_argument("--valid-from")
+    p.add_argument("--valid-to")
+    p.add_argument("--note", default="", help="Why you know it (kept as the source excerpt).")
+    _json_flag(p)
+    p.set_defaults(handler=assert_fact)
+
+    p = sub.add_parser("forget", help="Erase every fact about a user or a subject, for good.")
+    p.add_argument("--agent", required=True)
+    scope = p.add_mutually_exclusive_group(required=True)
+    scope.add_argument("--user")
+    scope.add_argument("--subject")
+    p.add_argument("--yes", action="store_true", help="Confirm the erasure.")
+    _json_flag(p)
+    p.set_defaults(handler=forget_facts)
+
+
+def list_facts(args: argparse.Namespace) -> None:
+    agent = cli_access().agent(args.agent)
+    filters = queries.FactFilters(
+        user=args.user,
+        subject=args.subject,
+        predicate=args.predicate,
+        statuses=queries.parse_statuses(args.status),
+        as_of=parse_time(args.as_of, field="as_of"),
+        search=args.search,
+    )
+    page = queries.list_facts(agent=agent, filters=filters, cursor=args.cursor, limit=args.limit)
+    items = [queries.fact_to_dict(f) for f in page.items]
+    if args.json:
+        print_json({"items": items, "next_cursor": page.next_cursor})
+        return
+    print_table(items, FACT_COLUMNS, widths=WIDTHS, empty="No facts match.")
+    if page.next_cursor:
+        print(f"\nMore: --cursor {page.next_cursor}")
+
+
+def _print_detail(detail: dict[str, Any]) -> None:
+    print_fields(
+        detail,
+        [
+            ("id", "Fact"),
+            ("agent_id", "Agent"),
+            ("user", "User"),
+            ("subject", "Subject"),
+            ("predicate", "Predicate"),
+            ("qualifier", "Qualifier"),
+            ("value", "Value"),
+            ("status", "Status"),
+            ("verification", "Verification"),
+            ("confidence", "Confidence"),
+            ("category", "Category"),
+            ("freshness_label", "Freshness"),
+            ("valid_from", "Valid from"),
+            ("valid_to", "Valid to"),
+            ("recorded_at", "Recorded"),
+            ("believed_from", "Believed from"),
+            ("believed_until", "Believed until"),
+            ("status_changed_by", "Changed by"),
+            ("status_reason", "Reason"),
+        ],
+    )
+    print("\nSources")
+    print_table(
+        detail["sources"],
+        [
+            ("kind", "KIND"),
+            ("reference", "REFERENCE"),
+            ("operator", "OPERATOR"),
+            ("verification", "VERIFICATION"),
+            ("excerpt", "EXCERPT"),
+            ("recorded_at", "RECORDED"),
+        ],
+        widths={"excerpt": 50, "reference": 30},
+    )
+    print("\nHistory of the slot")
+    print_table(
+        detail["history"],
+        [
+            ("id", "ID"),
+            ("value", "VALUE"),
+            ("status", "STATUS"),
+            ("verification", "VERIFICATION"),
+            ("believed_from", "BELIEVED FROM"),
+            ("believed_until", "UNTIL"),
+            ("status_changed_by", "CHANGED BY"),
+        ],
+        widths={"value": 40},
+    )
+
+
+def get_fact(args: argparse.Namespace) -> None:
+    access = cli_access()
+    fact = queries.get_fact(access=access, fact_id=args.fact_id, agent=access.agent(args.agent))
+    detail = queries.fact_detail(fact)
+    if args.json:
+        print_json(detail)
+    else:
+        _print_detail(detail)
+
+
+def resolve_fact(args: argparse.Namespace) -> None:
+    access = cli_access()
+    fact = queries.get_fact(access=access, fact_id=args.fact_id, agent=access.agent(args.agent))
+    fact = services.resolve_fact(
+        fact=fact, action=args.action, reason=args.reason, actor=access.actor
+    )
+    detail = queries.fact_detail(fact)
+    if args.json:
+        print_json(detail)
+    else:
+        verb = "Accepted" if args.action == "accept" else "Rejected"
+        print(f"{verb} fact {fact.pk}: {fact.subject}.{fact.predicate} = {fact.value}")
+
+
+def delete_fact(args: argparse.Namespace) -> None:
+    access = cli_access()
+    fact = queries.get_fact(access=access, fact_id=args.fact_id, agent=access.agent(args.agent))
+    if not args.yes:
+        raise ConfirmationRequired(
+            f"refusing to delete fact {fact.pk} ({fact.subject}.{fact.predicate} = "
+            f"{fact.value!r}) without --yes"
+        )
+    fact = services.delete_fact(fact=fact, reason=args.reason, actor=access.actor)
+    if args.json:
+        print_json(queries.fact_detail(fact))
+    else:
+        print(f"Deleted fact {fact.pk} (the record is kept, marked deleted).")
+
+
+def assert_fact(args: argparse.Namespace) -> None:
+    access = cli_access()
+    agent = ensure_agent(workspace=default_workspace(), agent_id=args.agent)
+    operator = operator_name()
+    result = services.assert_fact(
+        agent=agent,
+        user=args.user,
+        subject=args.subject,
+        predicate=args.predicate,
+        qualifier=args.qualifier,
+        value=args.value,
+        verification=args.verification,
+        confidence=args.confidence,
+        category=args.category,
+        valid_from=parse_time(args.valid_from, field="valid_from"),
+        valid_to=parse_time(args.valid_to, field="valid_to"),
+        source=services.SourceInput(kind="operator", operator=operator, excerpt=args.note),
+        actor=access.actor,
+    )
+    fact = queries.fact_to_dict(result.fact)
+    if args.json:
+        other = queries.fact_to_dict(result.other) if result.other else None
+        print_json({"outcome": result.outcome, "fact": fact, "other": other})
+        return
+    print(f"{result.outcome.capitalize()}: fact {fact['id']} ({fact['status']})")
+    if result.other is not None:
+        print(f"  other value: fact {result.other.pk} = {result.other.value!r}")
+
+
+def forget_facts(args: argparse.Namespace) -> None:
+    access = cli_access()
+    agent = access.agent(args.agent)
+    counts = services.count_forgettable(agent=agent, user=args.user, subject=args.subject)
+    what = f"user {args.user!r}" if args.user is not None else f"subject {args.subject!r}"
+    if not args.yes:
+        raise ConfirmationRequired(
+            f"refusing to erase {counts['facts']} facts ({counts['sources']} sources) about "
+            f"{what} of agent {agent.agent_id!r} without --yes; this cannot be undone",
+            details={"counts": counts},
+        )
+    receipt = services.forget_facts(
+        agent=agent, user=args.user, subject=args.subject, actor=access.actor
+    )
+    data = receipt_to_dict(receipt)
+    if args.json:
+        print_json(data)
+        return
+    print(f"Erased {counts['facts']} facts and {counts['sources']} sources about {what}.")
+    print(f"Receipt: {data['id']}")

@@ -1,0 +1,56 @@
+"""The error every layer speaks: a stable code, a message, an HTTP status, details.
+
+Services raise subclasses of :class:`DeweeError` (from ``<app>/exceptions.py``); the REST API
+turns them into ``{"error": {"code", "message", "details"}}`` with ``status``, and the CLI into
+a one-line message and exit code 1.
+"""
+
+from typing import Any
+
+
+class DeweeError(Exception):
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, *, details: Any = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+        if code is not None:
+            self.code = code
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+
+
+class InvalidInput(DeweeError):
+    """A value that fails a domain rule; ``details`` names the field."""
+
+    status = 400
+    code = "invalid_input"
+
+    def __init__(self, field: str, message: str, *, code: str | None = None) -> None:
+        super().__init__(f"{field}: {message}", details={"field": field}, code=code)
+        self.field = field
+
+
+class TooLarge(InvalidInput):
+    status = 413
+    code = "too_large"
+
+
+class NotFound(DeweeError):
+    status = 404
+    code = "not_found"
+
+
+class Conflict(DeweeError):
+    status = 409
+    code = "conflict"
+
+
+class ConfirmationRequired(DeweeError):
+    """A destructive action was asked for without its explicit confirmation."""
+
+    status = 400
+    code = "confirmation_required"

@@ -1,0 +1,179 @@
+"""Django settings for Dewee.
+
+Every setting a deployment may change is read from the environment and has a default
+that works out of the box: the embedded edition keeps everything under ``var/``.
+"""
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("DEWEE_VAR_DIR", BASE_DIR / "var"))
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def _secret_key() -> str:
+    """The key from DEWEE_SECRET_KEY, else one generated on first run and kept in var/."""
+    if key := os.environ.get("DEWEE_SECRET_KEY"):
+        return key
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    key_file = VAR_DIR / "secret_key"
+    try:
+        # O_EXCL: two processes starting together must not write two different keys.
+        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return key_file.read_text().strip()
+    with os.fdopen(fd, "w") as handle:
+        key = secrets.token_urlsafe(50)
+        handle.write(key)
+    return key
+
+
+SECRET_KEY = _secret_key()
+DEBUG = _env_bool("DEWEE_DEBUG", False)
+ALLOWED_HOSTS = _env_list("DEWEE_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+CSRF_TRUSTED_ORIGINS = _env_list("DEWEE_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    # Required by pgvector fields on Django 6 (check postgres.E005); harmless on SQLite.
+    "django.contrib.postgres",
+    "django_htmx",
+    "django_q",
+    "memory",
+    "facts",
+]
+
+MIDDLEWARE = [
+    "dewee.middleware.api_error_shape",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "dewee.urls"
+WSGI_APPLICATION = "dewee.wsgi.application"
+ASGI_APPLICATION = "dewee.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _database() -> dict[str, Any]:
+    url = os.environ.get("DATABASE_URL")
+    if not url:
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        url = f"sqlite:///{VAR_DIR / 'dewee.sqlite3'}"
+    config: dict[str, Any] = dict(
+        dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+    )
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        config["CONN_MAX_AGE"] = 0
+        config["OPTIONS"] = {
+            # IMMEDIATE takes the write lock when a transaction starts, so two writers
+            # queue on the busy timeout instead of failing with "database is locked"
+            # when a read lock cannot be upgraded.
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 30,
+            "init_command": (
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+            ),
+        }
+        # Tests use a file, not the in-memory default: threads in concurrency tests need
+        # real SQLite locking, as in production.
+        config["TEST"] = {"NAME": str(VAR_DIR / "test-dewee.sqlite3")}
+    return config
+
+
+DATABASES = {"default": _database()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": os.environ.get(
+            "DEWEE_STATICFILES_STORAGE",
+            "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            if not DEBUG
+            else "django.contrib.staticfiles.storage.StaticFilesStorage",
+        )
+    },
+}
+
+LOGIN_URL = "admin:login"
+
+# Request bodies above this size are refused with 413 before they are parsed.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DEWEE_MAX_REQUEST_BYTES", 2 * 1024 * 1024))
+
+Q_CLUSTER = {
+    "name": "dewee",
+    "orm": "default",
+    "workers": int(os.environ.get("DEWEE_WORKERS", 2)),
+    "timeout": 600,
+    "retry": 900,
+    "catch_up": False,
+    "sync": _env_bool("DEWEE_Q_SYNC", False),
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("DEWEE_LOG_LEVEL", "INFO")},
+}

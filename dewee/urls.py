@@ -1,0 +1,19 @@
+from django.contrib import admin
+from django.http import HttpRequest, JsonResponse
+from django.urls import path, re_path
+from django.views.generic import RedirectView
+
+from dewee.api import api, route_not_found
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"status": "ok"})
+
+
+urlpatterns = [
+    path("v1/", api.urls),
+    re_path(r"^v1/(?P<rest>.*)$", route_not_found),
+    path("admin/", admin.site.urls),
+    path("healthz", healthz),
+    path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
+]

@@ -1,0 +1,130 @@
+"""REST endpoints for facts: thin adapters over facts.services and facts.queries."""
+
+from django.http import HttpRequest
+from ninja import Query, Router, Schema
+from pydantic import Field
+
+from dewee.errors import ConfirmationRequired
+from dewee.timeparse import parse_time
+from facts import queries, services
+from facts.schemas import (
+    AssertOut,
+    FactAssertIn,
+    FactDetailOut,
+    FactPageOut,
+    ForgetIn,
+    ForgetPreviewOut,
+    ReceiptOut,
+    ResolveIn,
+)
+from memory.access import request_access
+from memory.queries import receipt_to_dict
+
+router = Router(tags=["facts"])
+
+
+class FactListParams(Schema):
+    agent_id: str
+    user: str | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    status: str | None = Field(None, description="One status or a comma-separated list.")
+    as_of: str | None = Field(None, description="ISO 8601: what the agent believed then.")
+    q: str | None = Field(None, description="Text search in values.")
+    cursor: str | None = None
+    limit: int = queries.DEFAULT_PAGE_SIZE
+
+
+@router.post("/facts", response=AssertOut, summary="Assert a fact")
+def assert_fact(request: HttpRequest, payload: FactAssertIn) -> dict:
+    access = request_access(request)
+    agent = access.agent(payload.agent_id)
+    result = services.assert_fact(
+        agent=agent,
+        user=payload.user or "",
+        subject=payload.subject,
+        predicate=payload.predicate,
+        qualifier=payload.qualifier or "",
+        value=payload.value,
+        verification=payload.verification,
+        confidence=payload.confidence,
+        category=payload.category,
+        valid_from=parse_time(payload.valid_from, field="valid_from"),
+        valid_to=parse_time(payload.valid_to, field="valid_to"),
+        source=services.SourceInput(**payload.source.model_dump()),
+        actor=access.actor,
+    )
+    return {
+        "outcome": result.outcome,
+        "fact": queries.fact_to_dict(result.fact),
+        "other": queries.fact_to_dict(result.other) if result.other else None,
+    }
+
+
+@router.get("/facts", response=FactPageOut, summary="List facts")
+def list_facts(request: HttpRequest, params: Query[FactListParams]) -> dict:
+    agent = request_access(request).agent(params.agent_id)
+    filters = queries.FactFilters(
+        user=params.user,
+        subject=params.subject,
+        predicate=params.predicate,
+        statuses=queries.parse_statuses(params.status),
+        as_of=parse_time(params.as_of, field="as_of"),
+        search=params.q,
+    )
+    page = queries.list_facts(
+        agent=agent, filters=filters, cursor=params.cursor, limit=params.limit
+    )
+    return {
+        "items": [queries.fact_to_dict(f) for f in page.items],
+        "next_cursor": page.next_cursor,
+    }
+
+
+@router.get(
+    "/facts/{int:fact_id}", response=FactDetailOut, summary="A fact with sources and history"
+)
+def get_fact(request: HttpRequest, fact_id: int) -> dict:
+    fact = queries.get_fact(access=request_access(request), fact_id=fact_id)
+    return queries.fact_detail(fact)
+
+
+@router.post("/facts/{int:fact_id}/resolve", response=FactDetailOut, summary="Accept or reject")
+def resolve_fact(request: HttpRequest, fact_id: int, payload: ResolveIn) -> dict:
+    access = request_access(request)
+    fact = queries.get_fact(access=access, fact_id=fact_id)
+    fact = services.resolve_fact(
+        fact=fact, action=payload.action, reason=payload.reason, actor=access.actor
+    )
+    return queries.fact_detail(fact)
+
+
+@router.delete("/facts/{int:fact_id}", response=FactDetailOut, summary="Soft-delete a fact")
+def delete_fact(request: HttpRequest, fact_id: int, reason: str = "") -> dict:
+    access = request_access(request)
+    fact = queries.get_fact(access=access, fact_id=fact_id)
+    fact = services.delete_fact(fact=fact, reason=reason, actor=access.actor)
+    return queries.fact_detail(fact)
+
+
+@router.post(
+    "/facts/forget",
+    response={200: ReceiptOut | ForgetPreviewOut},
+    summary="Erase every fact about a user or a subject",
+)
+def forget_facts(request: HttpRequest, payload: ForgetIn) -> dict:
+    access = request_access(request)
+    agent = access.agent(payload.agent_id)
+    counts = services.count_forgettable(agent=agent, user=payload.user, subject=payload.subject)
+    scope = {"user": payload.user} if payload.user is not None else {"subject": payload.subject}
+    if payload.dry_run:
+        return {"dry_run": True, "scope": scope, "counts": counts}
+    if not payload.confirm:
+        raise ConfirmationRequired(
+            f'This erases {counts["facts"]} facts for good; send "confirm": true to proceed',
+            details={"counts": counts},
+        )
+    receipt = services.forget_facts(
+        agent=agent, user=payload.user, subject=payload.subject, actor=access.actor
+    )
+    return receipt_to_dict(receipt)

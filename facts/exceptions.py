@@ -1,0 +1,19 @@
+from dewee.errors import Conflict, NotFound
+
+
+class FactNotFound(NotFound):
+    code = "fact_not_found"
+
+
+class FactNotDisputed(Conflict):
+    code = "fact_not_disputed"
+
+
+class FactAlreadyDeleted(Conflict):
+    code = "fact_already_deleted"
+
+
+class SlotBusy(Conflict):
+    """The slot kept changing under us; the caller may simply retry."""
+
+    code = "slot_busy"

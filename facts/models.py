@@ -1,0 +1,159 @@
+"""Facts: subject / predicate / qualifier / value about a user, with provenance.
+
+Two clocks: ``valid_from``/``valid_to`` say when the fact holds in the world;
+``believed_from``/``believed_until`` say when the agent held it as the current value of its
+slot. Point-in-time queries ("what did the agent believe at T") use the second.
+"""
+
+from datetime import datetime
+
+from django.db import models
+from django.db.models import Q
+
+from memory.models import Agent
+
+VALUE_MAX_CHARS = 4096
+KEY_MAX_CHARS = 255
+EXCERPT_MAX_CHARS = 2000
+
+
+class Status(models.TextChoices):
+    CURRENT = "current"
+    HISTORY = "history"
+    DISPUTED = "disputed"
+    REJECTED = "rejected"
+    DELETED = "deleted"
+
+
+class Verification(models.TextChoices):
+    CONFIRMED = "confirmed"
+    STATED = "stated"
+    INFERRED = "inferred"
+
+
+class Category(models.TextChoices):
+    EMPLOYMENT = "employment"
+    LOCATION = "location"
+    CONTACT = "contact"
+    PREFERENCE = "preference"
+    RELATIONSHIP = "relationship"
+    SKILL = "skill"
+    BELIEF = "belief"
+    FACT = "fact"
+    GENERAL = "general"
+
+
+class SourceKind(models.TextChoices):
+    CONVERSATION_SUMMARY = "conversation_summary"
+    CHANNEL_MESSAGE = "channel_message"
+    MEMORY_DOCUMENT = "memory_document"
+    OPERATOR = "operator"
+
+
+class FactQuerySet(models.QuerySet["Fact"]):
+    def current(self) -> "FactQuerySet":
+        return self.filter(status=Status.CURRENT)
+
+    def disputed(self) -> "FactQuerySet":
+        return self.filter(status=Status.DISPUTED)
+
+    def in_slot(self, fact: "Fact") -> "FactQuerySet":
+        return self.filter(
+            agent_id=fact.agent_id,
+            user_ref=fact.user_ref,
+            subject=fact.subject,
+            predicate=fact.predicate,
+            qualifier=fact.qualifier,
+        )
+
+    def believed_at(self, moment: datetime) -> "FactQuerySet":
+        """Facts that were the current value of their slot at ``moment``."""
+        return self.filter(believed_from__lte=moment).filter(
+            Q(believed_until__isnull=True) | Q(believed_until__gt=moment)
+        )
+
+
+class Fact(models.Model):
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="facts")
+    # The user the fact is about; "" when it is about no particular user. Empty strings
+    # rather than NULL keep the slot's unique constraint working on every database.
+    user_ref = models.CharField(max_length=KEY_MAX_CHARS, blank=True, default="")
+    subject = models.CharField(max_length=KEY_MAX_CHARS)
+    predicate = models.CharField(max_length=KEY_MAX_CHARS)
+    qualifier = models.CharField(max_length=KEY_MAX_CHARS, blank=True, default="")
+    value = models.TextField()
+
+    valid_from = models.DateTimeField(null=True, blank=True)
+    valid_to = models.DateTimeField(null=True, blank=True)
+    category = models.CharField(max_length=16, choices=Category.choices, default=Category.GENERAL)
+    verification = models.CharField(
+        max_length=16, choices=Verification.choices, default=Verification.STATED
+    )
+    confidence = models.FloatField(default=1.0)
+    status = models.CharField(max_length=16, choices=Status.choices)
+
+    recorded_at = models.DateTimeField()
+    last_confirmed_at = models.DateTimeField()
+    believed_from = models.DateTimeField(null=True, blank=True)
+    believed_until = models.DateTimeField(null=True, blank=True)
+
+    status_changed_by = models.CharField(max_length=255, blank=True)
+    status_reason = models.TextField(blank=True)
+
+    objects = FactQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "user_ref", "subject", "predicate", "qualifier"],
+                condition=Q(status="current"),
+                name="fact_one_current_per_slot",
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0) & Q(confidence__lte=1),
+                name="fact_confidence_0_1",
+            ),
+            models.CheckConstraint(
+                condition=Q(valid_to__isnull=True)
+                | Q(valid_from__isnull=True)
+                | Q(valid_to__gte=models.F("valid_from")),
+                name="fact_valid_window_ordered",
+            ),
+            models.CheckConstraint(condition=Q(status__in=Status.values), name="fact_status_known"),
+        ]
+        indexes = [
+            models.Index(fields=["agent", "status", "-id"], name="fact_agent_status_idx"),
+            models.Index(
+                fields=["agent", "user_ref", "subject", "predicate", "-id"],
+                name="fact_agent_user_slot_idx",
+            ),
+            models.Index(fields=["agent", "subject", "-id"], name="fact_agent_subject_idx"),
+            models.Index(fields=["agent", "predicate", "-id"], name="fact_agent_predicate_idx"),
+            models.Index(fields=["agent", "believed_from"], name="fact_agent_believed_idx"),
+        ]
+
+    def __str__(self) -> str:
+        slot = f"{self.subject}.{self.predicate}"
+        if self.qualifier:
+            slot += f"[{self.qualifier}]"
+        return f"{slot} = {self.value} ({self.status})"
+
+
+class FactSource(models.Model):
+    """One piece of provenance: where (and from whom) the agent learned a fact."""
+
+    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="sources")
+    kind = models.CharField(max_length=32, choices=SourceKind.choices)
+    reference = models.CharField(max_length=KEY_MAX_CHARS, blank=True)
+    excerpt = models.TextField(blank=True)
+    operator = models.CharField(max_length=KEY_MAX_CHARS, blank=True)
+    verification = models.CharField(max_length=16, choices=Verification.choices)
+    confidence = models.FloatField()
+    recorded_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["recorded_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.reference or self.operator}"

@@ -1,0 +1,125 @@
+"""Request and response shapes of the facts API (they also document it in OpenAPI)."""
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from ninja import Schema
+from pydantic import ConfigDict, Field, StrictFloat, StrictStr
+
+from facts.models import Category, SourceKind, Status, Verification
+
+UnitFloat = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+
+class StrictSchema(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SourceIn(StrictSchema):
+    kind: SourceKind = Field(description="Where the fact was learned.")
+    reference: StrictStr = Field("", description="Id of the stored item (message, memory...).")
+    excerpt: StrictStr = Field("", description="The words the fact was learned from.")
+    operator: StrictStr = Field("", description="The operator, for kind=operator.")
+
+
+class FactAssertIn(StrictSchema):
+    agent_id: StrictStr
+    user: StrictStr | None = Field(None, description="The user the fact is about.")
+    subject: StrictStr
+    predicate: StrictStr
+    qualifier: StrictStr | None = Field(None, description="For multi-valued slots.")
+    value: StrictStr = Field(description="At most 4,096 characters.")
+    verification: Verification = Verification.STATED
+    confidence: UnitFloat = 1.0
+    category: Category | None = Field(None, description="Default: inferred from predicate.")
+    valid_from: StrictStr | None = Field(None, description="ISO 8601 time.")
+    valid_to: StrictStr | None = Field(None, description="ISO 8601 time.")
+    source: SourceIn
+
+
+class ResolveIn(StrictSchema):
+    action: Literal["accept", "reject"]
+    reason: StrictStr = ""
+
+
+class ForgetIn(StrictSchema):
+    agent_id: StrictStr
+    user: StrictStr | None = None
+    subject: StrictStr | None = None
+    dry_run: bool = Field(False, description="Only count what would be erased.")
+    confirm: bool = Field(False, description="Must be true to erase.")
+
+
+class FactOut(Schema):
+    id: int
+    agent_id: str
+    user: str | None
+    subject: str
+    predicate: str
+    qualifier: str | None
+    value: str
+    status: Status
+    verification: Verification
+    confidence: float
+    category: Category
+    valid_from: datetime | None
+    valid_to: datetime | None
+    recorded_at: datetime
+    last_confirmed_at: datetime
+    believed_from: datetime | None
+    believed_until: datetime | None
+    freshness: float
+    freshness_label: Literal["fresh", "aging", "stale", "expired"]
+    status_changed_by: str | None
+    status_reason: str | None
+
+
+class SourceOut(Schema):
+    kind: SourceKind
+    reference: str | None
+    excerpt: str | None
+    operator: str | None
+    verification: Verification
+    confidence: float
+    recorded_at: datetime
+
+
+class EventOut(Schema):
+    action: str
+    actor: str
+    details: dict[str, Any]
+    created_at: datetime
+
+
+class FactDetailOut(FactOut):
+    sources: list[SourceOut]
+    history: list[FactOut]
+    events: list[EventOut]
+
+
+class AssertOut(Schema):
+    outcome: Literal["created", "confirmed", "superseded", "disputed"]
+    fact: FactOut
+    other: FactOut | None = Field(
+        None, description="The fact superseded, or the current value a disputed one waits on."
+    )
+
+
+class FactPageOut(Schema):
+    items: list[FactOut]
+    next_cursor: str | None
+
+
+class ReceiptOut(Schema):
+    id: str
+    agent_id: str
+    scope: dict[str, str]
+    counts: dict[str, int]
+    actor: str
+    created_at: datetime
+
+
+class ForgetPreviewOut(Schema):
+    dry_run: Literal[True]
+    scope: dict[str, str]
+    counts: dict[str, int]

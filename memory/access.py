@@ -1,0 +1,48 @@
+"""The one place where "who may see what" is decided.
+
+Every interface (REST, dashboard, CLI, tasks) builds an :class:`Access` for its caller and
+loads agents through it; other apps load their objects through the agent it returns, so an
+object of another workspace is never found: it is a 404, exactly like one that does not exist.
+"""
+
+from dataclasses import dataclass
+
+from django.http import HttpRequest
+
+from memory.exceptions import AgentNotFound
+from memory.models import Agent, AgentQuerySet, Workspace
+from memory.validation import clean_agent_id
+
+
+@dataclass(frozen=True)
+class Access:
+    """``actor`` is recorded in audit events and sources; ``workspace`` of None means every
+    workspace (staff operators, the CLI on the server)."""
+
+    actor: str
+    workspace: Workspace | None = None
+
+    def agents(self) -> AgentQuerySet:
+        agents = Agent.objects.select_related("workspace")
+        if self.workspace is not None:
+            agents = agents.in_workspace(self.workspace)
+        return agents
+
+    def agent(self, agent_id: str) -> Agent:
+        """The visible agent ``agent_id``; a malformed id is a 400, an unseen one a 404."""
+        agent_id = clean_agent_id(agent_id)
+        try:
+            return self.agents().get(agent_id=agent_id)
+        except Agent.DoesNotExist:
+            raise AgentNotFound(f"Agent {agent_id!r} not found") from None
+
+    def can_see(self, agent: Agent) -> bool:
+        return self.workspace is None or agent.workspace_id == self.workspace.pk
+
+
+def request_access(request: HttpRequest) -> Access:
+    """The Access the API's authentication attached to ``request``."""
+    access = getattr(request, "auth", None)
+    if not isinstance(access, Access):
+        raise TypeError("request was not authenticated by the API")
+    return access

@@ -1,0 +1,30 @@
+from dewee.errors import Conflict, DeweeError, InvalidInput, NotFound
+
+
+class AgentNotFound(NotFound):
+    code = "agent_not_found"
+
+
+class WorkspaceNotFound(NotFound):
+    code = "workspace_not_found"
+
+
+class AgentExists(Conflict):
+    code = "agent_exists"
+
+
+class WorkspaceExists(Conflict):
+    code = "workspace_exists"
+
+
+class ApiKeyNotFound(NotFound):
+    code = "api_key_not_found"
+
+
+class InvalidAgentId(InvalidInput):
+    code = "invalid_agent_id"
+
+
+class Unauthenticated(DeweeError):
+    status = 401
+    code = "unauthenticated"

@@ -1,0 +1,156 @@
+"""Writes for workspaces, agents, API keys and the audit log."""
+
+import hashlib
+import re
+import secrets
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from dewee.errors import InvalidInput
+from memory.exceptions import AgentExists, ApiKeyNotFound, WorkspaceExists, WorkspaceNotFound
+from memory.models import (
+    DEFAULT_WORKSPACE_SLUG,
+    Agent,
+    ApiKey,
+    AuditAction,
+    AuditEvent,
+    Workspace,
+)
+from memory.validation import clean_agent_id, clean_text
+
+API_KEY_PREFIX = "dw_"
+_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+def hash_api_key(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def record_event(
+    *,
+    workspace_id: int,
+    agent: Agent | None,
+    actor: str,
+    action: AuditAction,
+    target_type: str,
+    target_id: str = "",
+    details: dict[str, Any] | None = None,
+) -> AuditEvent:
+    return AuditEvent.objects.create(
+        workspace_id=workspace_id,
+        agent=agent,
+        actor=actor,
+        action=action,
+        target_type=target_type,
+        target_id=target_id,
+        details=details or {},
+    )
+
+
+def get_workspace(slug: str) -> Workspace:
+    if slug == DEFAULT_WORKSPACE_SLUG:
+        return default_workspace()
+    try:
+        return Workspace.objects.get(slug=slug)
+    except Workspace.DoesNotExist:
+        raise WorkspaceNotFound(f"No workspace {slug!r}") from None
+
+
+def default_workspace() -> Workspace:
+    """The workspace the CLI puts new agents in; recreated if someone removed it."""
+    workspace, _created = Workspace.objects.get_or_create(
+        slug=DEFAULT_WORKSPACE_SLUG, defaults={"name": "Default"}
+    )
+    return workspace
+
+
+@transaction.atomic
+def create_workspace(*, slug: str, name: str = "") -> Workspace:
+    """Slugs are lower-case letters, digits, '-' and '_', unique, at most 64 characters."""
+    if not isinstance(slug, str) or not _SLUG_RE.match(slug):
+        raise InvalidInput(
+            "workspace", "must be 1-64 lower-case letters, digits, '-' or '_' (e.g. acme-prod)"
+        )
+    name = clean_text(name, field="name", max_chars=200, required=False)
+    if Workspace.objects.filter(slug=slug).exists():
+        raise WorkspaceExists(f"Workspace {slug!r} already exists")
+    return Workspace.objects.create(slug=slug, name=name or slug)
+
+
+def create_agent(
+    *, workspace: Workspace, agent_id: str, name: str = "", metadata: dict | None = None
+) -> Agent:
+    """Agent ids are unique in the whole deployment, whatever the workspace."""
+    agent_id = clean_agent_id(agent_id)
+    name = clean_text(name, field="name", max_chars=200, required=False)
+    if metadata is not None and not isinstance(metadata, dict):
+        raise InvalidInput("metadata", "must be an object")
+    try:
+        with transaction.atomic():
+            return Agent.objects.create(
+                workspace=workspace, agent_id=agent_id, name=name, metadata=metadata or {}
+            )
+    except IntegrityError:
+        raise AgentExists(f"Agent id {agent_id!r} is already taken") from None
+
+
+def ensure_agent(*, workspace: Workspace, agent_id: str) -> Agent:
+    """The agent ``agent_id`` of ``workspace``, created if no agent has that id yet.
+    An id taken in another workspace is refused, never shared."""
+    agent_id = clean_agent_id(agent_id)
+    existing = Agent.objects.filter(agent_id=agent_id).first()
+    if existing is None:
+        try:
+            return create_agent(workspace=workspace, agent_id=agent_id)
+        except AgentExists:
+            # Another process created it between our read and our insert.
+            existing = Agent.objects.get(agent_id=agent_id)
+    if existing.workspace_id != workspace.pk:
+        raise AgentExists(f"Agent id {agent_id!r} is already taken")
+    return existing
+
+
+@transaction.atomic
+def create_api_key(*, workspace: Workspace, name: str, actor: str) -> tuple[ApiKey, str]:
+    """Returns the key and its secret; the secret is never stored and cannot be shown again."""
+    name = clean_text(name, field="name", max_chars=200)
+    token = API_KEY_PREFIX + secrets.token_urlsafe(32)
+    key = ApiKey.objects.create(
+        workspace=workspace, name=name, prefix=token[:10], key_hash=hash_api_key(token)
+    )
+    record_event(
+        workspace_id=workspace.pk,
+        agent=None,
+        actor=actor,
+        action=AuditAction.KEY_CREATE,
+        target_type="api_key",
+        target_id=str(key.pk),
+        details={"name": name, "prefix": key.prefix},
+    )
+    return key, token
+
+
+@transaction.atomic
+def revoke_api_key(*, key_id: int, actor: str, workspace: Workspace | None = None) -> ApiKey:
+    keys = ApiKey.objects.select_for_update()
+    if workspace is not None:
+        keys = keys.filter(workspace=workspace)
+    try:
+        key = keys.get(pk=key_id)
+    except ApiKey.DoesNotExist:
+        raise ApiKeyNotFound(f"No API key #{key_id}") from None
+    if key.revoked_at is None:
+        key.revoked_at = timezone.now()
+        key.save(update_fields=["revoked_at"])
+        record_event(
+            workspace_id=key.workspace_id,
+            agent=None,
+            actor=actor,
+            action=AuditAction.KEY_REVOKE,
+            target_type="api_key",
+            target_id=str(key.pk),
+            details={"name": key.name, "prefix": key.prefix},
+        )
+    return key

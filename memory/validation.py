@@ -1,0 +1,53 @@
+"""Checks on user-supplied strings and numbers that every service shares."""
+
+import math
+
+from dewee.errors import InvalidInput, TooLarge
+from memory.exceptions import InvalidAgentId
+from memory.models import AGENT_ID_MAX_BYTES
+
+
+def clean_text(value: object, *, field: str, max_chars: int, required: bool = True) -> str:
+    """A stripped string without NUL (PostgreSQL cannot store it), within ``max_chars``."""
+    if not isinstance(value, str):
+        raise InvalidInput(field, "must be a string")
+    text = value.strip()
+    if required and not text:
+        raise InvalidInput(field, "must not be empty")
+    if "\x00" in text:
+        raise InvalidInput(field, "must not contain NUL characters")
+    if len(text) > max_chars:
+        raise TooLarge(field, f"is {len(text)} characters; the limit is {max_chars}")
+    return text
+
+
+def clean_unit_interval(value: object, *, field: str) -> float:
+    """A finite number in 0..1 (NaN and infinities are refused)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput(field, "must be a number between 0 and 1")
+    number = float(value)
+    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise InvalidInput(field, f"must be between 0 and 1, got {value!r}")
+    return number
+
+
+def clean_choice(value: object, *, field: str, choices: list[str]) -> str:
+    if value not in choices:
+        raise InvalidInput(field, f"must be one of {', '.join(choices)}; got {value!r}")
+    return str(value)
+
+
+def clean_agent_id(value: object) -> str:
+    """Agent ids: 1..241 bytes of UTF-8, no control characters, no surrounding spaces."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidAgentId("agent_id", "must be a non-empty string")
+    if value != value.strip():
+        raise InvalidAgentId("agent_id", "must not start or end with whitespace")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise InvalidAgentId("agent_id", "must not contain control characters")
+    size = len(value.encode("utf-8"))
+    if size > AGENT_ID_MAX_BYTES:
+        raise InvalidAgentId(
+            "agent_id", f"is {size} bytes of UTF-8; the limit is {AGENT_ID_MAX_BYTES}"
+        )
+    return value

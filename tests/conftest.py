@@ -1,0 +1,69 @@
+import json
+from urllib.parse import urlencode
+
+import pytest
+from django.test import Client
+
+from memory.models import Agent, Workspace
+from tests.factories import make_agent, make_key, make_workspace
+
+
+@pytest.fixture
+def workspace(db) -> Workspace:
+    return make_workspace("acme")
+
+
+@pytest.fixture
+def agent(workspace) -> Agent:
+    return make_agent(workspace, "support-bot")
+
+
+@pytest.fixture
+def other_workspace(db) -> Workspace:
+    return make_workspace("globex")
+
+
+@pytest.fixture
+def other_agent(other_workspace) -> Agent:
+    return make_agent(other_workspace, "globex-bot")
+
+
+class ApiClient:
+    """A Django test client that speaks JSON with an API key."""
+
+    def __init__(self, key: str | None) -> None:
+        self.client = Client()
+        self.headers = {"Authorization": f"Bearer {key}"} if key else {}
+
+    def get(self, path: str, **params):
+        return self.client.get(path, params, headers=self.headers)
+
+    def post(self, path: str, body=None, *, raw: str | None = None):
+        data = raw if raw is not None else json.dumps(body if body is not None else {})
+        return self.client.post(
+            path, data=data, content_type="application/json", headers=self.headers
+        )
+
+    def delete(self, path: str, **params):
+        if params:
+            path = f"{path}?{urlencode(params)}"
+        return self.client.delete(path, headers=self.headers)
+
+
+@pytest.fixture
+def api(workspace) -> ApiClient:
+    return ApiClient(make_key(workspace))
+
+
+@pytest.fixture
+def other_api(other_workspace) -> ApiClient:
+    return ApiClient(make_key(other_workspace))
+
+
+@pytest.fixture(autouse=True)
+def _plain_static_storage(settings):
+    """The manifest storage needs `collectstatic`; tests serve static files from the apps."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }

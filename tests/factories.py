@@ -1,0 +1,49 @@
+"""Test data made through the product's own services, so it obeys every rule."""
+
+from typing import Any
+
+from facts.models import Fact
+from facts.services import AssertResult, SourceInput, assert_fact
+from memory.models import Agent, Workspace
+from memory.services import create_agent, create_api_key, create_workspace
+
+_counter = {"n": 0}
+
+
+def _next() -> int:
+    _counter["n"] += 1
+    return _counter["n"]
+
+
+def make_workspace(slug: str | None = None) -> Workspace:
+    return create_workspace(slug=slug or f"ws-{_next()}")
+
+
+def make_agent(workspace: Workspace, agent_id: str | None = None) -> Agent:
+    return create_agent(workspace=workspace, agent_id=agent_id or f"agent-{_next()}")
+
+
+def make_key(workspace: Workspace) -> str:
+    _key, secret = create_api_key(workspace=workspace, name="test key", actor="test")
+    return secret
+
+
+def source(**overrides: Any) -> SourceInput:
+    fields = {"kind": "conversation_summary", "reference": "conv-1", "excerpt": "said so"}
+    return SourceInput(**{**fields, **overrides})
+
+
+def state(agent: Agent, value: str, **overrides: Any) -> AssertResult:
+    """Assert ``value`` into the default slot (user u1, user.employer) unless overridden."""
+    fields: dict[str, Any] = {
+        "user": "u1",
+        "subject": "user",
+        "predicate": "employer",
+        "source": source(),
+        "actor": "test",
+    }
+    return assert_fact(agent=agent, value=value, **{**fields, **overrides})
+
+
+def refreshed(fact: Fact) -> Fact:
+    return Fact.objects.get(pk=fact.pk)
