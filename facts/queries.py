@@ -91,10 +91,14 @@ def list_facts(
     """Newest first, ``limit`` per page; ``next_cursor`` continues after the last item."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE_SIZE:
         raise InvalidInput("limit", f"must be between 1 and {MAX_PAGE_SIZE}")
-    facts = filter_facts(agent, filters).select_related("agent")
+    facts = filter_facts(agent, filters)
     if cursor:
         facts = facts.filter(id__lt=decode_cursor(cursor))
+    # No join to the agent: every row has the same one, and the join leads SQLite's
+    # planner away from walking the primary key in order.
     items = list(facts.order_by("-id")[: limit + 1])
+    for fact in items:
+        fact.agent = agent
     next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
     return FactPage(items=items[:limit], next_cursor=next_cursor)
 
