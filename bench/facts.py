@@ -50,7 +50,7 @@ def percentile(samples: list[float], q: float) -> float:
     return statistics.quantiles(samples, n=100)[int(q) - 1]
 
 
-def timed(fn, repeat: int) -> list[float]:  # type: ignore[no-untyped-def]
+def timed(fn, repeat: int) -> list[float]:
     samples = []
     for i in range(repeat):
         start = time.perf_counter()
@@ -59,7 +59,7 @@ def timed(fn, repeat: int) -> list[float]:  # type: ignore[no-untyped-def]
     return samples
 
 
-def bulk_facts(agent: Agent, user: str, count: int, rng: random.Random, start) -> list[Fact]:  # type: ignore[no-untyped-def]
+def bulk_facts(agent: Agent, user: str, count: int, rng: random.Random, start) -> list[Fact]:
     facts, slots = [], {}
     for i in range(count):
         predicate = PREDICATES[i % len(PREDICATES)]
