@@ -174,6 +174,7 @@ def main() -> None:
         "list: predicate": lambda i: FactFilters(predicate=rng.choice(PREDICATES)),
         "list: status=disputed": lambda i: FactFilters(statuses=["disputed"]),
         "list: user + value search": lambda i: FactFilters(user=user(i), search="of attr_1"),
+        "list: value search, whole agent": lambda i: FactFilters(search=f"value {i}"),
         "list: whole agent": lambda i: FactFilters(),
     }
     rows = []
