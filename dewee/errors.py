@@ -19,6 +19,13 @@ class DeweeError(Exception):
         if code is not None:
             self.code = code
 
+    def for_item(self, index: int) -> "DeweeError":
+        """This error, saying which item of a batch caused it."""
+        self.message = f"items[{index}]: {self.message}"
+        self.details = {**(self.details if isinstance(self.details, dict) else {}), "index": index}
+        self.args = (self.message,)
+        return self
+
     def as_dict(self) -> dict[str, Any]:
         return {"error": {"code": self.code, "message": self.message, "details": self.details}}
 

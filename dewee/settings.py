@@ -6,6 +6,7 @@ that works out of the box: the embedded edition keeps everything under ``var/``.
 
 import os
 import secrets
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -121,8 +122,10 @@ def _database() -> dict[str, Any]:
             ),
         }
         # Tests use a file, not the in-memory default: threads in concurrency tests need
-        # real SQLite locking, as in production.
-        config["TEST"] = {"NAME": str(VAR_DIR / "test-dewee.sqlite3")}
+        # real SQLite locking, as in production. One per process, so test runs never meet.
+        config["TEST"] = {
+            "NAME": str(Path(tempfile.gettempdir()) / f"dewee-test-{os.getpid()}.sqlite3")
+        }
     return config
 
 
@@ -177,3 +180,13 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DEWEE_LOG_LEVEL", "INFO")},
 }
+
+# Memory: embeddings and recall.
+DEWEE_EMBEDDING_MODEL = os.environ.get("DEWEE_EMBEDDING_MODEL") or None
+DEWEE_EMBEDDING_TOKENIZER = os.environ.get("DEWEE_EMBEDDING_TOKENIZER") or None
+DEWEE_EMBEDDING_THREADS = int(os.environ.get("DEWEE_EMBEDDING_THREADS", 0))
+DEWEE_EMBEDDING_BATCH = int(os.environ.get("DEWEE_EMBEDDING_BATCH", 0))
+DEWEE_EMBEDDING_MAX_TOKENS = int(os.environ.get("DEWEE_EMBEDDING_MAX_TOKENS", 256))
+DEWEE_EMBED_SESSION_CONTEXT = _env_bool("DEWEE_EMBED_SESSION_CONTEXT", True)
+DEWEE_RERANK_MODEL = os.environ.get("DEWEE_RERANK_MODEL") or None
+DEWEE_RERANK_TOKENIZER = os.environ.get("DEWEE_RERANK_TOKENIZER") or None

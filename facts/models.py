@@ -148,6 +148,15 @@ class FactSource(models.Model):
     reference = models.CharField(max_length=KEY_MAX_CHARS, blank=True)
     excerpt = models.TextField(blank=True)
     operator = models.CharField(max_length=KEY_MAX_CHARS, blank=True)
+    # The stored memory the fact was learned from, when there is one: deleting that memory
+    # erases the facts learned only from it.
+    memory = models.ForeignKey(
+        "memory.Memory",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="fact_sources",
+    )
     verification = models.CharField(max_length=16, choices=Verification.choices)
     confidence = models.FloatField()
     recorded_at = models.DateTimeField()

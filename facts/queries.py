@@ -1,7 +1,5 @@
 """Reads of facts: filtered lists with keyset pagination, one fact with its provenance."""
 
-import base64
-import binascii
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -10,6 +8,7 @@ from django.db.models import Prefetch
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
+from dewee.pagination import decode_cursor, encode_cursor
 from facts.exceptions import FactNotFound
 from facts.models import Fact, FactQuerySet, FactSource, Status
 from facts.rules import freshness, freshness_label
@@ -34,20 +33,6 @@ class FactFilters:
     statuses: list[str] = field(default_factory=list)
     as_of: datetime | None = None
     search: str | None = None
-
-
-def encode_cursor(last_id: int) -> str:
-    return base64.urlsafe_b64encode(f"f{last_id}".encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> int:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        if not raw.startswith("f"):
-            raise ValueError(raw)
-        return int(raw[1:])
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise InvalidInput("cursor", "is not a cursor this server returned") from None
 
 
 def parse_statuses(raw: str | list[str] | None) -> list[str]:

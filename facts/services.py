@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
@@ -24,7 +24,8 @@ from facts.models import (
     Verification,
 )
 from facts.rules import category_for, normalise_value, stronger_verification, trust_key
-from memory.models import Agent, AuditAction, AuditEvent, ErasureReceipt
+from memory.exceptions import MemoryNotFound
+from memory.models import Agent, AuditAction, AuditEvent, ErasureReceipt, Memory
 from memory.services import record_event
 from memory.validation import clean_choice, clean_text, clean_unit_interval
 
@@ -51,6 +52,8 @@ class SourceInput:
     reference: str = ""
     excerpt: str = ""
     operator: str = ""
+    # A stored memory of the same agent the fact was learned from.
+    memory_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -75,10 +78,23 @@ class _Claim:
     valid_from: datetime | None
     valid_to: datetime | None
     source: SourceInput
+    memory: Memory | None
+
+
+def _source_memory(agent: Agent, memory_id: object) -> Memory | None:
+    if memory_id is None:
+        return None
+    if isinstance(memory_id, bool) or not isinstance(memory_id, int):
+        raise InvalidInput("source.memory_id", "must be a memory id (an integer)")
+    memory = Memory.objects.filter(agent=agent, pk=memory_id).first()
+    if memory is None:
+        raise MemoryNotFound(f"Memory {memory_id} not found for this agent")
+    return memory
 
 
 def _clean_claim(
     *,
+    agent: Agent,
     user: str,
     subject: str,
     predicate: str,
@@ -102,6 +118,7 @@ def _clean_claim(
     )
     if kind == SourceKind.OPERATOR and not operator:
         raise InvalidInput("source.operator", "names the operator for an operator source")
+    memory = _source_memory(agent, source.memory_id)
     return _Claim(
         user=clean_text(user, field="user", max_chars=KEY_MAX_CHARS, required=False),
         subject=clean_text(subject, field="subject", max_chars=KEY_MAX_CHARS),
@@ -120,12 +137,16 @@ def _clean_claim(
                 field="source.reference",
                 max_chars=KEY_MAX_CHARS,
                 required=False,
-            ),
+            )
+            or (f"memory:{memory.pk}" if memory else ""),
             excerpt=clean_text(
                 source.excerpt, field="source.excerpt", max_chars=EXCERPT_MAX_CHARS, required=False
-            ),
+            )
+            or (memory.content[:EXCERPT_MAX_CHARS] if memory else ""),
             operator=operator,
+            memory_id=memory.pk if memory else None,
         ),
+        memory=memory,
     )
 
 
@@ -158,6 +179,7 @@ def _add_source(fact: Fact, claim: _Claim, now: datetime) -> FactSource:
         reference=claim.source.reference,
         excerpt=claim.source.excerpt,
         operator=claim.source.operator,
+        memory=claim.memory,
         verification=claim.verification,
         confidence=claim.confidence,
         recorded_at=now,
@@ -306,6 +328,7 @@ def assert_fact(
     only see ``slot_busy`` under extreme contention.
     """
     claim = _clean_claim(
+        agent=agent,
         user=user,
         subject=subject,
         predicate=predicate,
@@ -467,3 +490,21 @@ def forget_facts(
         details={"scope_kind": next(iter(scope)), "counts": counts},
     )
     return receipt
+
+
+def erase_facts_learned_only_from(*, memory_ids: list[int]) -> int:
+    """For memories about to be deleted: erase the facts whose every source is one of
+    them (with their sources and audit events), and drop these memories' sources from
+    facts that have other evidence. Returns how many facts were erased. Runs inside the
+    caller's transaction."""
+    touched = FactSource.objects.filter(memory_id__in=memory_ids).values("fact_id")
+    other_evidence = FactSource.objects.filter(fact_id=OuterRef("pk")).exclude(
+        memory_id__in=memory_ids
+    )
+    only_from = Fact.objects.filter(pk__in=touched).exclude(Exists(other_evidence))
+    erased_ids = [str(pk) for pk in only_from.values_list("pk", flat=True)]
+    if erased_ids:
+        AuditEvent.objects.filter(target_type="fact", target_id__in=erased_ids).delete()
+        Fact.objects.filter(pk__in=[int(pk) for pk in erased_ids]).delete()
+    FactSource.objects.filter(memory_id__in=memory_ids).delete()
+    return len(erased_ids)

@@ -9,6 +9,14 @@ class WorkspaceNotFound(NotFound):
     code = "workspace_not_found"
 
 
+class MemoryNotFound(NotFound):
+    code = "memory_not_found"
+
+
+class SessionNotFound(NotFound):
+    code = "session_not_found"
+
+
 class AgentExists(Conflict):
     code = "agent_exists"
 
@@ -23,6 +31,12 @@ class ApiKeyNotFound(NotFound):
 
 class InvalidAgentId(InvalidInput):
     code = "invalid_agent_id"
+
+
+class EmbeddingModelMismatch(Conflict):
+    """The agent's vectors were made by another model than the one configured now."""
+
+    code = "embedding_model_mismatch"
 
 
 class Unauthenticated(DeweeError):

@@ -2,8 +2,12 @@
 the audit log and erasure receipts."""
 
 import uuid
+from datetime import datetime
 
 from django.db import models
+from django.db.models import Q
+
+from memory.fields import EmbeddingField
 
 AGENT_ID_MAX_BYTES = 241
 DEFAULT_WORKSPACE_SLUG = "default"
@@ -34,6 +38,13 @@ class Agent(models.Model):
     name = models.CharField(max_length=200, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The model that made this agent's vectors; vectors of different models are not
+    # comparable, so recall refuses a mismatch until `dewee memory index-all` re-embeds.
+    embedding_model = models.CharField(max_length=200, blank=True)
+    embedding_dim = models.PositiveIntegerField(null=True, blank=True)
+    # Bumped in the same transaction as every change to the agent's vectors, so each
+    # process's in-memory vector matrix knows when it is stale.
+    memory_version = models.BigIntegerField(default=0)
 
     objects = AgentQuerySet.as_manager()
 
@@ -75,6 +86,7 @@ class AuditAction(models.TextChoices):
     FACT_RESOLVE = "fact.resolve", "Fact resolved"
     FACT_DELETE = "fact.delete", "Fact deleted"
     FACTS_FORGET = "facts.forget", "Facts forgotten"
+    MEMORY_DELETE = "memory.delete", "Memories deleted"
     KEY_CREATE = "key.create", "API key created"
     KEY_REVOKE = "key.revoke", "API key revoked"
 
@@ -121,3 +133,114 @@ class ErasureReceipt(models.Model):
 
     def __str__(self) -> str:
         return f"erasure {self.id} ({self.agent_ref})"
+
+
+class MemoryType(models.TextChoices):
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+    WORKING = "working"
+
+
+class SessionState(models.TextChoices):
+    ACTIVE = "active"
+    ENDED = "ended"
+
+
+class Session(models.Model):
+    """A conversation: groups memories; ends by the client or after an idle timeout."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="sessions")
+    user_ref = models.CharField(max_length=255, blank=True, default="")
+    metadata = models.JSONField(default=dict, blank=True)
+    state = models.CharField(
+        max_length=16, choices=SessionState.choices, default=SessionState.ACTIVE
+    )
+    started_at = models.DateTimeField(auto_now_add=True)
+    last_activity_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    ended_reason = models.CharField(max_length=32, blank=True)
+    summary = models.TextField(blank=True)
+    # None: the server default; 0: never ends by itself.
+    idle_timeout_secs = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["agent", "state", "-id"], name="session_agent_state_idx")]
+
+    def __str__(self) -> str:
+        return f"session {self.pk} ({self.state})"
+
+
+class MemoryQuerySet(models.QuerySet["Memory"]):
+    def of_agent(self, agent: Agent) -> "MemoryQuerySet":
+        return self.filter(agent=agent)
+
+    def live(self, now: datetime) -> "MemoryQuerySet":
+        """Not past their expiry (expired ones wait for the expiry pass to delete them)."""
+        return self.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+
+
+class Memory(models.Model):
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="memories")
+    session = models.ForeignKey(
+        Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="memories"
+    )
+    content = models.TextField()
+    memory_type = models.CharField(
+        max_length=16, choices=MemoryType.choices, default=MemoryType.EPISODIC
+    )
+    importance = models.FloatField(default=0.5)
+    metadata = models.JSONField(default=dict, blank=True)
+    # Where the memory came from (message ids, document ids...); a merge keeps the
+    # references of everything it absorbed.
+    source_refs = models.JSONField(default=list, blank=True)
+    ttl_seconds = models.PositiveIntegerField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    access_count = models.PositiveIntegerField(default=0)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    embedding = EmbeddingField(null=True, blank=True)
+    embedding_model = models.CharField(max_length=200, blank=True)
+
+    objects = MemoryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name_plural = "memories"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(importance__gte=0) & Q(importance__lte=1),
+                name="memory_importance_0_1",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["agent", "-id"], name="memory_agent_idx"),
+            models.Index(fields=["agent", "session", "id"], name="memory_agent_session_idx"),
+            models.Index(fields=["agent", "created_at"], name="memory_agent_created_idx"),
+            models.Index(
+                fields=["expires_at"],
+                condition=Q(expires_at__isnull=False),
+                name="memory_expiry_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.content[:60]
+
+
+class MemoryTag(models.Model):
+    """One tag of a memory. Entity tags read ``entity:<type>:<value>``. A table rather than
+    a JSON list so that tag filters are indexed joins on every database."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="tag_rows")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["memory", "name"], name="memory_tag_unique")]
+        indexes = [models.Index(fields=["agent", "name"], name="memory_tag_agent_name_idx")]
+
+    def __str__(self) -> str:
+        return self.name

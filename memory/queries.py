@@ -1,12 +1,21 @@
 """Reads for workspaces, agents and API keys."""
 
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 
-from memory.models import Agent, ApiKey, ErasureReceipt
-from memory.services import API_KEY_PREFIX, hash_api_key
+from dewee.errors import InvalidInput
+from dewee.pagination import decode_cursor, encode_cursor
+from memory.access import Access
+from memory.entities import ENTITY_PREFIX
+from memory.exceptions import MemoryNotFound, SessionNotFound
+from memory.models import Agent, ApiKey, ErasureReceipt, Memory, Session
+from memory.services import API_KEY_PREFIX, hash_api_key, memory_tags
+
+if TYPE_CHECKING:
+    from memory.recall import RecallFilters
 
 _LAST_USED_RESOLUTION = timedelta(minutes=1)
 
@@ -48,4 +57,101 @@ def receipt_to_dict(receipt: ErasureReceipt) -> dict[str, Any]:
         "counts": receipt.counts,
         "actor": receipt.actor,
         "created_at": receipt.created_at,
+    }
+
+
+def get_memory(*, access: Access, memory_id: int, agent: Agent | None = None) -> Memory:
+    """The memory if the caller may see it; ``memory_not_found`` otherwise."""
+    memories = Memory.objects.select_related("agent__workspace", "session").prefetch_related(
+        "tag_rows"
+    )
+    if access.workspace is not None:
+        memories = memories.filter(agent__workspace=access.workspace)
+    if agent is not None:
+        memories = memories.filter(agent=agent)
+    try:
+        return memories.get(pk=memory_id)
+    except (Memory.DoesNotExist, ValueError, TypeError):
+        raise MemoryNotFound(f"Memory {memory_id} not found") from None
+
+
+def get_session(*, access: Access, session_id: int, agent: Agent | None = None) -> Session:
+    """The session if the caller may see it (and it is ``agent``'s, when given)."""
+    sessions = Session.objects.select_related("agent__workspace")
+    if access.workspace is not None:
+        sessions = sessions.filter(agent__workspace=access.workspace)
+    if agent is not None:
+        sessions = sessions.filter(agent=agent)
+    try:
+        return sessions.get(pk=session_id)
+    except (Session.DoesNotExist, ValueError, TypeError):
+        raise SessionNotFound(f"Session {session_id} not found") from None
+
+
+@dataclass(frozen=True)
+class MemoryPage:
+    items: list[Memory]
+    next_cursor: str | None
+
+
+def list_memories(
+    *,
+    agent: Agent,
+    filters: "RecallFilters",
+    cursor: str | None = None,
+    limit: int = 50,
+) -> MemoryPage:
+    """Newest first with keyset pagination; the same filters as recall."""
+    from memory.recall import candidate_memories
+
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 200:
+        raise InvalidInput("limit", "must be between 1 and 200")
+    memories = candidate_memories(agent, filters, timezone.now())
+    if cursor:
+        memories = memories.filter(id__lt=decode_cursor(cursor))
+    items = list(
+        memories.select_related("session").prefetch_related("tag_rows").order_by("-id")[: limit + 1]
+    )
+    for memory in items:
+        memory.agent = agent
+    next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
+    return MemoryPage(items=items[:limit], next_cursor=next_cursor)
+
+
+def memory_to_dict(memory: Memory) -> dict[str, Any]:
+    tags = memory_tags(memory)
+    return {
+        "id": memory.pk,
+        "agent_id": memory.agent.agent_id,
+        "content": memory.content,
+        "memory_type": memory.memory_type,
+        "importance": memory.importance,
+        "tags": [t for t in tags if not t.startswith(ENTITY_PREFIX)],
+        "entities": [t for t in tags if t.startswith(ENTITY_PREFIX)],
+        "metadata": memory.metadata,
+        "source_refs": memory.source_refs,
+        "session_id": memory.session_id,
+        "ttl_seconds": memory.ttl_seconds,
+        "expires_at": memory.expires_at,
+        "access_count": memory.access_count,
+        "last_accessed_at": memory.last_accessed_at,
+        "created_at": memory.created_at,
+        "updated_at": memory.updated_at,
+    }
+
+
+def session_to_dict(session: Session, *, memory_count: int | None = None) -> dict[str, Any]:
+    return {
+        "id": session.pk,
+        "agent_id": session.agent.agent_id,
+        "user": session.user_ref or None,
+        "state": session.state,
+        "metadata": session.metadata,
+        "started_at": session.started_at,
+        "last_activity_at": session.last_activity_at,
+        "ended_at": session.ended_at,
+        "ended_reason": session.ended_reason or None,
+        "summary": session.summary or None,
+        "idle_timeout_secs": session.idle_timeout_secs,
+        "memory_count": memory_count if memory_count is not None else session.memories.count(),
     }

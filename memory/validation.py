@@ -1,5 +1,6 @@
 """Checks on user-supplied strings and numbers that every service shares."""
 
+import json
 import math
 
 from dewee.errors import InvalidInput, TooLarge
@@ -51,3 +52,49 @@ def clean_agent_id(value: object) -> str:
             "agent_id", f"is {size} bytes of UTF-8; the limit is {AGENT_ID_MAX_BYTES}"
         )
     return value
+
+
+CONTENT_MAX_CHARS = 16_000
+TAG_MAX_CHARS = 100
+TAGS_MAX = 50
+METADATA_MAX_BYTES = 16_384
+SOURCE_REFS_MAX = 200
+
+
+def clean_tags(value: object, *, field: str = "tags") -> list[str]:
+    """A list of short non-empty strings; duplicates dropped, order kept."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
+        raise InvalidInput(field, "must be a list of strings")
+    tags = [clean_text(tag, field=field, max_chars=TAG_MAX_CHARS) for tag in value]
+    if len(tags) > TAGS_MAX:
+        raise TooLarge(field, f"has {len(tags)} tags; the limit is {TAGS_MAX}")
+    return list(dict.fromkeys(tags))
+
+
+def clean_metadata(value: object, *, field: str = "metadata") -> dict:
+    """A JSON object of at most METADATA_MAX_BYTES once serialised."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidInput(field, "must be a JSON object")
+    try:
+        size = len(json.dumps(value, allow_nan=False).encode("utf-8"))
+    except (TypeError, ValueError):
+        raise InvalidInput(field, "must be plain JSON (no NaN or infinity)") from None
+    if size > METADATA_MAX_BYTES:
+        raise TooLarge(field, f"is {size} bytes as JSON; the limit is {METADATA_MAX_BYTES}")
+    if "\\u0000" in json.dumps(value):
+        raise InvalidInput(field, "must not contain NUL characters")
+    return value
+
+
+def clean_refs(value: object, *, field: str = "source_refs") -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(ref, str) for ref in value):
+        raise InvalidInput(field, "must be a list of strings")
+    if len(value) > SOURCE_REFS_MAX:
+        raise TooLarge(field, f"has {len(value)} references; the limit is {SOURCE_REFS_MAX}")
+    return list(dict.fromkeys(clean_text(ref, field=field, max_chars=255) for ref in value))

@@ -10,16 +10,19 @@ from collections.abc import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from dewee.cli import facts, tenancy
+    from dewee.cli import facts, memory, tenancy
 
     parser = argparse.ArgumentParser(
         prog="dewee", description="Operate Dewee: memory, facts, agents, workspaces, API keys."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    memory = commands.add_parser("memory", help="Memories and facts of an agent.")
-    memory_commands = memory.add_subparsers(dest="memory_command", required=True, metavar="WHAT")
+    memory_parser = commands.add_parser("memory", help="Memories and facts of an agent.")
+    memory_commands = memory_parser.add_subparsers(
+        dest="memory_command", required=True, metavar="WHAT"
+    )
     facts.register(memory_commands)
+    memory.register(memory_commands)
     tenancy.register(commands)
     return parser
 

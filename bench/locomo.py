@@ -1,0 +1,203 @@
+"""LoCoMo evidence Recall@k, through Dewee's own store and recall paths.
+
+    .venv/bin/python bench/locomo.py                                   # embedded SQLite
+    .venv/bin/python scripts/with-postgres -- .venv/bin/python bench/locomo.py  # PostgreSQL
+
+The recipe is ../shared/bench/locomo/README.md: one agent per conversation, one memory per
+dialogue turn (text with the session date, the speaker and any image caption; the turn's
+dia_id kept as its source reference), the 1,536 questions of categories 1-4 with evidence,
+each recalled with the question text; a question scores |gold evidence in top k| / |gold|.
+The data set is read from the shared folder (CC BY-NC 4.0): it is never copied here.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+if not os.environ.get("DATABASE_URL"):
+    os.environ["DEWEE_VAR_DIR"] = tempfile.mkdtemp(prefix="dewee-locomo-")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dewee.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+
+from memory.models import Agent  # noqa: E402
+from memory.recall import RecallRequest, recall  # noqa: E402
+from memory.services import (  # noqa: E402
+    MemoryInput,
+    default_workspace,
+    ensure_agent,
+    start_session,
+    store_memories,
+)
+
+DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo" / "locomo10.json"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (5, 10, 20)
+_DIA = re.compile(r"D:?(\d+):0*(\d+)")
+
+
+def session_time(raw: str) -> datetime:
+    """'1:56 pm on 8 May, 2023' -> an aware datetime."""
+    return datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def turn_text(date: str, turn: dict[str, Any]) -> str:
+    text = f"[{date}] {turn['speaker']}: {turn['text']}"
+    if turn.get("blip_caption"):
+        text += f" [shared an image: {turn['blip_caption']}]"
+    return text
+
+
+def clean_evidence(raw: list[str], known: set[str]) -> list[str]:
+    """Split "D8:6; D9:17", repair "D:11:26" and "D30:05", drop ids of no turn."""
+    ids = []
+    for entry in raw:
+        for part in re.split(r"[;,\s]+", entry):
+            match = _DIA.fullmatch(part.strip())
+            if match:
+                dia = f"D{int(match.group(1))}:{int(match.group(2))}"
+                if dia in known and dia not in ids:
+                    ids.append(dia)
+    return ids
+
+
+def ingest(conversation: dict[str, Any], agent: Agent) -> set[str]:
+    conv = conversation["conversation"]
+    known = set()
+    numbers = sorted(
+        int(key.split("_")[1]) for key in conv if re.fullmatch(r"session_\d+", key) and conv[key]
+    )
+    for number in numbers:
+        date = conv[f"session_{number}_date_time"]
+        session = start_session(agent=agent, metadata={"locomo_session": number})
+        when = session_time(date)
+        items = []
+        for turn in conv[f"session_{number}"]:
+            known.add(turn["dia_id"])
+            items.append(
+                MemoryInput(
+                    content=turn_text(date, turn),
+                    session_id=session.pk,
+                    source_refs=[turn["dia_id"]],
+                    metadata={"speaker": turn["speaker"]},
+                    created_at=when,
+                )
+            )
+        store_memories(agent=agent, items=items)
+    return known
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--conversations", type=int, default=None, help="Only the first N.")
+    parser.add_argument("--routing", default="auto")
+    parser.add_argument("--fusion", default="minmax")
+    parser.add_argument("--json", type=Path, help="Also write per-question results here.")
+    args = parser.parse_args()
+    if not args.data.exists():
+        sys.exit(f"LoCoMo data not found at {args.data}; pass --data PATH")
+
+    call_command("migrate", verbosity=0)
+    conversations = json.loads(args.data.read_text())[: args.conversations]
+    workspace = default_workspace()
+    run = time.strftime("%Y%m%d%H%M%S")
+    started = time.perf_counter()
+    scores: dict[int, list[float]] = {k: [] for k in KS}
+    by_category: dict[tuple[int, int], list[float]] = defaultdict(list)
+    any_found: dict[int, list[bool]] = {k: [] for k in KS}
+    all_found: dict[int, list[bool]] = {k: [] for k in KS}
+    ingest_seconds = recall_seconds = 0.0
+    turns = 0
+    records = []
+    for index, conversation in enumerate(conversations):
+        agent = ensure_agent(workspace=workspace, agent_id=f"locomo-{run}-{index}")
+        t0 = time.perf_counter()
+        known = ingest(conversation, agent)
+        ingest_seconds += time.perf_counter() - t0
+        turns += len(known)
+        for qa in conversation["qa"]:
+            if qa.get("category") not in CATEGORIES:
+                continue
+            gold = clean_evidence(qa.get("evidence", []), known)
+            if not gold:
+                continue
+            t0 = time.perf_counter()
+            result = recall(
+                agent=agent,
+                request=RecallRequest(
+                    query=qa["question"],
+                    top_k=max(KS),
+                    routing=args.routing,
+                    fusion=args.fusion,
+                ),
+            )
+            recall_seconds += time.perf_counter() - t0
+            ranked = [ref for hit in result.hits for ref in hit.memory.source_refs]
+            for k in KS:
+                found = len(set(gold) & set(ranked[:k]))
+                scores[k].append(found / len(gold))
+                by_category[(qa["category"], k)].append(found / len(gold))
+                any_found[k].append(found > 0)
+                all_found[k].append(found == len(gold))
+            records.append(
+                {
+                    "question": qa["question"],
+                    "category": qa["category"],
+                    "gold": gold,
+                    "top": ranked[: max(KS)],
+                    "query_class": result.query_class,
+                }
+            )
+        print(
+            f"  conversation {index + 1}/{len(conversations)}: {len(scores[20])} questions "
+            f"so far, R@20 {100 * statistics.mean(scores[20]):.1f}%",
+            file=sys.stderr,
+        )
+
+    wall = time.perf_counter() - started
+    n = len(scores[20])
+    print(
+        f"\n## LoCoMo evidence recall on {connection.vendor} "
+        f"(routing={args.routing}, fusion={args.fusion})\n"
+    )
+    print(
+        f"questions: {n} (denominator), turns stored: {turns}, wall time {wall:.0f} s "
+        f"(ingest {ingest_seconds:.0f} s = {turns / ingest_seconds:.0f} turns/s, recall "
+        f"{1000 * recall_seconds / n:.1f} ms/question)\n"
+    )
+    print(
+        "| k | mean recall | any evidence | all evidence | "
+        + " | ".join(CATEGORIES.values())
+        + " |"
+    )
+    print("|---|---|---|---|" + "---|" * len(CATEGORIES))
+    for k in KS:
+        cats = " | ".join(f"{100 * statistics.mean(by_category[(c, k)]):.1f}" for c in CATEGORIES)
+        print(
+            f"| {k} | {100 * statistics.mean(scores[k]):.1f} | "
+            f"{100 * statistics.mean(any_found[k]):.1f} | "
+            f"{100 * statistics.mean(all_found[k]):.1f} | {cats} |"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(records, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,191 @@
+"""``dewee memory search|index-all|import|export``: an agent's memories from a terminal."""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+
+from dewee.cli.output import print_json, print_table
+from dewee.cli.runner import cli_access
+from dewee.errors import InvalidInput
+from memory.queries import memory_to_dict
+from memory.recall import RecallRequest, recall
+from memory.services import ReindexProgress, ensure_agent, get_workspace, reindex_agent
+from memory.transfer import export_records, import_records
+
+
+def _json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="Print machine-readable JSON.")
+
+
+def register(memory_commands: Any) -> None:
+    p = memory_commands.add_parser("search", help="Recall an agent's memories for a query.")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--query", required=True)
+    p.add_argument("--top-k", type=int, default=10)
+    p.add_argument("--routing", default="auto", choices=["auto", "vector", "keyword", "hybrid"])
+    p.add_argument("--explain", action="store_true", help="Show each result's scores.")
+    _json_flag(p)
+    p.set_defaults(handler=search)
+
+    p = memory_commands.add_parser(
+        "index-all", help="Re-embed every memory of an agent (resumable)."
+    )
+    p.add_argument("--agent", required=True)
+    p.add_argument(
+        "--only-stale",
+        action="store_true",
+        help="Only memories made by another model than the configured one.",
+    )
+    p.add_argument("--batch-size", type=int, default=256)
+    _json_flag(p)
+    p.set_defaults(handler=index_all)
+
+    p = memory_commands.add_parser("export", help="Write an agent's memories as JSON Lines.")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--output", "-o", type=Path, help="File to write (default: stdout).")
+    p.set_defaults(handler=export)
+
+    p = memory_commands.add_parser("import", help="Read memories from a JSON Lines export.")
+    p.add_argument("file", type=Path, metavar="FILE.jsonl")
+    p.add_argument("--agent", help="Import into this agent (default: the one in the file).")
+    p.add_argument("--workspace", default="default", help="Where a new agent is created.")
+    _json_flag(p)
+    p.set_defaults(handler=import_file)
+
+
+def search(args: argparse.Namespace) -> None:
+    agent = cli_access().agent(args.agent)
+    result = recall(
+        agent=agent,
+        request=RecallRequest(query=args.query, top_k=args.top_k, routing=args.routing),
+    )
+    rows = [
+        {**memory_to_dict(hit.memory), "score": hit.score, "explanation": hit.explanation}
+        for hit in result.hits
+    ]
+    if args.json:
+        print_json(
+            {
+                "query_class": result.query_class,
+                "routing": result.routing,
+                "items": rows
+                if args.explain
+                else [{k: v for k, v in r.items() if k != "explanation"} for r in rows],
+            }
+        )
+        return
+    columns = [("score", "SCORE"), ("id", "ID"), ("memory_type", "TYPE"), ("content", "CONTENT")]
+    if args.explain:
+        for row in rows:
+            e = row["explanation"]
+            row["why"] = (
+                f"vec {e['vector'] or 0:.2f} kw {e['keyword'] or 0:.2f} "
+                f"near {e['neighbour']:.2f} imp {e['importance']:.2f} "
+                f"rec {e['recency']:.2f}"
+            )
+        columns.append(("why", "WHY"))
+    print(f"query class: {result.query_class}")
+    print_table(rows, columns, widths={"content": 70}, empty="No memories match.")
+
+
+class _Progress:
+    """One line on stderr, rewritten: done/total, percent, rate and time left."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    def __call__(self, progress: ReindexProgress) -> None:
+        elapsed = max(time.monotonic() - self.started, 1e-6)
+        rate = progress.done / elapsed
+        left = (progress.total - progress.done) / rate if rate else 0
+        width = 30
+        filled = int(width * progress.done / max(progress.total, 1))
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {progress.done}/{progress.total} "
+            f"{100 * progress.done / max(progress.total, 1):.0f}%  {rate:.0f} memories/s  "
+            f"{left:.0f}s left "
+        )
+        sys.stderr.flush()
+
+
+def index_all(args: argparse.Namespace) -> None:
+    agent = cli_access().agent(args.agent)
+    if args.batch_size < 1:
+        raise InvalidInput("batch-size", "must be at least 1")
+    started = time.monotonic()
+    progress = None if args.json else _Progress()
+    result = reindex_agent(
+        agent=agent, force=not args.only_stale, batch_size=args.batch_size, progress=progress
+    )
+    seconds = time.monotonic() - started
+    if args.json:
+        print_json({"agent_id": agent.agent_id, "reindexed": result.done, "seconds": seconds})
+        return
+    sys.stderr.write("\n")
+    rate = result.done / seconds if seconds else 0
+    print(
+        f"Re-embedded {result.done} memories of {agent.agent_id} in {seconds:.1f}s "
+        f"({rate:.0f}/s) with {agent.embedding_model}."
+    )
+
+
+def export(args: argparse.Namespace) -> None:
+    agent = cli_access().agent(args.agent)
+    out = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
+    count = 0
+    try:
+        for record in export_records(agent):
+            out.write(json.dumps(record, cls=DjangoJSONEncoder, ensure_ascii=False) + "\n")
+            count += record["kind"] == "memory"
+    finally:
+        if args.output:
+            out.close()
+    if args.output:
+        print(f"Exported {count} memories of {agent.agent_id} to {args.output}.")
+
+
+def _read_lines(path: Path) -> tuple[str | None, list[tuple[int, dict[str, Any]]]]:
+    if not path.exists():
+        raise InvalidInput("file", f"{path} does not exist")
+    records, agent_id = [], None
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"line {number}", f"is not JSON: {exc.msg}") from None
+            if isinstance(record, dict) and record.get("kind") == "dewee-export":
+                agent_id = record.get("agent_id")
+            records.append((number, record))
+    return agent_id, records
+
+
+def import_file(args: argparse.Namespace) -> None:
+    agent_id, records = _read_lines(args.file)
+    agent_id = args.agent or agent_id
+    if not agent_id:
+        raise InvalidInput("agent", "the file names no agent; pass --agent")
+    existing = cli_access().agents().filter(agent_id=agent_id).first()
+    agent = existing or ensure_agent(workspace=get_workspace(args.workspace), agent_id=agent_id)
+    result = import_records(agent, records)
+    data = {
+        "agent_id": agent.agent_id,
+        "sessions": result.sessions,
+        "memories": result.memories,
+        "skipped_expired": result.skipped_expired,
+    }
+    if args.json:
+        print_json(data)
+        return
+    print(
+        f"Imported {result.memories} memories and {result.sessions} sessions into "
+        f"{agent.agent_id}"
+        + (f" ({result.skipped_expired} expired skipped)." if result.skipped_expired else ".")
+    )

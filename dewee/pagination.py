@@ -1,0 +1,20 @@
+"""Opaque cursors for keyset pagination (newest first, by id)."""
+
+import base64
+import binascii
+
+from dewee.errors import InvalidInput
+
+
+def encode_cursor(last_id: int) -> str:
+    return base64.urlsafe_b64encode(f"f{last_id}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> int:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        if not raw.startswith("f"):
+            raise ValueError(raw)
+        return int(raw[1:])
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise InvalidInput("cursor", "is not a cursor this server returned") from None

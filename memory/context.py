@@ -1,0 +1,124 @@
+"""The context for one turn: working memory (L0), relevant episodic memories (L1) and the
+current facts about the user (L2), within a size budget, ready to put into a prompt."""
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils import timezone
+
+from dewee.errors import InvalidInput
+from facts.models import Fact
+from facts.queries import fact_to_dict
+from memory.models import Agent, Memory, Session
+from memory.queries import memory_to_dict
+from memory.recall import RecallFilters, RecallRequest, recall
+
+BUDGET_MAX_TOKENS = 32_000
+WORKING_MAX_ITEMS = 50
+FACTS_MAX_ITEMS = 100
+# Shares of the budget each tier may take before the next one gets the rest.
+FACTS_SHARE, WORKING_SHARE = 0.25, 0.4
+# Kept back for the three section headings of the prompt.
+HEADINGS_TOKENS = 24
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token for English text: a budget guide, not a tokenizer."""
+    return max(1, math.ceil(len(text) / 4))
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    query: str
+    user: str = ""
+    session: Session | None = None
+    budget_tokens: int = 2000
+    top_k: int = 10
+
+
+def _fit(items: list[tuple[str, Any]], budget: int) -> tuple[list[Any], int]:
+    """Take items in order while their lines fit in ``budget`` tokens."""
+    taken, used = [], 0
+    for line, item in items:
+        cost = estimate_tokens(line)
+        if used + cost > budget:
+            break
+        taken.append(item)
+        used += cost
+    return taken, used
+
+
+def _fact_line(fact: dict[str, Any]) -> str:
+    slot = f"{fact['subject']}.{fact['predicate']}"
+    if fact["qualifier"]:
+        slot += f"[{fact['qualifier']}]"
+    return f"- {slot}: {fact['value']} ({fact['verification']}, {fact['freshness_label']})"
+
+
+def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
+    if isinstance(request.budget_tokens, bool) or not isinstance(request.budget_tokens, int):
+        raise InvalidInput("budget_tokens", "must be an integer")
+    if not 50 <= request.budget_tokens <= BUDGET_MAX_TOKENS:
+        raise InvalidInput("budget_tokens", f"must be between 50 and {BUDGET_MAX_TOKENS}")
+    budget = request.budget_tokens - HEADINGS_TOKENS
+    now = timezone.now()
+
+    facts = []
+    if request.user:
+        current = Fact.objects.filter(agent=agent, user_ref=request.user).current()
+        facts = [
+            fact_to_dict(f, now=now)
+            for f in current.order_by("-last_confirmed_at")[:FACTS_MAX_ITEMS]
+        ]
+        for fact in facts:
+            fact.pop("agent_id")
+    facts, facts_used = _fit([(_fact_line(f), f) for f in facts], int(budget * FACTS_SHARE))
+
+    working: list[Memory] = []
+    if request.session is not None:
+        recent = list(
+            Memory.objects.filter(agent=agent, session=request.session)
+            .live(now)
+            .prefetch_related("tag_rows")
+            .order_by("-id")[:WORKING_MAX_ITEMS]
+        )
+        # Newest first while filling, so the latest turns survive a tight budget.
+        working, working_used = _fit([(m.content, m) for m in recent], int(budget * WORKING_SHARE))
+        working.reverse()
+    else:
+        working_used = 0
+
+    remaining = budget - facts_used - working_used
+    episodic: list[dict[str, Any]] = []
+    if request.query.strip() and remaining > 0:
+        result = recall(
+            agent=agent,
+            request=RecallRequest(
+                query=request.query, top_k=request.top_k, filters=RecallFilters()
+            ),
+        )
+        in_working = {m.pk for m in working}
+        ranked = [
+            (hit.memory.content, {**memory_to_dict(hit.memory), "score": hit.score})
+            for hit in result.hits
+            if hit.memory.pk not in in_working
+        ]
+        episodic, _ = _fit(ranked, remaining)
+
+    sections = []
+    if facts:
+        sections.append("Known facts about the user:\n" + "\n".join(_fact_line(f) for f in facts))
+    if episodic:
+        sections.append("Relevant memories:\n" + "\n".join(f"- {m['content']}" for m in episodic))
+    if working:
+        sections.append("This conversation so far:\n" + "\n".join(m.content for m in working))
+    prompt = "\n\n".join(sections)
+    return {
+        "working": [memory_to_dict(m) for m in working],
+        "episodic": episodic,
+        "facts": facts,
+        "prompt": prompt,
+        "budget_tokens": request.budget_tokens,
+        "used_tokens": estimate_tokens(prompt) if prompt else 0,
+    }

@@ -1,0 +1,370 @@
+"""Writes of memories: store (one or a batch), update, delete, forget, record access."""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from dewee.errors import DeweeError, InvalidInput, TooLarge
+from memory.embeddings.engine import Embedder, get_embedder
+from memory.entities import extract_entities
+from memory.exceptions import EmbeddingModelMismatch, MemoryNotFound, SessionNotFound
+from memory.models import Agent, AuditAction, Memory, MemoryTag, MemoryType, Session
+from memory.services.tenancy import record_event
+from memory.validation import (
+    CONTENT_MAX_CHARS,
+    clean_choice,
+    clean_metadata,
+    clean_refs,
+    clean_tags,
+    clean_text,
+    clean_unit_interval,
+)
+
+BATCH_MAX = 1000
+TTL_MAX_SECONDS = 10 * 365 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class MemoryInput:
+    """What a caller may say about a new memory; every field but content has a default."""
+
+    content: str
+    memory_type: str = MemoryType.EPISODIC
+    importance: float = 0.5
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    session_id: int | None = None
+    ttl_seconds: int | None = None
+    expires_at: datetime | None = None
+    source_refs: list[str] | None = None
+    created_at: datetime | None = None
+    # Kept by an import so that an export/import round trip loses nothing.
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class _CleanMemory:
+    content: str
+    memory_type: str
+    importance: float
+    tags: list[str]
+    metadata: dict[str, Any]
+    session: Session | None
+    ttl_seconds: int | None
+    expires_at: datetime | None
+    source_refs: list[str]
+    created_at: datetime
+    access_count: int
+    last_accessed_at: datetime | None
+
+
+def _clean_expiry(
+    ttl_seconds: object, expires_at: datetime | None, now: datetime
+) -> tuple[int | None, datetime | None]:
+    """``ttl_seconds`` alone sets the deadline from now; with ``expires_at`` too (an import)
+    the deadline is kept and the TTL stays as the memory's nominal lifetime."""
+    if ttl_seconds is not None:
+        if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int):
+            raise InvalidInput("ttl_seconds", "must be a whole number of seconds")
+        if not 1 <= ttl_seconds <= TTL_MAX_SECONDS:
+            raise InvalidInput("ttl_seconds", f"must be between 1 and {TTL_MAX_SECONDS}")
+    if expires_at is not None and expires_at <= now:
+        raise InvalidInput("expires_at", "must be in the future")
+    if ttl_seconds is not None and expires_at is None:
+        expires_at = now + timedelta(seconds=ttl_seconds)
+    return ttl_seconds, expires_at
+
+
+def _session_of(agent: Agent, session_id: object, cache: dict[int, Session]) -> Session | None:
+    if session_id is None:
+        return None
+    if isinstance(session_id, bool) or not isinstance(session_id, int):
+        raise InvalidInput("session_id", "must be a session id (an integer)")
+    if session_id not in cache:
+        session = Session.objects.filter(agent=agent, pk=session_id).first()
+        if session is None:
+            raise SessionNotFound(f"Session {session_id} not found for this agent")
+        cache[session_id] = session
+    return cache[session_id]
+
+
+def _clean_memory(
+    agent: Agent, item: MemoryInput, now: datetime, sessions: dict[int, Session]
+) -> _CleanMemory:
+    content = clean_text(item.content, field="content", max_chars=CONTENT_MAX_CHARS)
+    ttl_seconds, expires_at = _clean_expiry(item.ttl_seconds, item.expires_at, now)
+    created_at = item.created_at or now
+    if created_at > now + timedelta(minutes=5):
+        raise InvalidInput("created_at", "must not be in the future")
+    if isinstance(item.access_count, bool) or not isinstance(item.access_count, int):
+        raise InvalidInput("access_count", "must be a whole number")
+    if item.access_count < 0:
+        raise InvalidInput("access_count", "must not be negative")
+    return _CleanMemory(
+        content=content,
+        memory_type=clean_choice(item.memory_type, field="memory_type", choices=MemoryType.values),
+        importance=clean_unit_interval(item.importance, field="importance"),
+        tags=clean_tags(item.tags),
+        metadata=clean_metadata(item.metadata),
+        session=_session_of(agent, item.session_id, sessions),
+        ttl_seconds=ttl_seconds,
+        expires_at=expires_at,
+        source_refs=clean_refs(item.source_refs),
+        created_at=created_at,
+        access_count=item.access_count,
+        last_accessed_at=item.last_accessed_at,
+    )
+
+
+def _claim_embedding_model(agent: Agent, embedder: Embedder) -> None:
+    """The first vector stored fixes the agent's model; later ones must match it."""
+    if not agent.embedding_model:
+        claimed = Agent.objects.filter(pk=agent.pk, embedding_model="").update(
+            embedding_model=embedder.model_id, embedding_dim=embedder.dimension
+        )
+        if claimed:
+            agent.embedding_model = embedder.model_id
+            agent.embedding_dim = embedder.dimension
+            return
+        agent.refresh_from_db(fields=["embedding_model", "embedding_dim"])
+    if agent.embedding_model != embedder.model_id:
+        raise EmbeddingModelMismatch(
+            f"Agent {agent.agent_id!r} was indexed with {agent.embedding_model}, but the "
+            f"configured model is {embedder.model_id}; run `dewee memory index-all --agent "
+            f"{agent.agent_id}` to re-embed its memories"
+        )
+
+
+def bump_memory_version(agent: Agent) -> None:
+    """Tell every process's vector cache that this agent's vectors changed."""
+    Agent.objects.filter(pk=agent.pk).update(memory_version=F("memory_version") + 1)
+
+
+def _tag_rows(memory: Memory, tags: Iterable[str]) -> list[MemoryTag]:
+    entity_tags = [entity.tag[:200] for entity in extract_entities(memory.content)]
+    names = dict.fromkeys([*tags, *entity_tags])
+    return [MemoryTag(memory=memory, agent_id=memory.agent_id, name=name) for name in names]
+
+
+def embedding_text(content: str, previous: str | None) -> str:
+    """What a memory's vector is made from. A turn of a conversation is often unreadable
+    alone ("Yes, last week!"), so a memory stored in a session is embedded together with
+    the memory before it in that session (DEWEE_EMBED_SESSION_CONTEXT, on by default)."""
+    if previous and settings.DEWEE_EMBED_SESSION_CONTEXT:
+        return f"{previous}\n{content}"
+    return content
+
+
+def _embedding_texts(agent: Agent, cleaned: list[_CleanMemory]) -> list[str]:
+    previous: dict[int, str] = {}
+    session_ids = {c.session.pk for c in cleaned if c.session is not None}
+    for session_id in session_ids:
+        last = (
+            Memory.objects.filter(agent=agent, session_id=session_id)
+            .order_by("-id")
+            .values_list("content", flat=True)
+            .first()
+        )
+        if last is not None:
+            previous[session_id] = last
+    texts = []
+    for c in cleaned:
+        if c.session is None:
+            texts.append(c.content)
+            continue
+        texts.append(embedding_text(c.content, previous.get(c.session.pk)))
+        previous[c.session.pk] = c.content
+    return texts
+
+
+def store_memories(
+    *, agent: Agent, items: Sequence[MemoryInput], embedder: Embedder | None = None
+) -> list[Memory]:
+    """Store a batch all-or-nothing: every item is validated (the error names the first
+    failing item) and embedded before anything is written; then memories, their tags
+    (with entity tags) and the session activity are written in one transaction."""
+    if not items:
+        raise InvalidInput("items", "must hold at least one memory")
+    if len(items) > BATCH_MAX:
+        raise TooLarge("items", f"has {len(items)} memories; the limit is {BATCH_MAX}")
+    now = timezone.now()
+    sessions: dict[int, Session] = {}
+    cleaned = []
+    for index, item in enumerate(items):
+        try:
+            cleaned.append(_clean_memory(agent, item, now, sessions))
+        except DeweeError as exc:
+            raise (exc.for_item(index) if len(items) > 1 else exc) from None
+    embedder = embedder or get_embedder()
+    vectors = embedder.embed(_embedding_texts(agent, cleaned))
+
+    with transaction.atomic():
+        _claim_embedding_model(agent, embedder)
+        memories = Memory.objects.bulk_create(
+            [
+                Memory(
+                    agent=agent,
+                    session=c.session,
+                    content=c.content,
+                    memory_type=c.memory_type,
+                    importance=c.importance,
+                    metadata=c.metadata,
+                    source_refs=c.source_refs,
+                    ttl_seconds=c.ttl_seconds,
+                    expires_at=c.expires_at,
+                    created_at=c.created_at,
+                    updated_at=now,
+                    access_count=c.access_count,
+                    last_accessed_at=c.last_accessed_at,
+                    embedding=vector,
+                    embedding_model=embedder.model_id,
+                )
+                for c, vector in zip(cleaned, vectors, strict=True)
+            ]
+        )
+        MemoryTag.objects.bulk_create(
+            [row for m, c in zip(memories, cleaned, strict=True) for row in _tag_rows(m, c.tags)]
+        )
+        bump_memory_version(agent)
+        if sessions:
+            Session.objects.filter(pk__in=sessions).update(last_activity_at=now)
+    return memories
+
+
+def store_memory(*, agent: Agent, item: MemoryInput, embedder: Embedder | None = None) -> Memory:
+    return store_memories(agent=agent, items=[item], embedder=embedder)[0]
+
+
+_UNSET: Any = object()
+
+
+@transaction.atomic
+def update_memory(
+    *,
+    memory: Memory,
+    content: str = _UNSET,
+    memory_type: str = _UNSET,
+    importance: float = _UNSET,
+    tags: list[str] = _UNSET,
+    metadata: dict[str, Any] = _UNSET,
+    embedder: Embedder | None = None,
+) -> Memory:
+    """Change what is given, leave the rest. New content is re-embedded and re-tagged (the
+    keyword index follows by trigger or generated column)."""
+    fields = ["updated_at"]
+    if memory_type is not _UNSET:
+        memory.memory_type = clean_choice(
+            memory_type, field="memory_type", choices=MemoryType.values
+        )
+        fields.append("memory_type")
+    if importance is not _UNSET:
+        memory.importance = clean_unit_interval(importance, field="importance")
+        fields.append("importance")
+    if metadata is not _UNSET:
+        memory.metadata = clean_metadata(metadata)
+        fields.append("metadata")
+    new_tags = clean_tags(tags) if tags is not _UNSET else None
+    if content is not _UNSET:
+        memory.content = clean_text(content, field="content", max_chars=CONTENT_MAX_CHARS)
+        embedder = embedder or get_embedder()
+        _claim_embedding_model(memory.agent, embedder)
+        memory.embedding = embedder.embed_one(memory.content)
+        memory.embedding_model = embedder.model_id
+        fields += ["content", "embedding", "embedding_model"]
+    memory.updated_at = timezone.now()
+    memory.save(update_fields=fields)
+    if new_tags is not None or content is not _UNSET:
+        keep = new_tags if new_tags is not None else user_tags(memory)
+        MemoryTag.objects.filter(memory=memory).delete()
+        MemoryTag.objects.bulk_create(_tag_rows(memory, keep))
+    if content is not _UNSET:
+        bump_memory_version(memory.agent)
+    return memory
+
+
+def user_tags(memory: Memory) -> list[str]:
+    """The tags a caller gave (entity tags are derived, not given)."""
+    return [t for t in memory_tags(memory) if not t.startswith("entity:")]
+
+
+def memory_tags(memory: Memory) -> list[str]:
+    rows = getattr(memory, "_prefetched_objects_cache", {}).get("tag_rows")
+    if rows is None:
+        rows = memory.tag_rows.all()
+    return [row.name for row in sorted(rows, key=lambda r: r.pk or 0)]
+
+
+def _erase(agent: Agent, memories: list[Memory], *, actor: str, reason: str) -> dict[str, int]:
+    from facts.services import erase_facts_learned_only_from
+
+    ids = [m.pk for m in memories]
+    facts_erased = erase_facts_learned_only_from(memory_ids=ids)
+    Memory.objects.filter(pk__in=ids).delete()
+    bump_memory_version(agent)
+    counts = {"memories": len(ids), "facts": facts_erased}
+    record_event(
+        workspace_id=agent.workspace_id,
+        agent=agent,
+        actor=actor,
+        action=AuditAction.MEMORY_DELETE,
+        target_type="memory",
+        target_id=str(ids[0]) if len(ids) == 1 else "",
+        details={"reason": reason, "counts": counts},
+    )
+    return counts
+
+
+@transaction.atomic
+def delete_memory(*, memory: Memory, actor: str, reason: str = "") -> dict[str, int]:
+    """Delete one memory and the facts learned only from it (facts with other sources keep
+    those and lose this one)."""
+    return _erase(memory.agent, [memory], actor=actor, reason=reason)
+
+
+@transaction.atomic
+def forget_memories(
+    *,
+    agent: Agent,
+    actor: str,
+    ids: list[int] | None = None,
+    tags: list[str] | None = None,
+    below_importance: float | None = None,
+) -> dict[str, int]:
+    """Delete the agent's memories that match every criterion given (at least one)."""
+    if ids is None and not tags and below_importance is None:
+        raise InvalidInput("criteria", "give ids, tags or below_importance")
+    memories = Memory.objects.filter(agent=agent)
+    if ids is not None:
+        if not isinstance(ids, list) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in ids
+        ):
+            raise InvalidInput("ids", "must be a list of memory ids")
+        found = set(memories.filter(pk__in=ids).values_list("pk", flat=True))
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise MemoryNotFound(f"Memory {missing[0]} not found for this agent")
+        memories = memories.filter(pk__in=ids)
+    if tags:
+        memories = memories.filter(tag_rows__name__in=clean_tags(tags)).distinct()
+    if below_importance is not None:
+        threshold = clean_unit_interval(below_importance, field="below_importance")
+        memories = memories.filter(importance__lt=threshold)
+    targets = list(memories.only("pk", "agent_id"))
+    if not targets:
+        return {"memories": 0, "facts": 0}
+    return _erase(agent, targets, actor=actor, reason="forget")
+
+
+def record_access(memory_ids: list[int], *, now: datetime | None = None) -> None:
+    """A recall or read counts as an access: count and time. Importance is not touched."""
+    if memory_ids:
+        Memory.objects.filter(pk__in=memory_ids).update(
+            access_count=F("access_count") + 1, last_accessed_at=now or timezone.now()
+        )

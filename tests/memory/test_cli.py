@@ -1,0 +1,158 @@
+"""`dewee memory search|index-all|export|import` through the CLI's entry point."""
+
+import json
+
+import numpy as np
+import pytest
+
+from dewee.cli import main
+from memory.models import Agent, Memory, Session
+from memory.services import (
+    MemoryInput,
+    end_session,
+    record_access,
+    start_session,
+    store_memories,
+)
+from memory.services.indexing import CHECKPOINT_KEY, reindex_agent
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def norm(vector) -> float:
+    assert vector is not None
+    return float(np.linalg.norm(vector))
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def stocked(agent):
+    session = start_session(agent=agent, user="u1", metadata={"channel": "chat"})
+    memories = store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(
+                content="Ann booked the Lisbon offsite venue",
+                tags=["travel"],
+                session_id=session.pk,
+                source_refs=["msg-1"],
+                importance=0.8,
+            ),
+            MemoryInput(
+                content="Ann asked for a vegetarian menu",
+                session_id=session.pk,
+                metadata={"k": [1, 2]},
+                ttl_seconds=3600,
+                memory_type="semantic",
+            ),
+            MemoryInput(content="Deploy freeze starts Friday"),
+        ],
+    )
+    end_session(session=session, summary="offsite planning")
+    record_access([memories[0].pk])
+    return memories
+
+
+def test_search_prints_ranked_results_and_json(capsys, stocked):
+    code, out, _ = run(
+        capsys,
+        "memory",
+        "search",
+        "--agent",
+        "support-bot",
+        "--query",
+        "offsite venue",
+        "--top-k",
+        "2",
+    )
+    assert code == 0
+    assert "Lisbon offsite venue" in out.splitlines()[2]
+    code, out, _ = run(
+        capsys,
+        "memory",
+        "search",
+        "--agent",
+        "support-bot",
+        "--query",
+        "deploy freeze",
+        "--json",
+        "--explain",
+    )
+    data = json.loads(out)
+    assert data["items"][0]["content"] == "Deploy freeze starts Friday"
+    assert "keyword" in data["items"][0]["explanation"]
+
+
+def test_export_then_import_loses_nothing(capsys, tmp_path, stocked):
+    path = tmp_path / "export.jsonl"
+    assert run(capsys, "memory", "export", "--agent", "support-bot", "-o", str(path))[0] == 0
+    code, out, err = run(capsys, "memory", "import", str(path), "--agent", "copy-bot", "--json")
+    assert code == 0, err
+    assert json.loads(out)["memories"] == 3
+
+    def snapshot(agent_id):
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        copy = tmp_path / f"{agent_id}.jsonl"
+        run(capsys, "memory", "export", "--agent", agent_id, "-o", str(copy))
+        return [json.loads(line) for line in copy.read_text().splitlines()], records
+
+    copied, original = snapshot("copy-bot")
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("id", "session", "agent_id")}  # noqa: E731
+    assert [strip(r) for r in copied] == [strip(r) for r in original]
+    old_sessions = {r["id"]: i for i, r in enumerate(r for r in original if r["kind"] == "session")}
+    new_sessions = {r["id"]: i for i, r in enumerate(r for r in copied if r["kind"] == "session")}
+    for before, after in zip(original, copied, strict=True):
+        if before["kind"] == "memory" and before["session"] is not None:
+            assert old_sessions[before["session"]] == new_sessions[after["session"]]
+    copy = Agent.objects.get(agent_id="copy-bot")
+    assert Session.objects.get(agent=copy).state == "ended"
+
+
+def test_import_of_a_broken_file_names_the_line_and_keeps_nothing(capsys, tmp_path, agent):
+    path = tmp_path / "broken.jsonl"
+    path.write_text(
+        '{"kind": "memory", "content": "fine"}\n'
+        '{"kind": "memory", "content": "bad", "importance": 7}\n'
+    )
+    code, _, err = run(capsys, "memory", "import", str(path), "--agent", "support-bot")
+    assert code == 1
+    assert "line 2" in err
+    assert not Memory.objects.exists()
+    path.write_text("{not json\n")
+    code, _, err = run(capsys, "memory", "import", str(path), "--agent", "support-bot")
+    assert (code, "line 1" in err) == (1, True)
+
+
+def test_index_all_re_embeds_everything_and_reports(capsys, stocked):
+    Memory.objects.update(embedding=np.zeros(384, dtype=np.float32))
+    code, out, _ = run(capsys, "memory", "index-all", "--agent", "support-bot", "--json")
+    assert code == 0
+    assert json.loads(out)["reindexed"] == 3
+    for memory in Memory.objects.all():
+        assert norm(memory.embedding) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_index_all_resumes_after_an_interruption(stocked, agent):
+    Memory.objects.update(embedding=np.zeros(384, dtype=np.float32))
+    calls = []
+
+    def crash_after_first_batch(progress):
+        calls.append(progress.done)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        reindex_agent(agent=agent, force=True, batch_size=1, progress=crash_after_first_batch)
+    agent.refresh_from_db()
+    first = Memory.objects.order_by("id").first()
+    assert first is not None
+    assert agent.metadata[CHECKPOINT_KEY] == first.pk
+    result = reindex_agent(agent=agent, force=True, batch_size=1)
+    assert result.done == 2  # only what the interrupted run had not done
+    agent.refresh_from_db()
+    assert CHECKPOINT_KEY not in agent.metadata
+    assert all(norm(m.embedding) > 0.99 for m in Memory.objects.all())

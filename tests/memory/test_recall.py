@@ -1,0 +1,192 @@
+"""Recall finds memories by meaning and by keyword, honours every filter, explains itself,
+and leaves importance alone."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from dewee.errors import InvalidInput
+from memory.exceptions import SessionNotFound
+from memory.models import Memory
+from memory.recall import QueryClass, RecallFilters, RecallRequest, classify_query, recall
+from memory.services import MemoryInput, start_session, store_memories
+
+pytestmark = pytest.mark.django_db
+
+CORPUS = [
+    "Ann adopted a golden retriever puppy named Biscuit last spring",
+    "The quarterly revenue report is due on the 15th",
+    "Deploy ticket INC-40213 was caused by an expired TLS certificate",
+    "Ann is allergic to peanuts and avoids Thai restaurants",
+    "The team offsite will be in Lisbon in October",
+    "Bob's favourite programming language is Rust",
+]
+
+
+@pytest.fixture
+def corpus(agent):
+    return store_memories(agent=agent, items=[MemoryInput(content=c) for c in CORPUS])
+
+
+def top(agent, query, **fields):
+    request = RecallRequest(query=query, **fields)
+    return [hit.memory.content for hit in recall(agent=agent, request=request).hits]
+
+
+def test_recall_by_meaning_without_shared_words(agent, corpus):
+    assert top(agent, "Which pet does she own?", routing="vector")[0] == CORPUS[0]
+    assert top(agent, "food intolerance", routing="vector")[0] == CORPUS[3]
+
+
+def test_recall_by_keyword_finds_an_exact_identifier(agent, corpus):
+    assert top(agent, "INC-40213", routing="keyword") == [CORPUS[2]]
+
+
+def test_hybrid_recall_ranks_the_answer_first(agent, corpus):
+    assert top(agent, "Where is the offsite this year?")[0] == CORPUS[4]
+    assert top(agent, "What language does Bob like to code in?")[0] == CORPUS[5]
+
+
+def test_top_k_limits_the_results(agent, corpus):
+    assert len(top(agent, "Ann", top_k=2)) == 2
+
+
+def test_recall_never_sees_another_agents_memories(agent, other_agent, corpus):
+    store_memories(agent=other_agent, items=[MemoryInput(content="Ann owns a parrot")])
+    for routing in ("vector", "keyword", "hybrid", "auto"):
+        found = top(agent, "Ann parrot", routing=routing, top_k=20)
+        assert "Ann owns a parrot" not in found
+    assert top(other_agent, "golden retriever puppy", top_k=20) == ["Ann owns a parrot"]
+
+
+def test_filters_by_session_tags_type_importance_and_time(agent):
+    session = start_session(agent=agent)
+    old = timezone.now() - timedelta(days=30)
+    store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content="cat food brand is Whiskas", session_id=session.pk),
+            MemoryInput(content="cat vet appointment on Monday", tags=["vet"]),
+            MemoryInput(content="cat sitter procedure", memory_type="procedural"),
+            MemoryInput(content="cat allergy note", importance=0.9),
+            MemoryInput(content="cat adopted years ago", created_at=old),
+        ],
+    )
+
+    def only(**filters):
+        return top(agent, "cat", filters=RecallFilters(**filters), top_k=10)
+
+    assert only(session_id=session.pk) == ["cat food brand is Whiskas"]
+    assert only(tags=["vet"]) == ["cat vet appointment on Monday"]
+    assert only(memory_type="procedural") == ["cat sitter procedure"]
+    assert only(min_importance=0.8) == ["cat allergy note"]
+    assert only(until=old + timedelta(days=1)) == ["cat adopted years ago"]
+    assert "cat adopted years ago" not in only(since=old + timedelta(days=1))
+
+
+def test_expired_memories_are_never_recalled(agent):
+    (gone,) = store_memories(
+        agent=agent, items=[MemoryInput(content="temporary door code 4711", ttl_seconds=60)]
+    )
+    assert top(agent, "door code") == ["temporary door code 4711"]
+    Memory.objects.filter(pk=gone.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    for routing in ("vector", "keyword", "auto"):
+        assert top(agent, "door code", routing=routing) == []
+
+
+def test_explain_returns_the_components_of_the_score(agent, corpus):
+    result = recall(agent=agent, request=RecallRequest(query="TLS certificate", explain=True))
+    best = result.hits[0]
+    e = best.explanation
+    assert best.memory.content == CORPUS[2]
+    assert e["vector"] > 0
+    assert e["keyword"] > 0
+    w = e["weights"]
+    expected = (
+        w["relevance"] * e["relevance"]
+        + w["importance"] * e["importance"]
+        + (w["recency"] * e["recency"])
+    )
+    assert best.score == pytest.approx(expected)
+
+
+def test_weights_can_put_importance_first(agent):
+    store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content="espresso machine manual", importance=0.1),
+            MemoryInput(content="notes about the coffee grinder", importance=1.0),
+        ],
+    )
+    from memory.recall import Weights
+
+    ranked = top(
+        agent, "espresso machine", weights=Weights(relevance=0.05, importance=1.0, recency=0.0)
+    )
+    assert ranked[0] == "notes about the coffee grinder"
+
+
+def test_rrf_fusion_is_available(agent, corpus):
+    assert top(agent, "TLS certificate incident", fusion="rrf")[0] == CORPUS[2]
+
+
+def test_neighbouring_turns_of_a_strong_match_are_recalled(agent):
+    session = start_session(agent=agent)
+    turns = [
+        "Have you picked the venue for the wedding?",
+        "Yes! The old lighthouse by the harbour.",
+        "Unrelated chatter about the weather today.",
+    ]
+    store_memories(
+        agent=agent, items=[MemoryInput(content=t, session_id=session.pk) for t in turns]
+    )
+    ranked = top(agent, "wedding venue", top_k=2)
+    assert set(ranked) == {turns[0], turns[1]}
+
+
+def test_recall_records_access_but_keeps_importance(agent, corpus):
+    recall(agent=agent, request=RecallRequest(query="TLS certificate", top_k=1))
+    memory = Memory.objects.get(content=CORPUS[2])
+    assert (memory.access_count, memory.importance) == (1, 0.5)
+    assert Memory.objects.filter(access_count=0).count() == len(CORPUS) - 1
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"query": ""}, "query"),
+        ({"top_k": 0}, "top_k"),
+        ({"top_k": 101}, "top_k"),
+        ({"routing": "psychic"}, "routing"),
+        ({"fusion": "blend"}, "fusion"),
+        ({"filters": RecallFilters(memory_type="dream")}, "memory_type"),
+        ({"filters": RecallFilters(min_importance=1.5)}, "min_importance"),
+    ],
+)
+def test_bad_requests_are_refused(agent, corpus, fields, field):
+    with pytest.raises(InvalidInput) as error:
+        recall(agent=agent, request=RecallRequest(**{"query": "x", **fields}))
+    assert error.value.field == field
+    assert not Memory.objects.filter(access_count__gt=0).exists()
+
+
+def test_unknown_session_filter_is_not_found(agent, corpus):
+    with pytest.raises(SessionNotFound):
+        recall(
+            agent=agent, request=RecallRequest(query="x", filters=RecallFilters(session_id=99_999))
+        )
+
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("When did Ann adopt the puppy?", QueryClass.TEMPORAL),
+        ("What do Ann and Bob have in common?", QueryClass.MULTI_HOP),
+        ("INC-40213", QueryClass.KEYWORD),
+        ("What kind of restaurants does she avoid and why is that so?", QueryClass.MULTI_HOP),
+        ("What kind of restaurants does she usually avoid?", QueryClass.SEMANTIC),
+    ],
+)
+def test_query_classification(query, kind):
+    assert classify_query(query) == kind
