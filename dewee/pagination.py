@@ -18,3 +18,13 @@ def decode_cursor(cursor: str) -> int:
         return int(raw[1:])
     except (ValueError, binascii.Error, UnicodeDecodeError):
         raise InvalidInput("cursor", "is not a cursor this server returned") from None
+
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 200
+
+
+def clean_limit(limit: object) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE_SIZE:
+        raise InvalidInput("limit", f"must be between 1 and {MAX_PAGE_SIZE}")
+    return limit

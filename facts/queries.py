@@ -8,15 +8,12 @@ from django.db.models import Prefetch
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
-from dewee.pagination import decode_cursor, encode_cursor
+from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, decode_cursor, encode_cursor
 from facts.exceptions import FactNotFound
 from facts.models import Fact, FactQuerySet, FactSource, Status
 from facts.rules import freshness, freshness_label
 from memory.access import Access
 from memory.models import Agent, AuditEvent
-
-DEFAULT_PAGE_SIZE = 50
-MAX_PAGE_SIZE = 200
 
 
 @dataclass(frozen=True)
@@ -74,8 +71,7 @@ def list_facts(
     limit: int = DEFAULT_PAGE_SIZE,
 ) -> FactPage:
     """Newest first, ``limit`` per page; ``next_cursor`` continues after the last item."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE_SIZE:
-        raise InvalidInput("limit", f"must be between 1 and {MAX_PAGE_SIZE}")
+    limit = clean_limit(limit)
     facts = filter_facts(agent, filters)
     if cursor:
         facts = facts.filter(id__lt=decode_cursor(cursor))

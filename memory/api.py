@@ -1,12 +1,11 @@
 """REST endpoints for agents, memories, recall, sessions and context: thin adapters over
 memory.services, memory.queries, memory.recall and memory.context."""
 
-from datetime import datetime
 from typing import Any
 
 from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
-from pydantic import ConfigDict, Field, StrictStr
+from pydantic import Field
 
 from dewee.errors import DeweeError
 from dewee.timeparse import parse_time
@@ -24,6 +23,8 @@ from memory.queries import (
 )
 from memory.recall import RecallFilters, RecallRequest, Weights, recall
 from memory.schemas import (
+    AgentIn,
+    AgentOut,
     BatchIn,
     BatchOut,
     ContextIn,
@@ -44,21 +45,6 @@ from memory.schemas import (
 )
 
 router = Router()
-
-
-class AgentIn(Schema):
-    model_config = ConfigDict(extra="forbid")
-    agent_id: StrictStr = Field(description="Unique in the deployment; at most 241 bytes.")
-    name: StrictStr = ""
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-
-class AgentOut(Schema):
-    agent_id: str
-    workspace: str
-    name: str | None
-    metadata: dict[str, Any]
-    created_at: datetime
 
 
 class MemoryListParams(Schema):

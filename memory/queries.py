@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 
-from dewee.errors import InvalidInput
-from dewee.pagination import decode_cursor, encode_cursor
+from dewee.pagination import clean_limit, decode_cursor, encode_cursor
 from memory.access import Access
 from memory.entities import ENTITY_PREFIX
 from memory.exceptions import MemoryNotFound, SessionNotFound
@@ -104,8 +103,7 @@ def list_memories(
     """Newest first with keyset pagination; the same filters as recall."""
     from memory.recall import candidate_memories
 
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 200:
-        raise InvalidInput("limit", "must be between 1 and 200")
+    limit = clean_limit(limit)
     memories = candidate_memories(agent, filters, timezone.now())
     if cursor:
         memories = memories.filter(id__lt=decode_cursor(cursor))

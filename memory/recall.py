@@ -25,6 +25,7 @@ from memory.services import record_access
 from memory.validation import clean_tags, clean_unit_interval
 
 TOP_K_MAX = 100
+POOL_MIN = 100
 RRF_K = 60
 RECENCY_HALF_LIFE_DAYS = 30.0
 
@@ -236,7 +237,9 @@ def _entity_matches(agent: Agent, pool: set[int], names: list[str]) -> dict[int,
 
 
 def _recency(anchor: datetime, now: datetime) -> float:
-    """1.0 for a memory made or used just now, halving every RECENCY_HALF_LIFE_DAYS."""
+    """1.0 for a memory made just now, halving every RECENCY_HALF_LIFE_DAYS. Use is not
+    counted here (that is decay's job, through importance): a recall must not make the
+    memories it returned rank higher in the next one."""
     age_days = max((now - anchor).total_seconds(), 0.0) / 86400
     return math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS)
 
@@ -264,14 +267,18 @@ def _neighbours(pool_ids: list[int]) -> dict[int, list[int]]:
     for memory_id, session_id in sessions.items():
         ids = by_session[session_id]
         at = ids.index(memory_id)
-        result[memory_id] = ids[max(0, at - 1) : at] + ids[at + 1 : at + 2]
+        result[memory_id] = (
+            ids[max(0, at - NEIGHBOUR_SPAN) : at] + ids[at + 1 : at + 1 + NEIGHBOUR_SPAN]
+        )
     return result
 
 
-# The neighbour pass: the turns just before and after a strong match in its session take
-# this share of its relevance (answers sit next to questions, context next to claims).
+# The neighbour pass: the NEIGHBOUR_SPAN turns before and after each of the NEIGHBOUR_SEEDS
+# strongest matches in its session take NEIGHBOUR_WEIGHT of its relevance (answers sit next
+# to questions, context next to claims). Tuned on LoCoMo: see docs/BENCHMARKS.md.
 NEIGHBOUR_WEIGHT = 0.5
 NEIGHBOUR_SEEDS = 60
+NEIGHBOUR_SPAN = 2
 
 
 def _relevance(
@@ -372,7 +379,7 @@ def recall(
         Routing.VECTOR: 1.0,
         Routing.KEYWORD: 0.0,
     }[routing]
-    pool_size = max(request.top_k * 5, 100)
+    pool_size = max(request.top_k * 5, POOL_MIN)
     candidates = candidate_memories(agent, request.filters, now)
     filtered = request.filters.any
 
@@ -400,13 +407,11 @@ def recall(
     )
 
     # Score the pool from a few columns; load whole memories only for the winners.
-    rows = candidates.filter(pk__in=list(parts)).values_list(
-        "pk", "importance", "created_at", "last_accessed_at"
-    )
+    rows = candidates.filter(pk__in=list(parts)).values_list("pk", "importance", "created_at")
     w = request.weights
     scored = []
-    for memory_id, importance, created_at, last_accessed_at in rows:
-        recency = _recency(last_accessed_at or created_at, now)
+    for memory_id, importance, created_at in rows:
+        recency = _recency(created_at, now)
         relevance = parts[memory_id]["relevance"]
         score = w.relevance * relevance + w.importance * importance + w.recency * recency
         scored.append((score, memory_id, importance, recency))

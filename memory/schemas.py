@@ -15,6 +15,20 @@ class StrictSchema(Schema):
     model_config = ConfigDict(extra="forbid")
 
 
+class AgentIn(StrictSchema):
+    agent_id: StrictStr = Field(description="Unique in the deployment; at most 241 bytes.")
+    name: StrictStr = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class AgentOut(Schema):
+    agent_id: str
+    workspace: str
+    name: str | None
+    metadata: dict[str, Any]
+    created_at: datetime
+
+
 class MemoryIn(StrictSchema):
     content: StrictStr = Field(description="At most 16,000 characters.")
     memory_type: MemoryType = MemoryType.EPISODIC

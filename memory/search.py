@@ -215,9 +215,7 @@ _corpus_stats: dict[int, _CorpusStats] = {}
 def _pg_corpus_stats(agent: Agent) -> _CorpusStats:
     """Document count and mean length of the agent's memories, cached per process until
     the agent's memories change."""
-    version = (
-        Agent.objects.filter(pk=agent.pk).values_list("memory_version", "created_at").get()
-    )
+    version = Agent.objects.filter(pk=agent.pk).values_list("memory_version", "created_at").get()
     cached = _corpus_stats.get(agent.pk)
     if cached is None or cached.version != version:
         with connection.cursor() as cursor:
@@ -303,9 +301,7 @@ _matrices_lock = threading.Lock()
 
 
 def _agent_matrix(agent: Agent) -> _AgentMatrix:
-    version = (
-        Agent.objects.filter(pk=agent.pk).values_list("memory_version", "created_at").get()
-    )
+    version = Agent.objects.filter(pk=agent.pk).values_list("memory_version", "created_at").get()
     cached = _matrices.get(agent.pk)
     if cached is not None and cached.version == version:
         return cached

@@ -3,7 +3,7 @@
 import argparse
 from typing import Any
 
-from dewee.cli.output import print_fields, print_json, print_table
+from dewee.cli.output import add_json_flag, print_fields, print_json, print_table
 from dewee.cli.runner import cli_access, operator_name
 from dewee.errors import ConfirmationRequired
 from dewee.timeparse import parse_time
@@ -28,10 +28,6 @@ FACT_COLUMNS = [
 WIDTHS = {"value": 40, "subject": 24, "predicate": 24, "qualifier": 16, "user": 20}
 
 
-def _json_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="Print machine-readable JSON.")
-
-
 def register(memory_commands: Any) -> None:
     facts = memory_commands.add_parser("facts", help="Facts an agent holds about users.")
     sub = facts.add_subparsers(dest="facts_command", required=True, metavar="ACTION")
@@ -46,13 +42,13 @@ def register(memory_commands: Any) -> None:
     p.add_argument("--search", help="Text to find in values.")
     p.add_argument("--limit", type=int, default=queries.DEFAULT_PAGE_SIZE)
     p.add_argument("--cursor", help="Continue a previous listing.")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=list_facts)
 
     p = sub.add_parser("get", help="One fact with its sources and the history of its slot.")
     p.add_argument("--agent", required=True)
     p.add_argument("fact_id", type=int, metavar="FACT_ID")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=get_fact)
 
     p = sub.add_parser("resolve", help="Accept or reject a disputed fact.")
@@ -60,7 +56,7 @@ def register(memory_commands: Any) -> None:
     p.add_argument("fact_id", type=int, metavar="FACT_ID")
     p.add_argument("--action", required=True, choices=["accept", "reject"])
     p.add_argument("--reason", default="")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=resolve_fact)
 
     p = sub.add_parser("delete", help="Take a fact out of use (the record stays).")
@@ -68,7 +64,7 @@ def register(memory_commands: Any) -> None:
     p.add_argument("fact_id", type=int, metavar="FACT_ID")
     p.add_argument("--reason", default="")
     p.add_argument("--yes", action="store_true", help="Confirm the deletion.")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=delete_fact)
 
     p = sub.add_parser("assert", help="State a fact; the operator is recorded as its source.")
@@ -84,7 +80,7 @@ def register(memory_commands: Any) -> None:
     p.add_argument("--valid-from")
     p.add_argument("--valid-to")
     p.add_argument("--note", default="", help="Why you know it (kept as the source excerpt).")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=assert_fact)
 
     p = sub.add_parser("forget", help="Erase every fact about a user or a subject, for good.")
@@ -93,7 +89,7 @@ def register(memory_commands: Any) -> None:
     scope.add_argument("--user")
     scope.add_argument("--subject")
     p.add_argument("--yes", action="store_true", help="Confirm the erasure.")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=forget_facts)
 
 

@@ -9,17 +9,13 @@ from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 
-from dewee.cli.output import print_json, print_table
+from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
 from dewee.errors import InvalidInput
 from memory.queries import memory_to_dict
 from memory.recall import RecallRequest, recall
 from memory.services import ReindexProgress, ensure_agent, get_workspace, reindex_agent
 from memory.transfer import export_records, import_records
-
-
-def _json_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="Print machine-readable JSON.")
 
 
 def register(memory_commands: Any) -> None:
@@ -29,7 +25,7 @@ def register(memory_commands: Any) -> None:
     p.add_argument("--top-k", type=int, default=10)
     p.add_argument("--routing", default="auto", choices=["auto", "vector", "keyword", "hybrid"])
     p.add_argument("--explain", action="store_true", help="Show each result's scores.")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=search)
 
     p = memory_commands.add_parser(
@@ -42,7 +38,7 @@ def register(memory_commands: Any) -> None:
         help="Only memories made by another model than the configured one.",
     )
     p.add_argument("--batch-size", type=int, default=256)
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=index_all)
 
     p = memory_commands.add_parser("export", help="Write an agent's memories as JSON Lines.")
@@ -54,7 +50,7 @@ def register(memory_commands: Any) -> None:
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
     p.add_argument("--agent", help="Import into this agent (default: the one in the file).")
     p.add_argument("--workspace", default="default", help="Where a new agent is created.")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=import_file)
 
 

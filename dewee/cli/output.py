@@ -1,5 +1,6 @@
 """How the CLI prints: stable JSON with --json, aligned tables for people otherwise."""
 
+import argparse
 import json
 import sys
 from collections.abc import Iterable, Sequence
@@ -51,3 +52,7 @@ def print_fields(data: dict[str, Any], keys: Sequence[tuple[str, str]]) -> None:
     label_width = max(len(label) for _, label in keys)
     for key, label in keys:
         print(f"{label.ljust(label_width)}  {_cell(data.get(key), None)}")
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="Print machine-readable JSON.")

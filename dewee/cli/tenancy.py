@@ -3,7 +3,7 @@
 import argparse
 from typing import Any
 
-from dewee.cli.output import print_json, print_table
+from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
 from memory.models import DEFAULT_WORKSPACE_SLUG, ApiKey, Workspace
 from memory.queries import agent_to_dict
@@ -16,20 +16,16 @@ from memory.services import (
 )
 
 
-def _json_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="Print machine-readable JSON.")
-
-
 def register(commands: Any) -> None:
     workspaces = commands.add_parser("workspaces", help="Workspaces (tenants).")
     sub = workspaces.add_subparsers(dest="workspaces_command", required=True, metavar="ACTION")
     p = sub.add_parser("create", help="Create a workspace.")
     p.add_argument("slug", metavar="WORKSPACE")
     p.add_argument("--name", default="")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=workspaces_create)
     p = sub.add_parser("list", help="List workspaces.")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=workspaces_list)
 
     agents = commands.add_parser("agents", help="Agents and their memory namespaces.")
@@ -38,11 +34,11 @@ def register(commands: Any) -> None:
     p.add_argument("agent_id", metavar="AGENT_ID")
     p.add_argument("--workspace", default=DEFAULT_WORKSPACE_SLUG)
     p.add_argument("--name", default="")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=agents_create)
     p = sub.add_parser("list", help="List agents.")
     p.add_argument("--workspace")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=agents_list)
 
     keys = commands.add_parser("keys", help="API keys of a workspace.")
@@ -50,15 +46,15 @@ def register(commands: Any) -> None:
     p = sub.add_parser("create", help="Create a key; its secret is shown once.")
     p.add_argument("--workspace", required=True)
     p.add_argument("--name", required=True)
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=keys_create)
     p = sub.add_parser("list", help="List keys (never their secrets).")
     p.add_argument("--workspace")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=keys_list)
     p = sub.add_parser("revoke", help="Revoke a key at once.")
     p.add_argument("key_id", type=int, metavar="KEY_ID")
-    _json_flag(p)
+    add_json_flag(p)
     p.set_defaults(handler=keys_revoke)
 
 
