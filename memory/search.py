@@ -12,8 +12,10 @@ Keywords: FTS5 with BM25 on SQLite; PostgreSQL full text (GIN) with ts_rank_cd.
 import math
 import re
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 from django.db import connection, transaction
@@ -198,26 +200,40 @@ def keyword_search(
 # BM25 parameters, as SQLite's FTS5 uses them, so both editions rank alike.
 BM25_K1, BM25_B = 1.2, 0.75
 # PostgreSQL: how many full-text matches (by ts_rank_cd) are re-ranked with BM25.
-PG_BM25_POOL = 1000
+PG_BM25_POOL = 400
 _TSVECTOR_ENTRY = re.compile(r"'((?:[^']|'')*)':([0-9A-D,]+)")
 
 
 @dataclass
 class _CorpusStats:
     version: tuple[int, datetime]
+    computed: float
     documents: int
     average_length: float
 
 
 _corpus_stats: dict[int, _CorpusStats] = {}
+# The mean length moves slowly; with memories arriving all the time, recomputing it (a scan
+# of the agent's rows) more often than this would cost more than it corrects.
+CORPUS_STATS_MAX_AGE_SECS = 300.0
+# A lexeme in more than this share of the agent's memories does not narrow the match: it is
+# still scored, but only rarer lexemes choose the candidates (unless all are this common).
+SELECTIVE_SHARE = 0.05
 
 
 def _pg_corpus_stats(agent: Agent) -> _CorpusStats:
-    """Document count and mean length of the agent's memories, cached per process until
-    the agent's memories change."""
+    """Document count and mean length of the agent's memories, cached per process until the
+    agent's memories change, and then for at most CORPUS_STATS_MAX_AGE_SECS."""
     version = Agent.objects.filter(pk=agent.pk).values_list("memory_version", "created_at").get()
     cached = _corpus_stats.get(agent.pk)
-    if cached is None or cached.version != version:
+    fresh = cached is not None and (
+        cached.version == version
+        or (
+            cached.version[1] == version[1]
+            and time.monotonic() - cached.computed < CORPUS_STATS_MAX_AGE_SECS
+        )
+    )
+    if cached is None or not fresh:
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT count(*), coalesce(avg(length(search_vector)), 0) "
@@ -225,43 +241,95 @@ def _pg_corpus_stats(agent: Agent) -> _CorpusStats:
                 (agent.pk,),
             )
             documents, average = cursor.fetchone()
-        cached = _CorpusStats(version, int(documents), float(average) or 1.0)
+        cached = _CorpusStats(version, time.monotonic(), int(documents), float(average) or 1.0)
         _corpus_stats[agent.pk] = cached
     return cached
+
+
+def _common_lexeme_shares(cursor: Any) -> dict[str, float]:
+    """The table-wide share of memories holding each common lexeme, from PostgreSQL's own
+    statistics (kept by ANALYZE / autovacuum); empty before the first ANALYZE."""
+    cursor.execute(
+        "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+        "WHERE tablename = 'memory_memory' AND attname = 'search_vector'"
+    )
+    row = cursor.fetchone()
+    if not row or not row[0]:
+        return {}
+    return dict(zip(row[0], row[1], strict=False))
+
+
+def _document_frequencies(
+    cursor: Any, agent: Agent, lexemes: list[str], documents: int
+) -> dict[str, int]:
+    """How many of the agent's memories hold each lexeme. Common lexemes are estimated from
+    the statistics (counting them exactly would visit thousands of rows, and their weight in
+    BM25 is small anyway); the rest are counted exactly, which is cheap because they are rare."""
+    shares = _common_lexeme_shares(cursor)
+    frequencies = {}
+    for lexeme in lexemes:
+        if lexeme in shares:
+            frequencies[lexeme] = max(1, round(shares[lexeme] * documents))
+            continue
+        cursor.execute(
+            "SELECT count(*) FROM memory_memory WHERE agent_id = %s "
+            "AND search_vector @@ to_tsquery('simple', quote_literal(%s))",
+            (agent.pk, lexeme),
+        )
+        frequencies[lexeme] = cursor.fetchone()[0]
+    return frequencies
+
+
+def _tsquery(lexemes: list[str], operator: str = "|") -> str:
+    return f" {operator} ".join("'" + lexeme.replace("'", "''") + "'" for lexeme in lexemes)
 
 
 def _pg_bm25(
     agent: Agent, terms: list[str], narrow: str, narrow_params: tuple, *, limit: int
 ) -> list[tuple[int, float]]:
-    """BM25 on PostgreSQL: the GIN index finds the memories with any query term; the best
-    PG_BM25_POOL of them by ts_rank_cd are scored with BM25 from their tsvectors, with
-    document frequencies counted through the same index."""
+    """BM25 on PostgreSQL. The GIN index finds the memories holding the query's selective
+    lexemes; the best PG_BM25_POOL of them by ts_rank_cd are scored with BM25 over all the
+    query's lexemes, from their tsvectors."""
+    stats = _pg_corpus_stats(agent)
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %s)) ",
-            (" ".join(terms),),
+            "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %s))", (" ".join(terms),)
         )
         lexemes = [row[0] for row in cursor.fetchall()]
         if not lexemes:
             return []
-        frequencies = {}
-        for lexeme in lexemes:
-            cursor.execute(
-                "SELECT count(*) FROM memory_memory WHERE agent_id = %s "
-                "AND search_vector @@ to_tsquery('simple', quote_literal(%s))",
-                (agent.pk, lexeme),
-            )
-            frequencies[lexeme] = cursor.fetchone()[0]
-        query = " | ".join(f"'{lexeme.replace(chr(39), chr(39) * 2)}'" for lexeme in lexemes)
-        cursor.execute(
-            "SELECT m.id, m.search_vector::text FROM memory_memory m, "
-            "to_tsquery('simple', %s) q "
-            f"WHERE m.agent_id = %s AND m.search_vector @@ q {narrow} "
-            "ORDER BY ts_rank_cd(m.search_vector, q) DESC, m.id DESC LIMIT %s",
-            (query, agent.pk, *narrow_params, PG_BM25_POOL),
+        frequencies = _document_frequencies(cursor, agent, lexemes, stats.documents)
+        # A lexeme no memory holds cannot match; it would only empty an AND.
+        lexemes = [lexeme for lexeme in lexemes if frequencies[lexeme] > 0]
+        if not lexemes:
+            return []
+        selective = [
+            lexeme
+            for lexeme in lexemes
+            if frequencies[lexeme] <= SELECTIVE_SHARE * max(stats.documents, 1)
+        ]
+        # Only common lexemes: matching any of them would rank most of the agent's memories.
+        # The memories holding all of them come first (BM25 ranks them highest anyway), then
+        # those holding the two rarest.
+        by_rarity = sorted(lexemes, key=lambda lexeme: frequencies[lexeme])
+        queries = (
+            [_tsquery(selective)]
+            if selective
+            else [_tsquery(lexemes, "&"), _tsquery(by_rarity[:2], "&")]
         )
-        rows = cursor.fetchall()
-    stats = _pg_corpus_stats(agent)
+        rows: list[tuple[int, str]] = []
+        for query in queries:
+            seen = {row[0] for row in rows}
+            cursor.execute(
+                "SELECT m.id, m.search_vector::text FROM memory_memory m, "
+                "to_tsquery('simple', %s) q "
+                f"WHERE m.agent_id = %s AND m.search_vector @@ q {narrow} "
+                "ORDER BY ts_rank_cd(m.search_vector, q) DESC, m.id DESC LIMIT %s",
+                (query, agent.pk, *narrow_params, PG_BM25_POOL),
+            )
+            rows += [row for row in cursor.fetchall() if row[0] not in seen]
+            if len(rows) >= limit:
+                break
     idf = {
         lexeme: math.log(1 + (stats.documents - df + 0.5) / (df + 0.5))
         for lexeme, df in frequencies.items()

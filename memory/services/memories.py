@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -363,8 +363,16 @@ def forget_memories(
 
 
 def record_access(memory_ids: list[int], *, now: datetime | None = None) -> None:
-    """A recall or read counts as an access: count and time. Importance is not touched."""
-    if memory_ids:
+    """A recall or read counts as an access: count and time. Importance is not touched.
+
+    On PostgreSQL the update commits without waiting for its WAL flush: a crash may lose
+    the last few access counts, never anything a user wrote, and recall stays fast."""
+    if not memory_ids:
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL synchronous_commit TO OFF")
         Memory.objects.filter(pk__in=memory_ids).update(
             access_count=F("access_count") + 1, last_accessed_at=now or timezone.now()
         )
