@@ -85,17 +85,8 @@ def list_facts(
 
 
 def get_fact(*, access: Access, fact_id: int, agent: Agent | None = None) -> Fact:
-    """The fact ``fact_id`` if the caller may see it (and it belongs to ``agent`` when given);
-    otherwise ``fact_not_found``, whether it exists elsewhere or not at all."""
     facts = Fact.objects.select_related("agent__workspace")
-    if access.workspace is not None:
-        facts = facts.filter(agent__workspace=access.workspace)
-    if agent is not None:
-        facts = facts.filter(agent=agent)
-    try:
-        return facts.get(pk=fact_id)
-    except (Fact.DoesNotExist, ValueError, TypeError):
-        raise FactNotFound(f"Fact {fact_id} not found") from None
+    return access.load(facts, fact_id, missing=FactNotFound, label="Fact", agent=agent)
 
 
 def fact_to_dict(fact: Fact, *, now: datetime | None = None) -> dict[str, Any]:

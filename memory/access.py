@@ -7,8 +7,11 @@ object of another workspace is never found: it is a 404, exactly like one that d
 
 from dataclasses import dataclass
 
+from django.core.exceptions import ObjectDoesNotExist
+from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
+from dewee.errors import NotFound
 from memory.exceptions import AgentNotFound
 from memory.models import Agent, AgentQuerySet, Workspace
 from memory.validation import clean_agent_id
@@ -38,6 +41,27 @@ class Access:
 
     def can_see(self, agent: Agent) -> bool:
         return self.workspace is None or agent.workspace_id == self.workspace.pk
+
+    def load[M: Model](
+        self,
+        objects: QuerySet[M],
+        pk: object,
+        *,
+        missing: type[NotFound],
+        label: str,
+        agent: Agent | None = None,
+    ) -> M:
+        """One object of an agent-owned model (its ``agent`` field), if the caller may see it
+        and, when ``agent`` is given, it is that agent's; otherwise ``missing``, whether it
+        exists elsewhere or not at all."""
+        if self.workspace is not None:
+            objects = objects.filter(agent__workspace=self.workspace)
+        if agent is not None:
+            objects = objects.filter(agent=agent)
+        try:
+            return objects.get(pk=pk)
+        except (ObjectDoesNotExist, ValueError, TypeError):
+            raise missing(f"{label} {pk} not found") from None
 
 
 def request_access(request: HttpRequest) -> Access:

@@ -60,31 +60,19 @@ def receipt_to_dict(receipt: ErasureReceipt) -> dict[str, Any]:
 
 
 def get_memory(*, access: Access, memory_id: int, agent: Agent | None = None) -> Memory:
-    """The memory if the caller may see it; ``memory_not_found`` otherwise."""
-    memories = Memory.objects.select_related("agent__workspace", "session").prefetch_related(
-        "tag_rows"
+    memories = Memory.objects.select_related("agent__workspace", "session")
+    return access.load(
+        memories.prefetch_related("tag_rows"),
+        memory_id,
+        missing=MemoryNotFound,
+        label="Memory",
+        agent=agent,
     )
-    if access.workspace is not None:
-        memories = memories.filter(agent__workspace=access.workspace)
-    if agent is not None:
-        memories = memories.filter(agent=agent)
-    try:
-        return memories.get(pk=memory_id)
-    except (Memory.DoesNotExist, ValueError, TypeError):
-        raise MemoryNotFound(f"Memory {memory_id} not found") from None
 
 
 def get_session(*, access: Access, session_id: int, agent: Agent | None = None) -> Session:
-    """The session if the caller may see it (and it is ``agent``'s, when given)."""
     sessions = Session.objects.select_related("agent__workspace")
-    if access.workspace is not None:
-        sessions = sessions.filter(agent__workspace=access.workspace)
-    if agent is not None:
-        sessions = sessions.filter(agent=agent)
-    try:
-        return sessions.get(pk=session_id)
-    except (Session.DoesNotExist, ValueError, TypeError):
-        raise SessionNotFound(f"Session {session_id} not found") from None
+    return access.load(sessions, session_id, missing=SessionNotFound, label="Session", agent=agent)
 
 
 @dataclass(frozen=True)
