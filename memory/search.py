@@ -219,9 +219,9 @@ CORPUS_STATS_MAX_AGE_SECS = 300.0
 # A lexeme in more than this share of the agent's memories does not narrow the match: it is
 # still scored, but only rarer lexemes choose the candidates (unless all are this common).
 SELECTIVE_SHARE = 0.05
-# Below this many matching rows (summed over the lexemes), every lexeme chooses candidates:
-# ranking them all is cheap, and nothing a common word would find is lost.
-FULL_MATCH_ROWS = 20_000
+# Agents up to this many memories match every lexeme: ranking all matches is cheap there,
+# and nothing a common word would find is lost.
+FULL_MATCH_DOCUMENTS = 5_000
 
 
 def _pg_corpus_stats(agent: Agent) -> _CorpusStats:
@@ -291,7 +291,7 @@ def _pg_bm25(
     agent: Agent, terms: list[str], narrow: str, narrow_params: tuple, *, limit: int
 ) -> list[tuple[int, float]]:
     """BM25 on PostgreSQL. The GIN index finds the memories holding the query's lexemes (only
-    the selective ones when matching all would touch more than FULL_MATCH_ROWS rows); the
+    the selective ones for agents of more than FULL_MATCH_DOCUMENTS memories); the
     best PG_BM25_POOL of them by ts_rank_cd are scored with BM25 over all the query's
     lexemes, from their tsvectors."""
     stats = _pg_corpus_stats(agent)
@@ -307,7 +307,7 @@ def _pg_bm25(
         lexemes = [lexeme for lexeme in lexemes if frequencies[lexeme] > 0]
         if not lexemes:
             return []
-        if sum(frequencies.values()) <= FULL_MATCH_ROWS:
+        if stats.documents <= FULL_MATCH_DOCUMENTS:
             selective = lexemes
         else:
             selective = [
