@@ -135,8 +135,9 @@ def get_agent(request: HttpRequest, agent_id: str) -> dict:
 def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
     access = request_access(request)
     assert access.workspace is not None
-    agent = services.ensure_agent(workspace=access.workspace, agent_id=payload.agent_id)
-    memory = services.store_memory(agent=agent, item=_input(payload))
+    (memory,) = services.store_memories_as(
+        workspace=access.workspace, agent_id=payload.agent_id, items=[_input(payload)]
+    )
     return Status(201, _stored(memory))
 
 
@@ -149,14 +150,15 @@ def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
 def store_batch(request: HttpRequest, payload: BatchIn) -> Status:
     access = request_access(request)
     assert access.workspace is not None
-    agent = services.ensure_agent(workspace=access.workspace, agent_id=payload.agent_id)
     inputs = []
     for index, item in enumerate(payload.items):
         try:
             inputs.append(_input(item))
         except DeweeError as exc:
             raise exc.for_item(index) from None
-    memories = services.store_memories(agent=agent, items=inputs)
+    memories = services.store_memories_as(
+        workspace=access.workspace, agent_id=payload.agent_id, items=inputs
+    )
     return Status(201, {"items": [_stored(m) for m in memories]})
 
 

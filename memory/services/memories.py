@@ -13,11 +13,25 @@ from django.utils import timezone
 from dewee.errors import DeweeError, InvalidInput, TooLarge
 from memory.embeddings.engine import Embedder, get_embedder
 from memory.entities import extract_entities
-from memory.exceptions import EmbeddingModelMismatch, MemoryNotFound, SessionNotFound
-from memory.models import Agent, AuditAction, Memory, MemoryTag, MemoryType, Session
-from memory.services.tenancy import record_event
+from memory.exceptions import (
+    AgentExists,
+    EmbeddingModelMismatch,
+    MemoryNotFound,
+    SessionNotFound,
+)
+from memory.models import (
+    Agent,
+    AuditAction,
+    Memory,
+    MemoryTag,
+    MemoryType,
+    Session,
+    Workspace,
+)
+from memory.services.tenancy import ensure_agent, record_event
 from memory.validation import (
     CONTENT_MAX_CHARS,
+    clean_agent_id,
     clean_choice,
     clean_metadata,
     clean_refs,
@@ -236,6 +250,22 @@ def store_memories(
         if sessions:
             Session.objects.filter(pk__in=sessions).update(last_activity_at=now)
     return memories
+
+
+def store_memories_as(
+    *, workspace: Workspace, agent_id: str, items: Sequence[MemoryInput]
+) -> list[Memory]:
+    """Store into the agent ``agent_id`` of ``workspace``, which its first memory creates.
+    A new agent is created in the same transaction as its memories, so a refused first
+    batch leaves no agent behind; an id taken by another workspace is refused."""
+    agent = Agent.objects.filter(agent_id=clean_agent_id(agent_id)).first()
+    if agent is None:
+        with transaction.atomic():
+            agent = ensure_agent(workspace=workspace, agent_id=agent_id)
+            return store_memories(agent=agent, items=items)
+    if agent.workspace_id != workspace.pk:
+        raise AgentExists(f"Agent id {agent_id!r} is already taken")
+    return store_memories(agent=agent, items=items)
 
 
 def store_memory(*, agent: Agent, item: MemoryInput, embedder: Embedder | None = None) -> Memory:

@@ -20,6 +20,20 @@ def test_first_memory_creates_the_agent_in_the_keys_workspace(api, workspace):
     assert Agent.objects.get(agent_id="fresh-bot").workspace == workspace
 
 
+def test_a_refused_first_memory_creates_no_agent(api, workspace):
+    response = api.post("/v1/memories", {"agent_id": "fresh-bot", "content": ""})
+    assert_error(response, 400, "invalid_input")
+    batch = api.post(
+        "/v1/memories/batch",
+        {
+            "agent_id": "fresh-bot",
+            "items": [{"content": "ok"}, {"content": "bad", "created_at": "soon"}],
+        },
+    )
+    assert_error(batch, 400, "invalid_time")
+    assert not Agent.objects.filter(agent_id="fresh-bot").exists()
+
+
 def test_store_read_patch_delete(api, agent):
     created = store(api, tags=["drinks"], importance=0.7, metadata={"k": "v"})
     assert created.status_code == 201
