@@ -156,3 +156,12 @@ def test_index_all_resumes_after_an_interruption(stocked, agent):
     agent.refresh_from_db()
     assert CHECKPOINT_KEY not in agent.metadata
     assert all(norm(m.embedding) > 0.99 for m in Memory.objects.all())
+
+
+def test_export_holds_only_its_own_agents_memories(capsys, tmp_path, stocked, other_agent):
+    store_memories(agent=other_agent, items=[MemoryInput(content="Globex secret plan")])
+    path = tmp_path / "mine.jsonl"
+    run(capsys, "memory", "export", "--agent", "support-bot", "-o", str(path))
+    text = path.read_text()
+    assert "Globex secret plan" not in text
+    assert text.count('"kind": "memory"') == 3
