@@ -14,12 +14,13 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 from django.db import connection, transaction
 from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 from memory.models import Agent, Memory, MemoryQuerySet
 
@@ -369,10 +370,79 @@ class _AgentMatrix:
     # Expiry as POSIX seconds (inf: never), so expired memories are masked in the scan
     # without asking the database.
     expires: np.ndarray
+    loaded_at: datetime
 
 
 _matrices: dict[int, _AgentMatrix] = {}
 _matrices_lock = threading.Lock()
+# Rows changed this long before a refresh are fetched again: covers a write that committed
+# while the previous refresh was reading.
+_REFRESH_OVERLAP = timedelta(seconds=5)
+
+
+def _vector_rows(memories: MemoryQuerySet) -> tuple[list[int], list[np.ndarray], list[float]]:
+    ids: list[int] = []
+    vectors: list[np.ndarray] = []
+    expires: list[float] = []
+    rows = memories.order_by("id").values_list("id", "embedding", "expires_at")
+    for memory_id, vector, expires_at in rows.iterator(chunk_size=5000):
+        if vector is None:  # excluded by the query; keeps the type checker informed
+            continue
+        ids.append(memory_id)
+        vectors.append(vector)
+        expires.append(expires_at.timestamp() if expires_at else np.inf)
+    return ids, vectors, expires
+
+
+def _full_load(agent: Agent, version: tuple[int, datetime]) -> _AgentMatrix:
+    started = timezone.now()
+    ids, vectors, expires = _vector_rows(
+        Memory.objects.filter(agent=agent, embedding__isnull=False)
+    )
+    dim = agent.embedding_dim or (len(vectors[0]) if vectors else 0)
+    return _AgentMatrix(
+        version=version,
+        ids=np.array(ids, dtype=np.int64),
+        matrix=np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, dim)),
+        expires=np.array(expires, dtype=np.float64),
+        loaded_at=started,
+    )
+
+
+def _refresh(agent: Agent, cached: _AgentMatrix, version: tuple[int, datetime]) -> _AgentMatrix:
+    """Bring a cached matrix up to date by difference: drop deleted memories, read new ones
+    and the ones changed since the last load (a new text has a new vector). The common case,
+    a few memories stored since the last recall, then costs one id scan, not a reload."""
+    started = timezone.now()
+    memories = Memory.objects.filter(agent=agent, embedding__isnull=False)
+    current = dict(memories.values_list("id", "expires_at").iterator(chunk_size=10000))
+    changed = set(
+        memories.filter(updated_at__gte=cached.loaded_at - _REFRESH_OVERLAP).values_list(
+            "id", flat=True
+        )
+    )
+    keep = np.array(
+        [memory_id in current and memory_id not in changed for memory_id in cached.ids.tolist()],
+        dtype=bool,
+    )
+    known = set(cached.ids[keep].tolist())
+    fresh = [memory_id for memory_id in current if memory_id not in known]
+    ids, vectors = cached.ids[keep].tolist(), [cached.matrix[keep]]
+    for chunk_start in range(0, len(fresh), 5000):
+        chunk = fresh[chunk_start : chunk_start + 5000]
+        new_ids, new_vectors, _ = _vector_rows(memories.filter(id__in=chunk))
+        ids += new_ids
+        if new_vectors:
+            vectors.append(np.vstack(new_vectors).astype(np.float32))
+    deadlines = [current[memory_id] for memory_id in ids]
+    expires = [deadline.timestamp() if deadline else np.inf for deadline in deadlines]
+    return _AgentMatrix(
+        version=version,
+        ids=np.array(ids, dtype=np.int64),
+        matrix=np.vstack(vectors) if len(ids) else cached.matrix[:0],
+        expires=np.array(expires, dtype=np.float64),
+        loaded_at=started,
+    )
 
 
 def _agent_matrix(agent: Agent) -> _AgentMatrix:
@@ -384,28 +454,10 @@ def _agent_matrix(agent: Agent) -> _AgentMatrix:
         cached = _matrices.get(agent.pk)
         if cached is not None and cached.version == version:
             return cached
-        rows = (
-            Memory.objects.filter(agent=agent, embedding__isnull=False)
-            .order_by("id")
-            .values_list("id", "embedding", "expires_at")
-        )
-        ids: list[int] = []
-        vectors: list[np.ndarray] = []
-        expires: list[float] = []
-        for memory_id, vector, expires_at in rows.iterator(chunk_size=5000):
-            if vector is None:  # excluded by the query; keeps the type checker informed
-                continue
-            ids.append(memory_id)
-            vectors.append(vector)
-            expires.append(expires_at.timestamp() if expires_at else np.inf)
-        dim = agent.embedding_dim or (len(vectors[0]) if vectors else 0)
-        matrix = np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, dim))
-        cached = _AgentMatrix(
-            version=version,
-            ids=np.array(ids, dtype=np.int64),
-            matrix=matrix,
-            expires=np.array(expires, dtype=np.float64),
-        )
+        if cached is not None and cached.version[1] == version[1]:
+            cached = _refresh(agent, cached, version)
+        else:
+            cached = _full_load(agent, version)
         _matrices[agent.pk] = cached
         return cached
 

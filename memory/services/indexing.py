@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 from django.db.models import OuterRef, Subquery
+from django.utils import timezone
 
 from memory.embeddings.engine import Embedder, get_embedder
 from memory.models import Agent, Memory
@@ -75,10 +76,12 @@ def reindex_agent(
             [embedding_text(m.content, getattr(m, "previous_content", None)) for m in batch]
         )
         with transaction.atomic():
+            now = timezone.now()
             for memory, vector in zip(batch, vectors, strict=True):
                 memory.embedding = vector
                 memory.embedding_model = embedder.model_id
-            Memory.objects.bulk_update(batch, ["embedding", "embedding_model"])
+                memory.updated_at = now
+            Memory.objects.bulk_update(batch, ["embedding", "embedding_model", "updated_at"])
             if force:
                 agent.metadata[CHECKPOINT_KEY] = batch[-1].pk
                 agent.save(update_fields=["metadata"])

@@ -190,3 +190,20 @@ def test_unknown_session_filter_is_not_found(agent, corpus):
 )
 def test_query_classification(query, kind):
     assert classify_query(query) == kind
+
+
+def test_the_vector_cache_follows_inserts_updates_and_deletes(agent):
+    """Each recall sees the agent's memories as they are now, whatever changed in between
+    (the embedded edition keeps vectors in memory and refreshes them by difference)."""
+    from memory.services import delete_memory, update_memory
+
+    (first,) = store_memories(agent=agent, items=[MemoryInput(content="Ann plays the cello")])
+    assert top(agent, "string instrument", routing="vector") == ["Ann plays the cello"]
+    (second,) = store_memories(agent=agent, items=[MemoryInput(content="Bob grows tomatoes")])
+    assert top(agent, "vegetable garden", routing="vector")[0] == "Bob grows tomatoes"
+    update_memory(memory=second, content="Bob restores old motorbikes")
+    assert top(agent, "vintage motorcycle repair", routing="vector")[0] == (
+        "Bob restores old motorbikes"
+    )
+    delete_memory(memory=first, actor="t")
+    assert top(agent, "string instrument", routing="vector") == ["Bob restores old motorbikes"]
