@@ -159,7 +159,9 @@ STORAGES = {
     },
 }
 
-LOGIN_URL = "admin:login"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/dashboard/"
+LOGOUT_REDIRECT_URL = "login"
 
 # Request bodies above this size are refused with 413 before they are parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DEWEE_MAX_REQUEST_BYTES", 2 * 1024 * 1024))

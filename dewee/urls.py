@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.http import HttpRequest, JsonResponse
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 from dewee.api import api, route_not_found
@@ -14,6 +14,8 @@ urlpatterns = [
     path("v1/", api.urls),
     re_path(r"^v1/(?P<rest>.*)$", route_not_found),
     path("admin/", admin.site.urls),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("dashboard/", include("facts.urls")),
     path("healthz", healthz),
     path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
 ]

@@ -7,23 +7,27 @@ object of another workspace is never found: it is a 404, exactly like one that d
 
 from dataclasses import dataclass
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from dewee.errors import NotFound
-from memory.exceptions import AgentNotFound
-from memory.models import Agent, AgentQuerySet, Workspace
+from memory.exceptions import AgentNotFound, WorkspaceNotFound
+from memory.models import Agent, AgentQuerySet, MemberRole, Workspace, WorkspaceMember
 from memory.validation import clean_agent_id
 
 
 @dataclass(frozen=True)
 class Access:
     """``actor`` is recorded in audit events and sources; ``workspace`` of None means every
-    workspace (staff operators, the CLI on the server)."""
+    workspace (staff operators, the CLI on the server). ``can_act`` is False for people who
+    may only read (workspace viewers): they must not settle, delete or forget anything."""
 
     actor: str
     workspace: Workspace | None = None
+    can_act: bool = True
 
     def agents(self) -> AgentQuerySet:
         agents = Agent.objects.select_related("workspace")
@@ -62,6 +66,29 @@ class Access:
             return objects.get(pk=pk)
         except (ObjectDoesNotExist, ValueError, TypeError):
             raise missing(f"{label} {pk} not found") from None
+
+
+def access_for_user(
+    user: AbstractBaseUser | AnonymousUser, workspace: Workspace | None = None
+) -> Access:
+    """The Access of a signed-in person. Staff see every workspace (only ``workspace`` when it
+    is given) and may act. A member sees only their workspace (their first one, by slug,
+    unless ``workspace`` picks another of theirs); managers may act, viewers only read.
+    Anyone else is told the workspace does not exist."""
+    if not user.is_authenticated or not user.is_active:
+        raise WorkspaceNotFound("No workspace for this account")
+    actor = f"operator:{user.get_username()}"
+    if getattr(user, "is_staff", False):
+        return Access(actor=actor, workspace=workspace)
+    memberships = WorkspaceMember.objects.filter(user_id=user.pk).select_related("workspace")
+    if workspace is not None:
+        memberships = memberships.filter(workspace=workspace)
+    member = memberships.order_by("workspace__slug").first()
+    if member is None:
+        raise WorkspaceNotFound("No workspace for this account")
+    return Access(
+        actor=actor, workspace=member.workspace, can_act=member.role == MemberRole.MANAGER
+    )
 
 
 def request_access(request: HttpRequest) -> Access:

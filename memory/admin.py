@@ -1,12 +1,28 @@
 from django.contrib import admin
 
-from memory.models import Agent, ApiKey, AuditEvent, ErasureReceipt, Workspace
+from memory.models import (
+    Agent,
+    ApiKey,
+    AuditEvent,
+    ErasureReceipt,
+    Workspace,
+    WorkspaceMember,
+)
 
 
 @admin.register(Workspace)
 class WorkspaceAdmin(admin.ModelAdmin):
     list_display = ["slug", "name", "created_at"]
     search_fields = ["slug", "name"]
+
+
+@admin.register(WorkspaceMember)
+class WorkspaceMemberAdmin(admin.ModelAdmin):
+    list_display = ["user", "workspace", "role", "created_at"]
+    list_filter = ["role", "workspace"]
+    search_fields = ["user__username", "workspace__slug"]
+    autocomplete_fields = ["workspace"]
+    raw_id_fields = ["user"]
 
 
 @admin.register(Agent)

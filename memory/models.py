@@ -4,6 +4,7 @@ the audit log and erasure receipts."""
 import uuid
 from datetime import datetime
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -23,6 +24,32 @@ class Workspace(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+
+class MemberRole(models.TextChoices):
+    MANAGER = "manager"
+    VIEWER = "viewer"
+
+
+class WorkspaceMember(models.Model):
+    """A person's place in a workspace: managers may settle, delete and forget facts;
+    viewers only read. Staff operators need no membership: they see every workspace."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workspace_memberships"
+    )
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="members")
+    role = models.CharField(max_length=16, choices=MemberRole.choices, default=MemberRole.VIEWER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["workspace__slug", "user_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "workspace"], name="workspace_member_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.workspace} ({self.role})"
 
 
 class AgentQuerySet(models.QuerySet["Agent"]):

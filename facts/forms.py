@@ -1,0 +1,106 @@
+"""Forms of the dashboard's Facts pages: the GET filter form and the action forms."""
+
+from typing import Any
+
+from django import forms
+
+from dewee.errors import InvalidInput
+from dewee.pagination import decode_cursor
+from facts.models import KEY_MAX_CHARS, Status
+from facts.queries import FactFilters
+from facts.services import Resolution
+
+DATETIME_LOCAL_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
+
+
+class FactFilterForm(forms.Form):
+    """The Facts tab's filters. ``agent`` is offered among the visible agents; the view still
+    loads it through the access helper, so a hand-typed agent of another workspace is a 404."""
+
+    agent = forms.CharField(label="Agent", widget=forms.Select)
+    user = forms.CharField(label="User", required=False, max_length=KEY_MAX_CHARS)
+    subject = forms.CharField(label="Subject", required=False, max_length=KEY_MAX_CHARS)
+    predicate = forms.CharField(label="Predicate", required=False, max_length=KEY_MAX_CHARS)
+    status = forms.ChoiceField(
+        label="Status", required=False, choices=[("", "Any status"), *Status.choices]
+    )
+    as_of = forms.DateTimeField(
+        label="As of (UTC)",
+        required=False,
+        input_formats=DATETIME_LOCAL_FORMATS,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text="What the agent believed then.",
+    )
+    q = forms.CharField(label="Value contains", required=False, max_length=200)
+    cursor = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, data: Any, *, agent_ids: list[str]) -> None:
+        super().__init__(data, label_suffix="")
+        self.fields["agent"].widget.choices = [(a, a) for a in agent_ids]
+
+    def clean_cursor(self) -> str:
+        cursor = self.cleaned_data["cursor"]
+        if cursor:
+            try:
+                decode_cursor(cursor)
+            except InvalidInput as exc:
+                raise forms.ValidationError(exc.message) from None
+        return cursor
+
+    def filters(self) -> FactFilters:
+        data = self.cleaned_data
+        return FactFilters(
+            user=data["user"] or None,
+            subject=data["subject"] or None,
+            predicate=data["predicate"] or None,
+            statuses=[data["status"]] if data["status"] else [],
+            as_of=data["as_of"],
+            search=data["q"] or None,
+        )
+
+
+class ResolveForm(forms.Form):
+    action = forms.ChoiceField(choices=[(r.value, r.value) for r in Resolution])
+    reason = forms.CharField(required=False, max_length=1000)
+
+
+class DeleteForm(forms.Form):
+    label_suffix = ""
+
+    reason = forms.CharField(
+        label="Reason",
+        max_length=1000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Kept with the record: say why this fact is wrong or must not be used.",
+    )
+
+
+class ForgetForm(forms.Form):
+    """Erasure of every fact about one user or one subject, confirmed by typing its name."""
+
+    agent = forms.CharField(widget=forms.HiddenInput)
+    user = forms.CharField(required=False, widget=forms.HiddenInput, max_length=KEY_MAX_CHARS)
+    subject = forms.CharField(required=False, widget=forms.HiddenInput, max_length=KEY_MAX_CHARS)
+    confirmation = forms.CharField(label="Type it again to confirm", required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if bool(data.get("user")) == bool(data.get("subject")):
+            raise forms.ValidationError("Give exactly one of a user or a subject.")
+        return data
+
+    def target(self) -> str:
+        return self.cleaned_data.get("user") or self.cleaned_data.get("subject") or ""
+
+    def scope(self) -> dict[str, str]:
+        """``{"user": ...}`` or ``{"subject": ...}``, as the services take it."""
+        if self.cleaned_data.get("user"):
+            return {"user": self.cleaned_data["user"]}
+        return {"subject": self.cleaned_data["subject"]}
+
+    def confirmed(self) -> bool:
+        """Checked after the preview is shown, so an empty confirmation is not an error."""
+        if self.cleaned_data.get("confirmation") == self.target():
+            return True
+        self.add_error("confirmation", f"Type {self.target()!r} exactly to erase.")
+        return False

@@ -1,0 +1,194 @@
+"""The dashboard's Facts pages: HTML adapters over facts.queries and facts.services.
+
+Every view starts with one call to the access helper, so a person sees only the workspaces
+they may see; an object of another workspace is a 404, exactly like a missing one. With
+htmx, a view returns the named partial that changed; without JavaScript, the whole page.
+"""
+
+from collections.abc import Callable
+from dataclasses import replace
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import BadRequest, PermissionDenied
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.middleware import HtmxDetails
+
+from dewee.errors import Conflict, InvalidInput, NotFound
+from facts.forms import DeleteForm, FactFilterForm, ForgetForm, ResolveForm
+from facts.models import Fact, Status
+from facts.queries import FactFilters, fact_detail, fact_to_dict, filter_facts, get_fact, list_facts
+from facts.services import count_forgettable, delete_fact, forget_facts, resolve_fact
+from memory.access import Access, access_for_user
+from memory.models import Agent
+
+PAGE_SIZE = 25
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def domain_errors[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
+    """Domain "not found" (including another workspace's object) is the 404 page; a value
+    that breaks a domain rule is a 400."""
+
+    @wraps(view)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> HttpResponse:
+        try:
+            return view(*args, **kwargs)
+        except NotFound as exc:
+            raise Http404(exc.message) from exc
+        except InvalidInput as exc:
+            raise BadRequest(exc.message) from exc
+
+    return wrapper
+
+
+def _fragment(request: HtmxHttpRequest) -> bool:
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+def _acting_access(request: HtmxHttpRequest) -> Access:
+    access = access_for_user(request.user)
+    if not access.can_act:
+        raise PermissionDenied("Viewers may read facts but not change them.")
+    return access
+
+
+def _review_count(access: Access) -> int:
+    return Fact.objects.disputed().filter(agent__in=access.agents()).count()
+
+
+def _render(
+    request: HtmxHttpRequest, page: str, partial: str, access: Access, context: dict[str, Any]
+) -> HttpResponse:
+    """``page`` whole, or only its ``partial`` for htmx; the nav's badge only costs a query
+    when the nav is drawn."""
+    if _fragment(request):
+        return render(request, f"{page}#{partial}", {"access": access, **context})
+    context = {"access": access, "review_count": _review_count(access), **context}
+    return render(request, page, context)
+
+
+def _status_tabs(agent: Agent, filters: FactFilters) -> list[tuple[str, str, int]]:
+    """How many facts of each status match the other filters, in one aggregate query."""
+    rows = filter_facts(agent, replace(filters, statuses=[])).values_list("status")
+    counts = dict(rows.annotate(n=Count("id")).order_by())
+    return [(value, str(label), counts.get(value, 0)) for value, label in Status.choices]
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def facts_list(request: HtmxHttpRequest) -> HttpResponse:
+    access = access_for_user(request.user)
+    agent_ids = list(access.agents().values_list("agent_id", flat=True))
+    data = request.GET.copy()
+    data.setdefault("agent", agent_ids[0] if agent_ids else "")
+    form = FactFilterForm(data, agent_ids=agent_ids)
+    context: dict[str, Any] = {"form": form, "has_agents": bool(agent_ids), "nav": "facts"}
+    if agent_ids and form.is_valid():
+        agent = access.agent(form.cleaned_data["agent"])
+        filters = form.filters()
+        page = list_facts(
+            agent=agent, filters=filters, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE
+        )
+        now = timezone.now()
+        tabs = _status_tabs(agent, filters)
+        context |= {
+            "agent": agent,
+            "page": page,
+            "rows": [fact_to_dict(fact, now=now) for fact in page.items],
+            "status_tabs": tabs,
+            "total": sum(n for _value, _label, n in tabs),
+        }
+    return _render(request, "dashboard/facts.html", "table", access, context)
+
+
+def _detail(request: HtmxHttpRequest, access: Access, fact: Fact, **context: Any) -> HttpResponse:
+    detail = fact_detail(fact)
+    current = next((f for f in detail["history"] if f["status"] == Status.CURRENT), None)
+    context = {"fact": detail, "current": current, "nav": "facts", **context}
+    context.setdefault("delete_form", DeleteForm())
+    return _render(request, "dashboard/fact_detail.html", "detail", access, context)
+
+
+@login_required
+@require_GET
+@domain_errors
+def fact_page(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
+    access = access_for_user(request.user)
+    return _detail(request, access, get_fact(access=access, fact_id=fact_id))
+
+
+def _after_action(
+    request: HtmxHttpRequest, access: Access, fact: Fact, *, notice: str = "", error: str = ""
+) -> HttpResponse:
+    """htmx: the re-rendered detail fragment; without JavaScript: back to the page."""
+    if _fragment(request):
+        return _detail(request, access, fact, notice=notice, error=error)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, notice)
+    return redirect("facts:detail", fact_id=fact.pk)
+
+
+@login_required
+@require_POST
+@domain_errors
+def fact_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
+    access = _acting_access(request)
+    fact = get_fact(access=access, fact_id=fact_id)
+    form = ResolveForm(request.POST)
+    if not form.is_valid():
+        raise BadRequest("action must be accept or reject")
+    try:
+        fact = resolve_fact(fact=fact, actor=access.actor, **form.cleaned_data)
+    except Conflict as exc:
+        return _after_action(request, access, fact, error=exc.message)
+    verb = "accepted" if form.cleaned_data["action"] == "accept" else "rejected"
+    return _after_action(request, access, fact, notice=f"Value {verb}.")
+
+
+@login_required
+@require_POST
+@domain_errors
+def fact_delete(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
+    access = _acting_access(request)
+    fact = get_fact(access=access, fact_id=fact_id)
+    form = DeleteForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, access, fact, delete_form=form)
+    try:
+        fact = delete_fact(fact=fact, actor=access.actor, reason=form.cleaned_data["reason"])
+    except Conflict as exc:
+        return _after_action(request, access, fact, error=exc.message)
+    return _after_action(request, access, fact, notice="Fact deleted; its record stays.")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@domain_errors
+def facts_forget(request: HtmxHttpRequest) -> HttpResponse:
+    """GET: what would be erased, and the typed confirmation; POST: erase, show the receipt."""
+    access = _acting_access(request)
+    form = ForgetForm(request.POST if request.method == "POST" else request.GET)
+    if not form.is_valid():
+        raise BadRequest("Give an agent and exactly one of a user or a subject.")
+    agent = access.agent(form.cleaned_data["agent"])
+    receipt = None
+    if request.method == "POST" and form.confirmed():
+        receipt = forget_facts(agent=agent, actor=access.actor, **form.scope())
+    counts = None if receipt else count_forgettable(agent=agent, **form.scope())
+    context = {"form": form, "agent": agent, "counts": counts, "receipt": receipt}
+    return _render(request, "dashboard/forget.html", "panel", access, context)
