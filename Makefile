@@ -6,7 +6,9 @@ PYTHON ?= $(shell scripts/find-python)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck test-sqlite test-postgres env dev-env clean
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: run test lint typecheck test-sqlite test-postgres env dev-env chromium screenshots clean
 
 $(VENV)/.runtime: requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "No Python >= 3.12 found (see above)."; exit 1; }
@@ -21,6 +23,12 @@ $(VENV)/.runtime: requirements.txt pyproject.toml
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $@
+
+# Browser tests drive Debian's Chromium (Playwright's own browser download is not used).
+chromium:
+	@test -x $(CHROMIUM) || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+		else echo "Browser tests need Chromium: sudo apt-get install chromium"; exit 1; fi; }
 
 env: $(VENV)/.runtime
 dev-env: $(VENV)/.dev
@@ -40,13 +48,17 @@ lint: $(VENV)/.dev
 typecheck: $(VENV)/.dev
 	$(VENV)/bin/mypy .
 
-test-sqlite: $(VENV)/.dev
+test-sqlite: $(VENV)/.dev chromium
 	DATABASE_URL= $(VENV)/bin/pytest $(PYTEST_ARGS)
 
-test-postgres: $(VENV)/.dev
+test-postgres: $(VENV)/.dev chromium
 	$(PY) scripts/with-postgres -- $(VENV)/bin/pytest $(PYTEST_ARGS)
 
 test: lint typecheck test-sqlite test-postgres
+
+# Pictures of the main pages for the README, at 1280 and 390 pixels wide.
+screenshots: $(VENV)/.dev chromium
+	DATABASE_URL= $(VENV)/bin/pytest -q -p no:cacheprovider tests/browser/screenshots.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

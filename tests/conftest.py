@@ -1,4 +1,5 @@
 import json
+import os
 from urllib.parse import urlencode
 
 import pytest
@@ -6,6 +7,11 @@ from django.test import Client
 
 from memory.models import Agent, Workspace
 from tests.factories import make_agent, make_key, make_workspace
+
+# Playwright drives the browser from an event loop in the test thread; the test's own ORM
+# calls are synchronous and safe there.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+CHROMIUM = os.environ.get("DEWEE_CHROMIUM", "/usr/bin/chromium")
 
 
 @pytest.fixture
@@ -66,4 +72,24 @@ def _plain_static_storage(settings):
     settings.STORAGES = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """Debian's Chromium (Playwright's own download is not available here), with everything
+    that would reach out to the network switched off."""
+    return {
+        **browser_type_launch_args,
+        "executable_path": CHROMIUM,
+        "args": [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
     }

@@ -1,0 +1,86 @@
+"""Pictures of the main pages for the README: `make screenshots` writes docs/screenshots/.
+
+Not collected by the normal test run (the file name does not start with test_); the Makefile
+names it explicitly. It fills a small, realistic workspace through the services, signs an
+operator in through the login form and photographs each page at 1280 and 390 pixels wide.
+"""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page
+
+from facts.services import SourceInput, assert_fact
+from memory.services import MemoryInput, start_session, store_memories
+from tests.factories import make_agent, make_workspace
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+OUT = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+WIDTHS = {"desktop": 1280, "phone": 390}
+
+
+def _demo_data():
+    agent = make_agent(make_workspace("acme"), "support-bot")
+    chat = SourceInput(kind="channel_message", reference="slack:C042/1718", excerpt="")
+    facts = [
+        ("u-ana", "user", "employer", "Acme Rockets", "stated", 0.9),
+        ("u-ana", "user", "city", "Lisbon", "confirmed", 1.0),
+        ("u-ana", "user", "diet", "vegetarian", "stated", 0.8),
+        ("u-ana", "user", "employer", "Globex", "inferred", 0.6),
+        ("u-bo", "user", "employer", "Initech", "stated", 1.0),
+        ("u-bo", "user", "email", "bo@initech.example", "confirmed", 1.0),
+        ("u-bo", "user", "city", "Porto", "stated", 0.9),
+        ("u-bo", "user", "city", "Braga", "stated", 0.7),
+    ]
+    for user, subject, predicate, value, verification, confidence in facts:
+        assert_fact(
+            agent=agent,
+            user=user,
+            subject=subject,
+            predicate=predicate,
+            value=value,
+            verification=verification,
+            confidence=confidence,
+            actor="demo",
+            source=SourceInput(kind=chat.kind, reference=chat.reference, excerpt=f"…{value}…"),
+        )
+    session = start_session(agent=agent, user="u-ana")
+    store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content=text, session_id=session.pk)
+            for text in [
+                "Ana asked to move her dentist appointment to Friday",
+                "Ana mentioned she started at Globex last month",
+            ]
+        ],
+    )
+    return agent
+
+
+def _shoot(page: Page, name: str) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for label, width in WIDTHS.items():
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(OUT / f"{name}-{label}.png"), full_page=True)
+
+
+def test_screenshots(live_server, page: Page, django_user_model):
+    _demo_data()
+    django_user_model.objects.create_user(username="ops", password="pw-ops-123", is_staff=True)
+    page.goto(f"{live_server.url}/accounts/login/")
+    _shoot(page, "login")
+    page.get_by_label("Username").fill("ops")
+    page.get_by_label("Password").fill("pw-ops-123")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url("**/dashboard/**")
+    page.goto(f"{live_server.url}/dashboard/facts/")
+    _shoot(page, "facts")
+    page.goto(f"{live_server.url}/dashboard/facts/?status=disputed")
+    page.locator("#facts-table tbody a").first.click()
+    page.wait_for_load_state()
+    _shoot(page, "fact-detail")
+    review = page.goto(f"{live_server.url}/dashboard/review/")
+    if review is not None and review.ok:
+        _shoot(page, "review-queue")
+    assert (OUT / "facts-desktop.png").stat().st_size > 10_000

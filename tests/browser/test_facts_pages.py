@@ -1,0 +1,102 @@
+"""The Facts pages in a real browser: filters, point in time, delete, isolation, roles."""
+
+from datetime import UTC, datetime
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from facts.models import Fact
+from memory.models import MemberRole
+from tests.factories import state
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_status_filter_updates_the_table_without_a_reload(sign_in, live_server, disputed):
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/facts/")
+    page.evaluate("window.notReloaded = true")
+    page.get_by_role("combobox", name="Status").select_option("disputed")
+    rows = page.locator("#facts-table tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("Globex")
+    assert page.evaluate("window.notReloaded") is True
+    assert "status=disputed" in page.url  # shareable, and the back button works
+    page.go_back()
+    expect(page.locator("#facts-table tbody tr")).to_have_count(2)
+
+
+def test_fact_page_shows_sources_and_history(sign_in, live_server, disputed):
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/facts/?status=disputed")
+    page.get_by_role("link", name="Globex").first.click()
+    expect(page.locator("body")).to_contain_text("said so")  # the source excerpt
+    expect(page.locator("body")).to_contain_text("conv-1")
+    history = page.locator("body")
+    expect(history).to_contain_text("Acme")
+    expect(history).to_contain_text("current")
+
+
+def test_point_in_time_shows_what_was_believed_then(sign_in, live_server, agent):
+    old = state(agent, "Acme").fact
+    new = state(agent, "Globex").fact
+    change = datetime(2026, 6, 1, tzinfo=UTC)
+    Fact.objects.filter(pk=old.pk).update(
+        believed_from=datetime(2026, 1, 1, tzinfo=UTC), believed_until=change
+    )
+    Fact.objects.filter(pk=new.pk).update(believed_from=change)
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/facts/")
+    as_of = page.get_by_label("As of")
+    as_of.fill("2026-03-01T12:00")
+    as_of.dispatch_event("input")
+    expect(page.locator("#facts-table tbody tr")).to_have_count(1)
+    expect(page.locator("#facts-table tbody")).to_contain_text("Acme")
+    as_of.fill("2026-07-01T12:00")
+    as_of.dispatch_event("input")
+    expect(page.locator("#facts-table tbody")).to_contain_text("Globex")
+    expect(page.locator("#facts-table tbody tr")).to_have_count(1)
+
+
+def test_delete_requires_a_reason(sign_in, live_server, agent):
+    fact = state(agent, "Acme").fact
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/facts/{fact.pk}/")
+    page.get_by_role("button", name="Delete fact").click()
+    # The browser refuses to send the form; the server refuses it too (tests/dashboard).
+    assert page.get_by_label("Reason").evaluate("el => el.validity.valueMissing") is True
+    assert Fact.objects.get(pk=fact.pk).status == "current"
+    page.get_by_label("Reason").fill("entered for the wrong user")
+    page.get_by_role("button", name="Delete fact").click()
+    expect(page.locator("body")).to_contain_text("deleted")
+    fact.refresh_from_db()
+    assert (fact.status, fact.status_reason) == ("deleted", "entered for the wrong user")
+
+
+def test_a_manager_cannot_open_another_workspaces_fact(
+    sign_in, live_server, workspace, other_agent
+):
+    foreign = state(other_agent, "Globex secret").fact
+    page = sign_in("anna", workspace=workspace, role=MemberRole.MANAGER)
+    response = page.goto(f"{live_server.url}/dashboard/facts/{foreign.pk}/")
+    assert response is not None
+    assert response.status == 404
+    expect(page.locator("body")).not_to_contain_text("Globex secret")
+
+
+def test_a_viewer_sees_no_actions_and_a_forged_post_is_refused(
+    sign_in, live_server, workspace, disputed
+):
+    page: Page = sign_in("vic", workspace=workspace, role=MemberRole.VIEWER)
+    page.goto(f"{live_server.url}/dashboard/facts/{disputed.pk}/")
+    expect(page.locator("body")).to_contain_text("Globex")
+    expect(page.get_by_role("button", name="Accept disputed value")).to_have_count(0)
+    expect(page.get_by_role("button", name="Delete fact")).to_have_count(0)
+    token = page.evaluate("JSON.parse(document.body.getAttribute('hx-headers'))['X-CSRFToken']")
+    forged = page.request.post(
+        f"{live_server.url}/dashboard/facts/{disputed.pk}/resolve/",
+        form={"action": "accept"},
+        headers={"X-CSRFToken": token, "Referer": live_server.url},
+    )
+    assert forged.status in (403, 404)
+    assert Fact.objects.get(pk=disputed.pk).status == "disputed"
