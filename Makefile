@@ -37,7 +37,7 @@ run: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py prepare_models
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	$(PY) manage.py ensure_operator --url http://$(HOST):$(PORT)/admin/
+	$(PY) manage.py ensure_operator --url http://$(HOST):$(PORT)/dashboard/
 	@echo "Dewee is starting at http://$(HOST):$(PORT)/  (API: http://$(HOST):$(PORT)/v1/docs)"
 	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
 

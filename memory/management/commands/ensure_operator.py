@@ -12,7 +12,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--username", default="admin")
-        parser.add_argument("--url", default="http://127.0.0.1:8000/admin/")
+        parser.add_argument("--url", default="http://127.0.0.1:8000/dashboard/")
 
     def handle(self, *args: Any, username: str, url: str, **options: Any) -> None:
         users = get_user_model()
