@@ -1,9 +1,9 @@
 from django.contrib import admin
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
-from django.views.generic import RedirectView
 
 from dewee.api import api, route_not_found
+from facts.views import home
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -16,6 +16,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("dashboard/", include("facts.urls")),
+    path("app/", include("facts.urls", namespace="app")),
     path("healthz", healthz),
-    path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
+    path("", home, name="home"),
 ]

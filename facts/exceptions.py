@@ -5,6 +5,10 @@ class FactNotFound(NotFound):
     code = "fact_not_found"
 
 
+class ReceiptNotFound(NotFound):
+    code = "receipt_not_found"
+
+
 class FactNotDisputed(Conflict):
     code = "fact_not_disputed"
 

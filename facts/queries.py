@@ -1,19 +1,21 @@
 """Reads of facts: filtered lists with keyset pagination, one fact with its provenance."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
-from django.db.models import Prefetch
+from django.core.exceptions import ValidationError
+from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
 from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, decode_cursor, encode_cursor
-from facts.exceptions import FactNotFound
+from facts.exceptions import FactNotFound, ReceiptNotFound
 from facts.models import Fact, FactQuerySet, FactSource, Status
 from facts.rules import freshness, freshness_label
 from memory.access import Access
-from memory.models import Agent, AuditEvent
+from memory.models import Agent, AuditEvent, ErasureReceipt
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,32 @@ def filter_facts(agent: Agent, filters: FactFilters) -> FactQuerySet:
     if filters.search:
         facts = facts.filter(value__icontains=filters.search)
     return facts
+
+
+# Counts on the dashboard stop here: beyond it a count reads "1,000+", and a count never
+# reads more than this many index entries, whatever the size of the agent.
+COUNT_CAP = 1000
+
+
+def bounded_count(facts: QuerySet[Fact]) -> int:
+    """The number of ``facts``, or COUNT_CAP + 1 when there are more than COUNT_CAP."""
+    return facts[: COUNT_CAP + 1].count()
+
+
+def count_label(count: int) -> str:
+    return f"{COUNT_CAP:,}+" if count > COUNT_CAP else f"{count:,}"
+
+
+def status_counts(agent: Agent, filters: FactFilters) -> dict[str, int]:
+    """How many facts of each status match ``filters`` but their statuses (bounded, one
+    short index read per status); every status is a key, 0 when none match."""
+    facts = filter_facts(agent, replace(filters, statuses=[]))
+    return {status: bounded_count(facts.filter(status=status)) for status in Status.values}
+
+
+def disputed_count(access: Access) -> int:
+    """Disputed facts waiting for a person, over every agent ``access`` sees (bounded)."""
+    return bounded_count(Fact.objects.disputed().filter(agent__in=access.agents()))
 
 
 def list_facts(
@@ -158,3 +186,62 @@ def fact_detail(fact: Fact) -> dict[str, Any]:
         "history": [fact_to_dict(f, now=now) for f in chain],
         "events": [event_to_dict(e) for e in events],
     }
+
+
+REVIEW_QUEUE_LIMIT = 50
+
+
+def _with_sources(facts: FactQuerySet) -> FactQuerySet:
+    return facts.prefetch_related(Prefetch("sources", queryset=FactSource.objects.order_by("id")))
+
+
+def review_queue(access: Access, *, limit: int = REVIEW_QUEUE_LIMIT) -> list[dict[str, Any]]:
+    """The oldest ``limit`` disputed facts of every agent ``access`` sees, each with the
+    current value of its slot (or None) and both sets of sources. Four queries whatever the
+    length: the disputed facts (the current fact's id found by a subquery), their sources,
+    the current facts, theirs."""
+    current_of_slot = Fact.objects.current().filter(
+        agent_id=OuterRef("agent_id"),
+        user_ref=OuterRef("user_ref"),
+        subject=OuterRef("subject"),
+        predicate=OuterRef("predicate"),
+        qualifier=OuterRef("qualifier"),
+    )
+    disputed = list(
+        _with_sources(Fact.objects.disputed().filter(agent__in=access.agents()))
+        .select_related("agent")
+        .annotate(current_id=Subquery(current_of_slot.values("id")[:1]))
+        .order_by("recorded_at", "id")[:limit]
+    )
+    current_ids = [f.current_id for f in disputed if f.current_id is not None]
+    currents = {f.pk: f for f in _with_sources(Fact.objects.filter(pk__in=current_ids))}
+    now = timezone.now()
+    return [review_item(fact, currents.get(fact.current_id), now=now) for fact in disputed]
+
+
+def review_item(fact: Fact, current: Fact | None, *, now: datetime) -> dict[str, Any]:
+    """One entry of the review queue; ``current`` shares ``fact``'s agent."""
+    if current is not None:
+        current.agent = fact.agent
+    return {
+        **fact_to_dict(fact, now=now),
+        "sources": [source_to_dict(s) for s in fact.sources.all()],
+        "current": None
+        if current is None
+        else {
+            **fact_to_dict(current, now=now),
+            "sources": [source_to_dict(s) for s in current.sources.all()],
+        },
+    }
+
+
+def get_receipt(*, access: Access, receipt_id: UUID | str) -> ErasureReceipt:
+    """A receipt of a workspace ``access`` sees; another workspace's is not found. Loaded by
+    workspace, not agent: the agent may be gone, the receipt stays."""
+    receipts = ErasureReceipt.objects.all()
+    if access.workspace is not None:
+        receipts = receipts.filter(workspace=access.workspace)
+    try:
+        return receipts.get(pk=receipt_id)
+    except (ErasureReceipt.DoesNotExist, ValueError, TypeError, ValidationError):
+        raise ReceiptNotFound(f"Receipt {receipt_id} not found") from None

@@ -1,14 +1,18 @@
-"""The dashboard's Facts pages, mounted under /dashboard/."""
+"""The dashboard's Facts pages, mounted twice: under /dashboard/ (instance namespace
+"facts", for staff) and /app/ ("app", for workspace members). Templates and views reverse
+``facts:<name>``, which Django resolves in the instance that served the request."""
 
 from django.urls import path
-from django.views.generic import RedirectView
 
 from facts import views
 
 app_name = "facts"
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="facts:list", permanent=False), name="home"),
+    path("", views.dashboard_home, name="home"),
+    path("review/", views.review, name="review"),
+    path("review/<int:fact_id>/resolve/", views.review_resolve, name="review_resolve"),
+    path("receipts/<uuid:receipt_id>/", views.receipt_page, name="receipt"),
     path("facts/", views.facts_list, name="list"),
     path("facts/forget/", views.facts_forget, name="forget"),
     path("facts/<int:fact_id>/", views.fact_page, name="detail"),

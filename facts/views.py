@@ -6,28 +6,38 @@ htmx, a view returns the named partial that changed; without JavaScript, the who
 """
 
 from collections.abc import Callable
-from dataclasses import replace
 from functools import wraps
 from typing import Any
+from uuid import UUID
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest, PermissionDenied
-from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from dewee.errors import Conflict, InvalidInput, NotFound
 from facts.forms import DeleteForm, FactFilterForm, ForgetForm, ResolveForm
 from facts.models import Fact, Status
-from facts.queries import FactFilters, fact_detail, fact_to_dict, filter_facts, get_fact, list_facts
+from facts.queries import (
+    disputed_count,
+    fact_detail,
+    fact_to_dict,
+    get_fact,
+    get_receipt,
+    list_facts,
+    review_queue,
+    status_counts,
+)
 from facts.services import count_forgettable, delete_fact, forget_facts, resolve_fact
 from memory.access import Access, access_for_user
-from memory.models import Agent
+from memory.queries import receipt_to_dict
 
 PAGE_SIZE = 25
 
@@ -63,8 +73,18 @@ def _acting_access(request: HtmxHttpRequest) -> Access:
     return access
 
 
-def _review_count(access: Access) -> int:
-    return Fact.objects.disputed().filter(agent__in=access.agents()).count()
+def _url(request: HttpRequest, name: str, *args: Any) -> str:
+    """``name`` reversed in the namespace that served ``request``: the same views answer
+    under /dashboard/ and /app/, and a redirect must not leave the one in use."""
+    match = request.resolver_match
+    return reverse(name, args=args, current_app=match.namespace if match else None)
+
+
+def _flash(request: HttpRequest, notice: str, error: str) -> None:
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, notice)
 
 
 def _render(
@@ -74,15 +94,22 @@ def _render(
     when the nav is drawn."""
     if _fragment(request):
         return render(request, f"{page}#{partial}", {"access": access, **context})
-    context = {"access": access, "review_count": _review_count(access), **context}
+    context = {"access": access, "review_count": disputed_count(access), **context}
     return render(request, page, context)
 
 
-def _status_tabs(agent: Agent, filters: FactFilters) -> list[tuple[str, str, int]]:
-    """How many facts of each status match the other filters, in one aggregate query."""
-    rows = filter_facts(agent, replace(filters, statuses=[])).values_list("status")
-    counts = dict(rows.annotate(n=Count("id")).order_by())
-    return [(value, str(label), counts.get(value, 0)) for value, label in Status.choices]
+@login_required
+@require_GET
+def dashboard_home(request: HttpRequest) -> HttpResponse:
+    return redirect(_url(request, "facts:list"))
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    """Staff to the dashboard, workspace members to /app/, anyone else to the sign-in page."""
+    if not request.user.is_authenticated:
+        return redirect("login")
+    return redirect("facts:home" if request.user.is_staff else "app:home")
 
 
 @login_required
@@ -103,13 +130,15 @@ def facts_list(request: HtmxHttpRequest) -> HttpResponse:
             agent=agent, filters=filters, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE
         )
         now = timezone.now()
-        tabs = _status_tabs(agent, filters)
+        counts = status_counts(agent, filters)
         context |= {
             "agent": agent,
             "page": page,
             "rows": [fact_to_dict(fact, now=now) for fact in page.items],
-            "status_tabs": tabs,
-            "total": sum(n for _value, _label, n in tabs),
+            "status_tabs": [(v, str(label), counts[v]) for v, label in Status.choices],
+            "total": sum(counts.values()),
+            # A tab or pager link replaced the table: redraw the status field to match.
+            "sync_status": _fragment(request) and request.htmx.trigger != "facts-filters",
         }
     return _render(request, "dashboard/facts.html", "table", access, context)
 
@@ -136,18 +165,13 @@ def _after_action(
     """htmx: the re-rendered detail fragment; without JavaScript: back to the page."""
     if _fragment(request):
         return _detail(request, access, fact, notice=notice, error=error)
-    if error:
-        messages.error(request, error)
-    else:
-        messages.success(request, notice)
-    return redirect("facts:detail", fact_id=fact.pk)
+    _flash(request, notice, error)
+    return redirect(_url(request, "facts:detail", fact.pk))
 
 
-@login_required
-@require_POST
-@domain_errors
-def fact_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
-    access = _acting_access(request)
+def _resolve(request: HttpRequest, access: Access, fact_id: int) -> tuple[Fact, str, str]:
+    """The accept/reject form handed to ``resolve_fact``, for the fact page and the review
+    queue alike: the fact, then a notice or an error (someone settled it first)."""
     fact = get_fact(access=access, fact_id=fact_id)
     form = ResolveForm(request.POST)
     if not form.is_valid():
@@ -155,9 +179,50 @@ def fact_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
     try:
         fact = resolve_fact(fact=fact, actor=access.actor, **form.cleaned_data)
     except Conflict as exc:
-        return _after_action(request, access, fact, error=exc.message)
+        return fact, "", exc.message
     verb = "accepted" if form.cleaned_data["action"] == "accept" else "rejected"
-    return _after_action(request, access, fact, notice=f"Value {verb}.")
+    return fact, f"Value {verb}.", ""
+
+
+@login_required
+@require_POST
+@domain_errors
+def fact_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
+    access = _acting_access(request)
+    fact, notice, error = _resolve(request, access, fact_id)
+    return _after_action(request, access, fact, notice=notice, error=error)
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def review(request: HtmxHttpRequest) -> HttpResponse:
+    """Disputed facts of every visible agent, oldest first, beside their slot's current value."""
+    access = access_for_user(request.user)
+    context = {"items": review_queue(access), "nav": "review"}
+    return _render(request, "dashboard/review.html", "queue", access, context)
+
+
+@login_required
+@require_POST
+@domain_errors
+def review_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
+    """htmx: the settled item in place of the item, and the nav badge out of band;
+    without JavaScript: back to the queue."""
+    access = _acting_access(request)
+    fact, notice, error = _resolve(request, access, fact_id)
+    if not _fragment(request):
+        _flash(request, notice, error)
+        return redirect(_url(request, "facts:review"))
+    context = {
+        "access": access,
+        "fact": fact_to_dict(fact),
+        "notice": notice,
+        "error": error,
+        "review_count": disputed_count(access),
+    }
+    return render(request, "dashboard/review.html#resolved", context)
 
 
 @login_required
@@ -180,15 +245,27 @@ def fact_delete(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @domain_errors
 def facts_forget(request: HtmxHttpRequest) -> HttpResponse:
-    """GET: what would be erased, and the typed confirmation; POST: erase, show the receipt."""
+    """GET: what would be erased, and the typed confirmation; POST: erase, then redirect to
+    the receipt, so a refresh cannot submit again."""
     access = _acting_access(request)
     form = ForgetForm(request.POST if request.method == "POST" else request.GET)
     if not form.is_valid():
         raise BadRequest("Give an agent and exactly one of a user or a subject.")
     agent = access.agent(form.cleaned_data["agent"])
-    receipt = None
     if request.method == "POST" and form.confirmed():
         receipt = forget_facts(agent=agent, actor=access.actor, **form.scope())
-    counts = None if receipt else count_forgettable(agent=agent, **form.scope())
-    context = {"form": form, "agent": agent, "counts": counts, "receipt": receipt}
+        url = _url(request, "facts:receipt", receipt.pk)
+        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    counts = count_forgettable(agent=agent, **form.scope())
+    context = {"form": form, "agent": agent, "counts": counts}
     return _render(request, "dashboard/forget.html", "panel", access, context)
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def receipt_page(request: HtmxHttpRequest, receipt_id: UUID) -> HttpResponse:
+    access = access_for_user(request.user)
+    receipt = receipt_to_dict(get_receipt(access=access, receipt_id=receipt_id))
+    return _render(request, "dashboard/receipt.html", "receipt", access, {"receipt": receipt})

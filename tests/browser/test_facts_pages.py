@@ -68,7 +68,7 @@ def test_delete_requires_a_reason(sign_in, live_server, agent):
     assert Fact.objects.get(pk=fact.pk).status == "current"
     page.get_by_label("Reason").fill("entered for the wrong user")
     page.get_by_role("button", name="Delete fact").click()
-    expect(page.locator("body")).to_contain_text("deleted")
+    expect(page.get_by_text("Fact deleted; its record stays.")).to_be_visible()
     fact.refresh_from_db()
     assert (fact.status, fact.status_reason) == ("deleted", "entered for the wrong user")
 

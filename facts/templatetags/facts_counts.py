@@ -1,0 +1,11 @@
+from django import template
+
+from facts.queries import count_label as _count_label
+
+register = template.Library()
+
+
+@register.filter
+def count_label(count: int) -> str:
+    """``1,234`` or, past the dashboard's counting cap, ``1,000+``."""
+    return _count_label(count)
