@@ -1,0 +1,64 @@
+"""The review queue and forget in a real browser: settle disputes without a reload, with the
+mouse and with the keyboard; forget behind a typed confirmation, then the receipt."""
+
+import pytest
+from playwright.sync_api import expect
+
+from facts.models import Fact
+from memory.models import ErasureReceipt
+from tests.factories import state
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_accepting_in_the_queue_updates_the_item_and_badge_without_a_reload(
+    sign_in, live_server, agent, disputed
+):
+    state(agent, "Paris", predicate="city")
+    state(agent, "Lyon", predicate="city", verification="inferred")
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/review/")
+    page.evaluate("window.notReloaded = true")
+    badge = page.locator("#review-badge")
+    expect(badge).to_have_text("2")
+    page.locator(f"#review-{disputed.pk}").get_by_role(
+        "button", name="Accept disputed value"
+    ).click()
+    expect(badge).to_have_text("1")
+    expect(page.locator(f"#review-{disputed.pk}")).to_contain_text("ccepted")
+    assert page.evaluate("window.notReloaded") is True
+    assert Fact.objects.get(pk=disputed.pk).status == "current"
+
+
+def test_keyboard_rejects_the_focused_dispute(sign_in, live_server, disputed):
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/review/")
+    page.keyboard.press("j")
+    expect(page.locator(f"#review-{disputed.pk}")).to_be_focused()
+    page.keyboard.press("r")
+    expect(page.locator("#review-badge")).to_have_text("0")
+    assert Fact.objects.get(pk=disputed.pk).status == "rejected"
+    assert Fact.objects.get(value="Acme").status == "current"
+
+
+def test_forget_needs_the_typed_confirmation_then_shows_the_receipt(
+    sign_in, live_server, agent, disputed
+):
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/facts/{disputed.pk}/")
+    page.get_by_role("link", name="Forget user u1…").click()
+    expect(page.locator("body")).to_contain_text("2")  # the counts about to be erased
+    confirmation = page.get_by_label("to confirm")
+    confirmation.fill("someone else")
+    page.get_by_role("button", name="Erase for good").click()
+    expect(page.locator("body")).to_contain_text("u1")
+    assert Fact.objects.filter(agent=agent).count() == 2
+    assert not ErasureReceipt.objects.exists()
+    page.get_by_label("to confirm").fill("u1")
+    page.get_by_role("button", name="Erase for good").click()
+    page.wait_for_url("**/receipts/**")
+    expect(page.locator("body")).to_contain_text("Receipt")
+    receipt = ErasureReceipt.objects.get()
+    assert receipt.counts["facts"] == 2
+    assert not Fact.objects.filter(agent=agent).exists()
+    expect(page.locator("body")).not_to_contain_text("Globex")
