@@ -3,6 +3,7 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
 
 from dewee.api import api, route_not_found
+from dewee.dashboard import APP_MOUNT
 from facts.views import home
 
 
@@ -16,7 +17,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("dashboard/", include("facts.urls")),
-    path("app/", include("facts.urls", namespace="app")),
+    path("dashboard/memory/", include("memory.urls")),
+    path("app/", include("facts.urls", namespace=APP_MOUNT["facts"])),
+    path("app/memory/", include("memory.urls", namespace=APP_MOUNT["memory"])),
     path("healthz", healthz),
     path("", home, name="home"),
 ]

@@ -15,7 +15,7 @@ from facts.exceptions import FactNotFound, ReceiptNotFound
 from facts.models import Fact, FactQuerySet, FactSource, Status
 from facts.rules import freshness, freshness_label
 from memory.access import Access
-from memory.models import Agent, AuditEvent, ErasureReceipt
+from memory.models import Agent, AuditEvent, ErasureReceipt, Memory
 
 
 @dataclass(frozen=True)
@@ -245,3 +245,11 @@ def get_receipt(*, access: Access, receipt_id: UUID | str) -> ErasureReceipt:
         return receipts.get(pk=receipt_id)
     except (ErasureReceipt.DoesNotExist, ValueError, TypeError, ValidationError):
         raise ReceiptNotFound(f"Receipt {receipt_id} not found") from None
+
+
+def facts_learned_from(memory: Memory) -> list[Fact]:
+    """Every fact with ``memory`` among its sources, newest first (of the memory's agent)."""
+    facts = list(Fact.objects.filter(sources__memory=memory).distinct().order_by("-id"))
+    for fact in facts:
+        fact.agent = memory.agent
+    return facts

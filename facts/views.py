@@ -5,24 +5,28 @@ they may see; an object of another workspace is a 404, exactly like a missing on
 htmx, a view returns the named partial that changed; without JavaScript, the whole page.
 """
 
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 from uuid import UUID
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import BadRequest, PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.core.exceptions import BadRequest
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
-from django_htmx.middleware import HtmxDetails
 
-from dewee.errors import Conflict, InvalidInput, NotFound
+from dewee.dashboard import (
+    HtmxHttpRequest,
+    acting_access,
+    domain_errors,
+    flash,
+    is_fragment,
+    mount_url,
+    render_page,
+)
+from dewee.errors import Conflict
 from facts.forms import DeleteForm, FactFilterForm, ForgetForm, ResolveForm
 from facts.models import Fact, Status
 from facts.queries import (
@@ -42,66 +46,10 @@ from memory.queries import receipt_to_dict
 PAGE_SIZE = 25
 
 
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
-
-
-def domain_errors[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
-    """Domain "not found" (including another workspace's object) is the 404 page; a value
-    that breaks a domain rule is a 400."""
-
-    @wraps(view)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> HttpResponse:
-        try:
-            return view(*args, **kwargs)
-        except NotFound as exc:
-            raise Http404(exc.message) from exc
-        except InvalidInput as exc:
-            raise BadRequest(exc.message) from exc
-
-    return wrapper
-
-
-def _fragment(request: HtmxHttpRequest) -> bool:
-    return bool(request.htmx) and not request.htmx.history_restore_request
-
-
-def _acting_access(request: HtmxHttpRequest) -> Access:
-    access = access_for_user(request.user)
-    if not access.can_act:
-        raise PermissionDenied("Viewers may read facts but not change them.")
-    return access
-
-
-def _url(request: HttpRequest, name: str, *args: Any) -> str:
-    """``name`` reversed in the namespace that served ``request``: the same views answer
-    under /dashboard/ and /app/, and a redirect must not leave the one in use."""
-    match = request.resolver_match
-    return reverse(name, args=args, current_app=match.namespace if match else None)
-
-
-def _flash(request: HttpRequest, notice: str, error: str) -> None:
-    if error:
-        messages.error(request, error)
-    else:
-        messages.success(request, notice)
-
-
-def _render(
-    request: HtmxHttpRequest, page: str, partial: str, access: Access, context: dict[str, Any]
-) -> HttpResponse:
-    """``page`` whole, or only its ``partial`` for htmx; the nav's badge only costs a query
-    when the nav is drawn."""
-    if _fragment(request):
-        return render(request, f"{page}#{partial}", {"access": access, **context})
-    context = {"access": access, "review_count": disputed_count(access), **context}
-    return render(request, page, context)
-
-
 @login_required
 @require_GET
 def dashboard_home(request: HttpRequest) -> HttpResponse:
-    return redirect(_url(request, "facts:list"))
+    return redirect(mount_url(request, "facts:list"))
 
 
 @require_GET
@@ -138,9 +86,9 @@ def facts_list(request: HtmxHttpRequest) -> HttpResponse:
             "status_tabs": [(v, str(label), counts[v]) for v, label in Status.choices],
             "total": sum(counts.values()),
             # A tab or pager link replaced the table: redraw the status field to match.
-            "sync_status": _fragment(request) and request.htmx.trigger != "facts-filters",
+            "sync_status": is_fragment(request) and request.htmx.trigger != "facts-filters",
         }
-    return _render(request, "dashboard/facts.html", "table", access, context)
+    return render_page(request, "dashboard/facts.html", "table", access, context)
 
 
 def _detail(request: HtmxHttpRequest, access: Access, fact: Fact, **context: Any) -> HttpResponse:
@@ -148,7 +96,7 @@ def _detail(request: HtmxHttpRequest, access: Access, fact: Fact, **context: Any
     current = next((f for f in detail["history"] if f["status"] == Status.CURRENT), None)
     context = {"fact": detail, "current": current, "nav": "facts", **context}
     context.setdefault("delete_form", DeleteForm())
-    return _render(request, "dashboard/fact_detail.html", "detail", access, context)
+    return render_page(request, "dashboard/fact_detail.html", "detail", access, context)
 
 
 @login_required
@@ -163,10 +111,10 @@ def _after_action(
     request: HtmxHttpRequest, access: Access, fact: Fact, *, notice: str = "", error: str = ""
 ) -> HttpResponse:
     """htmx: the re-rendered detail fragment; without JavaScript: back to the page."""
-    if _fragment(request):
+    if is_fragment(request):
         return _detail(request, access, fact, notice=notice, error=error)
-    _flash(request, notice, error)
-    return redirect(_url(request, "facts:detail", fact.pk))
+    flash(request, notice, error)
+    return redirect(mount_url(request, "facts:detail", fact.pk))
 
 
 def _resolve(request: HttpRequest, access: Access, fact_id: int) -> tuple[Fact, str, str]:
@@ -188,7 +136,7 @@ def _resolve(request: HttpRequest, access: Access, fact_id: int) -> tuple[Fact, 
 @require_POST
 @domain_errors
 def fact_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
-    access = _acting_access(request)
+    access = acting_access(request)
     fact, notice, error = _resolve(request, access, fact_id)
     return _after_action(request, access, fact, notice=notice, error=error)
 
@@ -201,7 +149,7 @@ def review(request: HtmxHttpRequest) -> HttpResponse:
     """Disputed facts of every visible agent, oldest first, beside their slot's current value."""
     access = access_for_user(request.user)
     context = {"items": review_queue(access), "nav": "review"}
-    return _render(request, "dashboard/review.html", "queue", access, context)
+    return render_page(request, "dashboard/review.html", "queue", access, context)
 
 
 @login_required
@@ -210,11 +158,11 @@ def review(request: HtmxHttpRequest) -> HttpResponse:
 def review_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
     """htmx: the settled item in place of the item, and the nav badge out of band;
     without JavaScript: back to the queue."""
-    access = _acting_access(request)
+    access = acting_access(request)
     fact, notice, error = _resolve(request, access, fact_id)
-    if not _fragment(request):
-        _flash(request, notice, error)
-        return redirect(_url(request, "facts:review"))
+    if not is_fragment(request):
+        flash(request, notice, error)
+        return redirect(mount_url(request, "facts:review"))
     context = {
         "access": access,
         "fact": fact_to_dict(fact),
@@ -229,7 +177,7 @@ def review_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
 @require_POST
 @domain_errors
 def fact_delete(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
-    access = _acting_access(request)
+    access = acting_access(request)
     fact = get_fact(access=access, fact_id=fact_id)
     form = DeleteForm(request.POST)
     if not form.is_valid():
@@ -247,18 +195,18 @@ def fact_delete(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
 def facts_forget(request: HtmxHttpRequest) -> HttpResponse:
     """GET: what would be erased, and the typed confirmation; POST: erase, then redirect to
     the receipt, so a refresh cannot submit again."""
-    access = _acting_access(request)
+    access = acting_access(request)
     form = ForgetForm(request.POST if request.method == "POST" else request.GET)
     if not form.is_valid():
         raise BadRequest("Give an agent and exactly one of a user or a subject.")
     agent = access.agent(form.cleaned_data["agent"])
     if request.method == "POST" and form.confirmed():
         receipt = forget_facts(agent=agent, actor=access.actor, **form.scope())
-        url = _url(request, "facts:receipt", receipt.pk)
+        url = mount_url(request, "facts:receipt", receipt.pk)
         return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     counts = count_forgettable(agent=agent, **form.scope())
     context = {"form": form, "agent": agent, "counts": counts}
-    return _render(request, "dashboard/forget.html", "panel", access, context)
+    return render_page(request, "dashboard/forget.html", "panel", access, context)
 
 
 @login_required
@@ -268,4 +216,4 @@ def facts_forget(request: HtmxHttpRequest) -> HttpResponse:
 def receipt_page(request: HtmxHttpRequest, receipt_id: UUID) -> HttpResponse:
     access = access_for_user(request.user)
     receipt = receipt_to_dict(get_receipt(access=access, receipt_id=receipt_id))
-    return _render(request, "dashboard/receipt.html", "receipt", access, {"receipt": receipt})
+    return render_page(request, "dashboard/receipt.html", "receipt", access, {"receipt": receipt})

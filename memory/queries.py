@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from django.db.models import Count
 from django.utils import timezone
 
 from dewee.pagination import clean_limit, decode_cursor, encode_cursor
@@ -141,3 +142,24 @@ def session_to_dict(session: Session, *, memory_count: int | None = None) -> dic
         "idle_timeout_secs": session.idle_timeout_secs,
         "memory_count": memory_count if memory_count is not None else session.memories.count(),
     }
+
+
+@dataclass(frozen=True)
+class SessionPage:
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+def list_sessions(*, agent: Agent, cursor: str | None = None, limit: int = 50) -> SessionPage:
+    """Newest first with keyset pagination, as dicts with their ``memory_count`` (counted
+    in the page's one query, however many sessions it holds)."""
+    limit = clean_limit(limit)
+    sessions = Session.objects.filter(agent=agent).annotate(memory_count=Count("memories"))
+    if cursor:
+        sessions = sessions.filter(id__lt=decode_cursor(cursor))
+    items = list(sessions.order_by("-id")[: limit + 1])
+    for session in items:
+        session.agent = agent
+    next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
+    rows = [session_to_dict(s, memory_count=s.memory_count) for s in items[:limit]]
+    return SessionPage(items=rows, next_cursor=next_cursor)

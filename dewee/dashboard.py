@@ -1,0 +1,79 @@
+"""What every dashboard view shares, whichever app it belongs to: the htmx request type,
+domain errors as 404/400, the mount-aware URL, and rendering a page or its partial."""
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import BadRequest, PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django_htmx.middleware import HtmxDetails
+
+from dewee.errors import InvalidInput, NotFound
+from facts.queries import disputed_count
+from memory.access import Access, access_for_user
+
+# Each app's instance namespace under /app/; under /dashboard/ it is the app's own name.
+APP_MOUNT = {"facts": "app", "memory": "app-memory"}
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def domain_errors[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
+    """Domain "not found" (including another workspace's object) is the 404 page; a value
+    that breaks a domain rule is a 400."""
+
+    @wraps(view)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> HttpResponse:
+        try:
+            return view(*args, **kwargs)
+        except NotFound as exc:
+            raise Http404(exc.message) from exc
+        except InvalidInput as exc:
+            raise BadRequest(exc.message) from exc
+
+    return wrapper
+
+
+def is_fragment(request: HtmxHttpRequest) -> bool:
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+def acting_access(request: HtmxHttpRequest) -> Access:
+    access = access_for_user(request.user)
+    if not access.can_act:
+        raise PermissionDenied("Viewers may read but not change anything.")
+    return access
+
+
+def mount_url(request: HttpRequest, name: str, *args: Any) -> str:
+    """``name`` reversed in the mount (/dashboard/ or /app/) that served ``request``: the
+    same views answer under both, and a link or redirect must not leave the one in use, even
+    when it goes to another app (whose instance namespace differs)."""
+    match = request.resolver_match
+    in_app = match is not None and match.namespace in APP_MOUNT.values()
+    app = name.partition(":")[0]
+    return reverse(name, args=args, current_app=APP_MOUNT[app] if in_app else None)
+
+
+def flash(request: HttpRequest, notice: str, error: str = "") -> None:
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, notice)
+
+
+def render_page(
+    request: HtmxHttpRequest, page: str, partial: str, access: Access, context: dict[str, Any]
+) -> HttpResponse:
+    """``page`` whole, or only its ``partial`` for htmx; the nav's badge only costs a query
+    when the nav is drawn."""
+    if is_fragment(request):
+        return render(request, f"{page}#{partial}", {"access": access, **context})
+    context = {"access": access, "review_count": disputed_count(access), **context}
+    return render(request, page, context)

@@ -1,0 +1,72 @@
+"""Forms of the dashboard's Memories and Sessions pages: GET filter forms and the delete
+confirmation."""
+
+from typing import Any
+
+from django import forms
+
+from dewee.errors import InvalidInput
+from dewee.pagination import decode_cursor
+from memory.models import MemoryType
+from memory.recall import RecallFilters
+
+
+class CursorForm(forms.Form):
+    """An agent among the visible ones, and the page's cursor. ``agent`` is only offered
+    among the visible agents; the view still loads it through the access helper, so a
+    hand-typed agent of another workspace is a 404."""
+
+    agent = forms.CharField(label="Agent", widget=forms.Select)
+    cursor = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, data: Any, *, agent_ids: list[str]) -> None:
+        super().__init__(data, label_suffix="")
+        self.fields["agent"].widget.choices = [(a, a) for a in agent_ids]
+
+    def clean_cursor(self) -> str:
+        cursor = self.cleaned_data["cursor"]
+        if cursor:
+            try:
+                decode_cursor(cursor)
+            except InvalidInput as exc:
+                raise forms.ValidationError(exc.message) from None
+        return cursor
+
+
+class MemoryFilterForm(CursorForm):
+    q = forms.CharField(
+        label="Search",
+        required=False,
+        max_length=4000,
+        help_text="Ranks memories by recall, best first.",
+        widget=forms.TextInput(attrs={"type": "search"}),
+    )
+    memory_type = forms.ChoiceField(
+        label="Type", required=False, choices=[("", "Any type"), *MemoryType.choices]
+    )
+    tag = forms.CharField(label="Tag", required=False, max_length=200)
+    session = forms.IntegerField(label="Session", required=False, min_value=1)
+    min_importance = forms.FloatField(
+        label="Min importance", required=False, min_value=0, max_value=1, step_size=0.05
+    )
+
+    field_order = ["agent", "q", "memory_type", "tag", "session", "min_importance"]
+
+    def filters(self) -> RecallFilters:
+        data = self.cleaned_data
+        return RecallFilters(
+            session_id=data["session"],
+            tags=[data["tag"]] if data["tag"] else [],
+            memory_type=data["memory_type"] or None,
+            min_importance=data["min_importance"],
+        )
+
+
+class DeleteMemoryForm(forms.Form):
+    label_suffix = ""
+
+    confirm = forms.BooleanField(
+        label="I understand the facts learned only from this memory are erased too",
+        error_messages={"required": "Tick the box to delete this memory."},
+    )
+    reason = forms.CharField(label="Reason (optional)", required=False, max_length=1000)

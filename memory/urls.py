@@ -1,0 +1,16 @@
+"""The dashboard's Memories and Sessions pages, mounted twice like facts.urls: under
+/dashboard/memory/ (instance namespace "memory") and /app/memory/ (see dewee.dashboard's
+APP_MOUNT)."""
+
+from django.urls import path
+
+from memory import views
+
+app_name = "memory"
+
+urlpatterns = [
+    path("", views.memories_list, name="list"),
+    path("sessions/", views.sessions_list, name="sessions"),
+    path("<int:memory_id>/", views.memory_page, name="detail"),
+    path("<int:memory_id>/delete/", views.memory_delete, name="delete"),
+]

@@ -1,0 +1,133 @@
+"""The dashboard's Memories and Sessions pages: HTML adapters over memory.queries,
+memory.recall and memory.services.
+
+Every view starts with one call to the access helper; an object of another workspace is a
+404, exactly like a missing one. With htmx, a view returns the named partial that changed;
+without JavaScript, the whole page.
+"""
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
+
+from dewee.dashboard import (
+    HtmxHttpRequest,
+    acting_access,
+    domain_errors,
+    flash,
+    mount_url,
+    render_page,
+)
+from facts.queries import fact_to_dict, facts_learned_from
+from memory.access import Access, access_for_user
+from memory.forms import CursorForm, DeleteMemoryForm, MemoryFilterForm
+from memory.models import Memory
+from memory.queries import get_memory, list_memories, list_sessions, memory_to_dict
+from memory.recall import RecallRequest, recall
+from memory.services import delete_memory
+
+PAGE_SIZE = 25
+SEARCH_TOP_K = 20
+
+
+def _visible_agent_ids(access: Access, request: HtmxHttpRequest) -> tuple[list[str], Any]:
+    """The visible agents' ids, and the query string with the first one as the default."""
+    agent_ids = list(access.agents().values_list("agent_id", flat=True))
+    data = request.GET.copy()
+    data.setdefault("agent", agent_ids[0] if agent_ids else "")
+    return agent_ids, data
+
+
+def _row(memory: Memory, score: float | None = None, explanation: Any = None) -> dict[str, Any]:
+    return {**memory_to_dict(memory), "score": score, "explanation": explanation}
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def memories_list(request: HtmxHttpRequest) -> HttpResponse:
+    """With a query, recall's best ``SEARCH_TOP_K`` with their scores; without, the agent's
+    memories newest first, a page at a time."""
+    access = access_for_user(request.user)
+    agent_ids, data = _visible_agent_ids(access, request)
+    form = MemoryFilterForm(data, agent_ids=agent_ids)
+    context: dict[str, Any] = {"form": form, "has_agents": bool(agent_ids), "nav": "memories"}
+    if agent_ids and form.is_valid():
+        agent = access.agent(form.cleaned_data["agent"])
+        context["agent"] = agent
+        if query := form.cleaned_data["q"]:
+            asked = RecallRequest(query=query, top_k=SEARCH_TOP_K, filters=form.filters())
+            hits = recall(agent=agent, request=asked).hits
+            context["rows"] = [_row(h.memory, h.score, h.explanation) for h in hits]
+        else:
+            page = list_memories(
+                agent=agent,
+                filters=form.filters(),
+                cursor=form.cleaned_data["cursor"] or None,
+                limit=PAGE_SIZE,
+            )
+            context |= {"page": page, "rows": [_row(m) for m in page.items]}
+    return render_page(request, "dashboard/memories.html", "table", access, context)
+
+
+def _detail(
+    request: HtmxHttpRequest, access: Access, memory: Memory, form: DeleteMemoryForm
+) -> HttpResponse:
+    facts = [fact_to_dict(fact) for fact in facts_learned_from(memory)]
+    context = {"memory": memory_to_dict(memory), "facts": facts, "form": form, "nav": "memories"}
+    return render_page(request, "dashboard/memory_detail.html", "detail", access, context)
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def memory_page(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
+    access = access_for_user(request.user)
+    memory = get_memory(access=access, memory_id=memory_id)
+    return _detail(request, access, memory, DeleteMemoryForm())
+
+
+@login_required
+@require_POST
+@domain_errors
+def memory_delete(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
+    """Deletes only when the box is ticked; then back to the agent's memories, with the
+    counts of what was erased."""
+    access = acting_access(request)
+    memory = get_memory(access=access, memory_id=memory_id)
+    form = DeleteMemoryForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, access, memory, form)
+    agent_id = memory.agent.agent_id
+    counts = delete_memory(memory=memory, actor=access.actor, reason=form.cleaned_data["reason"])
+    facts = counts["facts"]
+    flash(
+        request,
+        f"Memory {memory_id} deleted, with {facts} fact{'' if facts == 1 else 's'} "
+        "learned only from it.",
+    )
+    url = f"{mount_url(request, 'memory:list')}?agent={agent_id}"
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def sessions_list(request: HtmxHttpRequest) -> HttpResponse:
+    access = access_for_user(request.user)
+    agent_ids, data = _visible_agent_ids(access, request)
+    form = CursorForm(data, agent_ids=agent_ids)
+    context: dict[str, Any] = {"form": form, "has_agents": bool(agent_ids), "nav": "sessions"}
+    if agent_ids and form.is_valid():
+        agent = access.agent(form.cleaned_data["agent"])
+        page = list_sessions(agent=agent, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE)
+        context |= {"agent": agent, "page": page, "rows": page.items}
+    return render_page(request, "dashboard/sessions.html", "table", access, context)
