@@ -150,6 +150,7 @@ def source_to_dict(source: FactSource) -> dict[str, Any]:
         "reference": source.reference or None,
         "excerpt": source.excerpt or None,
         "operator": source.operator or None,
+        "memory_id": source.memory_id,
         "verification": source.verification,
         "confidence": source.confidence,
         "recorded_at": source.recorded_at,

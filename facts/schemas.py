@@ -79,6 +79,7 @@ class SourceOut(Schema):
     reference: str | None
     excerpt: str | None
     operator: str | None
+    memory_id: int | None = Field(None, description="The stored memory it was learned from.")
     verification: Verification
     confidence: float
     recorded_at: datetime

@@ -216,3 +216,21 @@ def test_session_list_queries_do_not_grow(staff_client, agent, django_assert_num
     # session, user, agents for the form, the agent, the page with its counts, review badge
     with django_assert_num_queries(6):
         assert staff_client.get(SESSIONS).status_code == 200
+
+
+def test_a_fact_page_links_its_source_to_the_memory_it_came_from(staff_client, agent):
+    from facts.services import SourceInput, assert_fact
+    from memory.services import MemoryInput, store_memories
+
+    (memory,) = store_memories(agent=agent, items=[MemoryInput(content="Ann works at Acme")])
+    fact = assert_fact(
+        agent=agent,
+        user="u1",
+        subject="user",
+        predicate="employer",
+        value="Acme",
+        actor="t",
+        source=SourceInput(kind="memory_document", memory_id=memory.pk),
+    ).fact
+    page = staff_client.get(f"/dashboard/facts/{fact.pk}/").content.decode()
+    assert f'href="/dashboard/memory/{memory.pk}/"' in page

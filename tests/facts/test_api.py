@@ -59,6 +59,7 @@ def test_get_fact_returns_sources_history_and_events(api, agent):
         "reference": "msg-17",
         "excerpt": "I work at Acme",
         "operator": None,
+        "memory_id": None,
         "verification": "stated",
         "confidence": 1.0,
         "recorded_at": detail["sources"][0]["recorded_at"],
