@@ -4,20 +4,17 @@ from typing import Any
 
 from django import forms
 
-from dewee.errors import InvalidInput
-from dewee.pagination import decode_cursor
 from facts.models import KEY_MAX_CHARS, Status
 from facts.queries import FactFilters
 from facts.services import Resolution
+from memory.forms import CursorForm
 
 DATETIME_LOCAL_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
 
 
-class FactFilterForm(forms.Form):
-    """The Facts tab's filters. ``agent`` is offered among the visible agents; the view still
-    loads it through the access helper, so a hand-typed agent of another workspace is a 404."""
+class FactFilterForm(CursorForm):
+    """The Facts tab's filters, after the agent and the page's cursor."""
 
-    agent = forms.CharField(label="Agent", widget=forms.Select)
     user = forms.CharField(label="User", required=False, max_length=KEY_MAX_CHARS)
     subject = forms.CharField(label="Subject", required=False, max_length=KEY_MAX_CHARS)
     predicate = forms.CharField(label="Predicate", required=False, max_length=KEY_MAX_CHARS)
@@ -32,20 +29,6 @@ class FactFilterForm(forms.Form):
         help_text="What the agent believed then.",
     )
     q = forms.CharField(label="Value contains", required=False, max_length=200)
-    cursor = forms.CharField(required=False, widget=forms.HiddenInput)
-
-    def __init__(self, data: Any, *, agent_ids: list[str]) -> None:
-        super().__init__(data, label_suffix="")
-        self.fields["agent"].widget.choices = [(a, a) for a in agent_ids]
-
-    def clean_cursor(self) -> str:
-        cursor = self.cleaned_data["cursor"]
-        if cursor:
-            try:
-                decode_cursor(cursor)
-            except InvalidInput as exc:
-                raise forms.ValidationError(exc.message) from None
-        return cursor
 
     def filters(self) -> FactFilters:
         data = self.cleaned_data
