@@ -43,9 +43,6 @@ class Access:
         except Agent.DoesNotExist:
             raise AgentNotFound(f"Agent {agent_id!r} not found") from None
 
-    def can_see(self, agent: Agent) -> bool:
-        return self.workspace is None or agent.workspace_id == self.workspace.pk
-
     def load[M: Model](
         self,
         objects: QuerySet[M],

@@ -1,4 +1,4 @@
-from dewee.errors import Conflict, DeweeError, InvalidInput, NotFound
+from dewee.errors import Conflict, InvalidInput, NotFound
 
 
 class AgentNotFound(NotFound):
@@ -37,8 +37,3 @@ class EmbeddingModelMismatch(Conflict):
     """The agent's vectors were made by another model than the one configured now."""
 
     code = "embedding_model_mismatch"
-
-
-class Unauthenticated(DeweeError):
-    status = 401
-    code = "unauthenticated"

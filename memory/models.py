@@ -200,9 +200,6 @@ class Session(models.Model):
 
 
 class MemoryQuerySet(models.QuerySet["Memory"]):
-    def of_agent(self, agent: Agent) -> "MemoryQuerySet":
-        return self.filter(agent=agent)
-
     def live(self, now: datetime) -> "MemoryQuerySet":
         """Not past their expiry (expired ones wait for the expiry pass to delete them)."""
         return self.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))

@@ -284,7 +284,6 @@ NEIGHBOUR_SPAN = 2
 def _relevance(
     agent: Agent,
     query: str,
-    query_class: QueryClass,
     vector_hits: list[tuple[int, float]],
     keyword_hits: list[tuple[int, float]],
     *,
@@ -399,7 +398,6 @@ def recall(
     parts = _relevance(
         agent,
         request.query,
-        query_class,
         vector_hits,
         keyword_hits,
         vector_weight=vector_weight,

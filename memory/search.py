@@ -462,15 +462,6 @@ def _agent_matrix(agent: Agent) -> _AgentMatrix:
         return cached
 
 
-def forget_cached_vectors(agent_pk: int | None = None) -> None:
-    """Drop this process's cached matrices (all, or one agent's)."""
-    with _matrices_lock:
-        if agent_pk is None:
-            _matrices.clear()
-        else:
-            _matrices.pop(agent_pk, None)
-
-
 def vector_search(
     agent: Agent,
     candidates: MemoryQuerySet,

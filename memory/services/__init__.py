@@ -13,7 +13,6 @@ from memory.services.memories import (
     record_access,
     store_memories,
     store_memories_as,
-    store_memory,
     update_memory,
     user_tags,
 )
@@ -56,7 +55,6 @@ __all__ = [
     "start_session",
     "store_memories",
     "store_memories_as",
-    "store_memory",
     "touch_session",
     "update_memory",
     "user_tags",

@@ -268,10 +268,6 @@ def store_memories_as(
     return store_memories(agent=agent, items=items)
 
 
-def store_memory(*, agent: Agent, item: MemoryInput, embedder: Embedder | None = None) -> Memory:
-    return store_memories(agent=agent, items=[item], embedder=embedder)[0]
-
-
 _UNSET: Any = object()
 
 
