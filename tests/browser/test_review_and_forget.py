@@ -47,11 +47,12 @@ def test_forget_needs_the_typed_confirmation_then_shows_the_receipt(
     page = sign_in("ops", staff=True)
     page.goto(f"{live_server.url}/dashboard/facts/{disputed.pk}/")
     page.get_by_role("link", name="Forget user u1…").click()
-    expect(page.locator("body")).to_contain_text("2")  # the counts about to be erased
+    expect(page.get_by_role("heading", name="Forget user")).to_be_visible()
+    expect(page.locator("#forget-panel .meta")).to_contain_text("2")  # the counts to be erased
     confirmation = page.get_by_label("to confirm")
     confirmation.fill("someone else")
     page.get_by_role("button", name="Erase for good").click()
-    expect(page.locator("body")).to_contain_text("u1")
+    expect(page.locator(".field-error")).to_contain_text("exactly to erase")
     assert Fact.objects.filter(agent=agent).count() == 2
     assert not ErasureReceipt.objects.exists()
     page.get_by_label("to confirm").fill("u1")
