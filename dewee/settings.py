@@ -192,3 +192,24 @@ DEWEE_EMBEDDING_MAX_TOKENS = int(os.environ.get("DEWEE_EMBEDDING_MAX_TOKENS", 25
 DEWEE_EMBED_SESSION_CONTEXT = _env_bool("DEWEE_EMBED_SESSION_CONTEXT", True)
 DEWEE_RERANK_MODEL = os.environ.get("DEWEE_RERANK_MODEL") or None
 DEWEE_RERANK_TOKENIZER = os.environ.get("DEWEE_RERANK_TOKENIZER") or None
+
+# Decay and maintenance (issue: memory that ages). Intervals are in seconds.
+DEWEE_DECAY_STRATEGY = os.environ.get("DEWEE_DECAY_STRATEGY", "exponential")
+DEWEE_DECAY_HALF_LIFE_HOURS = float(os.environ.get("DEWEE_DECAY_HALF_LIFE_HOURS", 168))
+DEWEE_DECAY_MIN_IMPORTANCE = float(os.environ.get("DEWEE_DECAY_MIN_IMPORTANCE", 0.01))
+DEWEE_DECAY_INTERVAL_SECS = int(os.environ.get("DEWEE_DECAY_INTERVAL_SECS", 3600))
+DEWEE_DECAY_BATCH_SIZE = int(os.environ.get("DEWEE_DECAY_BATCH_SIZE", 20_000))
+DEWEE_EXPIRY_INTERVAL_SECS = int(os.environ.get("DEWEE_EXPIRY_INTERVAL_SECS", 300))
+DEWEE_SESSION_IDLE_TIMEOUT_SECS = int(os.environ.get("DEWEE_SESSION_IDLE_TIMEOUT_SECS", 4 * 3600))
+DEWEE_SESSION_SWEEP_INTERVAL_SECS = int(os.environ.get("DEWEE_SESSION_SWEEP_INTERVAL_SECS", 300))
+# A dotted path to a callable (list of texts -> summary text) for deployments with an LLM.
+DEWEE_SESSION_SUMMARISER = os.environ.get(
+    "DEWEE_SESSION_SUMMARISER", "memory.summaries.extractive_summary"
+)
+DEWEE_AUTOPILOT_ENABLED = _env_bool("DEWEE_AUTOPILOT_ENABLED", True)
+DEWEE_AUTOPILOT_DEDUP_INTERVAL_SECS = int(
+    os.environ.get("DEWEE_AUTOPILOT_DEDUP_INTERVAL_SECS", 6 * 3600)
+)
+DEWEE_AUTOPILOT_CONSOLIDATE_INTERVAL_SECS = int(
+    os.environ.get("DEWEE_AUTOPILOT_CONSOLIDATE_INTERVAL_SECS", 12 * 3600)
+)

@@ -72,6 +72,8 @@ class Agent(models.Model):
     # Bumped in the same transaction as every change to the agent's vectors, so each
     # process's in-memory vector matrix knows when it is stale.
     memory_version = models.BigIntegerField(default=0)
+    # How this agent's memories age: see memory.services.policy (empty: the server defaults).
+    memory_policy = models.JSONField(default=dict, blank=True)
 
     objects = AgentQuerySet.as_manager()
 
@@ -114,6 +116,8 @@ class AuditAction(models.TextChoices):
     FACT_DELETE = "fact.delete", "Fact deleted"
     FACTS_FORGET = "facts.forget", "Facts forgotten"
     MEMORY_DELETE = "memory.delete", "Memories deleted"
+    MEMORY_MERGE = "memory.merge", "Memories merged"
+    POLICY_CHANGE = "policy.change", "Memory policy changed"
     KEY_CREATE = "key.create", "API key created"
     KEY_REVOKE = "key.revoke", "API key revoked"
 
@@ -227,6 +231,14 @@ class Memory(models.Model):
     updated_at = models.DateTimeField()
     embedding = EmbeddingField(null=True, blank=True)
     embedding_model = models.CharField(max_length=200, blank=True)
+    # Decay follows its curve from ``decay_base`` at ``decay_from`` (creation, the last
+    # access, feedback or an explicit change of importance), so a pass never compounds.
+    # Nullable only so that SQLite adds the columns in place (a table rebuild would drop
+    # its full-text triggers); every write sets them.
+    decay_base = models.FloatField(null=True, blank=True)
+    decay_from = models.DateTimeField(null=True, blank=True)
+    # Marked irrelevant by feedback: recall demotes it; importance is left alone.
+    flagged_at = models.DateTimeField(null=True, blank=True)
 
     objects = MemoryQuerySet.as_manager()
 
@@ -268,3 +280,93 @@ class MemoryTag(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class FeedbackKind(models.TextChoices):
+    UPVOTE = "upvote"
+    DOWNVOTE = "downvote"
+    FLAG = "flag"
+
+
+class MemoryFeedback(models.Model):
+    """One vote or flag on a memory, with the importance before and after it."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="feedback")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=16, choices=FeedbackKind.choices)
+    actor = models.CharField(max_length=255)
+    note = models.CharField(max_length=1000, blank=True)
+    importance_before = models.FloatField()
+    importance_after = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [
+            models.Index(fields=["agent", "created_at"], name="feedback_agent_time_idx"),
+            models.Index(fields=["created_at"], name="feedback_time_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} on memory {self.memory_id}"
+
+
+class MaintenanceJob(models.TextChoices):
+    DECAY = "decay"
+    EXPIRY = "expiry"
+    IDLE_SESSIONS = "idle_sessions", "Idle sessions"
+    DEDUP = "dedup", "AutoPilot dedup"
+    CONSOLIDATE = "consolidate", "AutoPilot consolidation"
+
+
+class RunStatus(models.TextChoices):
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class MaintenanceRun(models.Model):
+    """One run of a background job: what it did, to how many memories, how long it took.
+    ``agent`` is set when the run was limited to one agent (the CLI, a Run now of an agent);
+    ``counts`` holds the totals and ``by_workspace`` the same split per workspace, so a
+    workspace's key sees only its own share."""
+
+    job = models.CharField(max_length=32, choices=MaintenanceJob.choices)
+    trigger = models.CharField(max_length=16, default="schedule")
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.RUNNING)
+    agent = models.ForeignKey(
+        Agent, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    dry_run = models.BooleanField(default=False)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    touched = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=dict, blank=True)
+    by_workspace = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        indexes = [models.Index(fields=["job", "-started_at"], name="maintenance_job_time_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.job} {self.started_at:%Y-%m-%d %H:%M} ({self.status})"
+
+
+class ImportanceSnapshot(models.Model):
+    """An agent's importance distribution after a decay pass: ``buckets`` counts memories
+    in ten bands of 0.1, lowest first. The Maintenance page charts these over time."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    taken_at = models.DateTimeField()
+    buckets = models.JSONField()
+    total = models.PositiveIntegerField()
+    mean = models.FloatField()
+
+    class Meta:
+        ordering = ["-taken_at"]
+        indexes = [models.Index(fields=["agent", "-taken_at"], name="snapshot_agent_time_idx")]

@@ -229,6 +229,8 @@ def store_memories(
                     content=c.content,
                     memory_type=c.memory_type,
                     importance=c.importance,
+                    decay_base=c.importance,
+                    decay_from=c.last_accessed_at or c.created_at,
                     metadata=c.metadata,
                     source_refs=c.source_refs,
                     ttl_seconds=c.ttl_seconds,
@@ -292,7 +294,9 @@ def update_memory(
         fields.append("memory_type")
     if importance is not _UNSET:
         memory.importance = clean_unit_interval(importance, field="importance")
-        fields.append("importance")
+        # An explicit importance restarts decay from the new value.
+        memory.decay_base, memory.decay_from = memory.importance, timezone.now()
+        fields += ["importance", "decay_base", "decay_from"]
     if metadata is not _UNSET:
         memory.metadata = clean_metadata(metadata)
         fields.append("metadata")
