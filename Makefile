@@ -39,7 +39,8 @@ run: $(VENV)/.runtime
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py ensure_operator --url http://$(HOST):$(PORT)/dashboard/
 	@echo "Dewee is starting at http://$(HOST):$(PORT)/  (API: http://$(HOST):$(PORT)/v1/docs)"
-	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
+	@echo "The background worker (decay, expiry, idle sessions, AutoPilot) runs beside it; Ctrl-C stops both."
+	$(PY) manage.py serve $(HOST):$(PORT)
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

@@ -1,23 +1,28 @@
 """What every dashboard view shares, whichever app it belongs to: the htmx request type,
-domain errors as 404/400, the mount-aware URL, and rendering a page or its partial."""
+domain errors as 404/400, the two mounts (who uses which, and the mount-aware URL), and
+rendering a page or its partial."""
 
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.core.exceptions import BadRequest, PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django_htmx.middleware import HtmxDetails
 
 from dewee.errors import InvalidInput, NotFound
 from facts.queries import disputed_count
 from memory.access import Access, access_for_user
+from memory.exceptions import NoMembership
 
 # Each app's instance namespace under /app/; under /dashboard/ it is the app's own name.
 APP_MOUNT = {"facts": "app", "memory": "app-memory"}
+# Namespaces served only under /dashboard/ (pages for operators, with no /app/ twin).
+OPERATOR_ONLY = {"members"}
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -26,12 +31,16 @@ class HtmxHttpRequest(HttpRequest):
 
 def domain_errors[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
     """Domain "not found" (including another workspace's object) is the 404 page; a value
-    that breaks a domain rule is a 400."""
+    that breaks a domain rule is a 400; someone of no workspace is told whom to ask."""
 
     @wraps(view)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> HttpResponse:
         try:
             return view(*args, **kwargs)
+        except NoMembership:
+            request = args[0]
+            assert isinstance(request, HttpRequest)
+            return no_workspace_page(request)
         except NotFound as exc:
             raise Http404(exc.message) from exc
         except InvalidInput as exc:
@@ -44,11 +53,52 @@ def is_fragment(request: HtmxHttpRequest) -> bool:
     return bool(request.htmx) and not request.htmx.history_restore_request
 
 
+def no_workspace_page(request: HttpRequest) -> HttpResponse:
+    """A signed-in person who belongs to no workspace yet: what to do, and the operators who
+    can add them."""
+    operators = get_user_model().objects.filter(is_staff=True, is_active=True)
+    context = {"operators": list(operators.order_by("username")[:5])}
+    return render(request, "dashboard/no_workspace.html", context, status=403)
+
+
 def acting_access(request: HtmxHttpRequest) -> Access:
     access = access_for_user(request.user)
     if not access.can_act:
         raise PermissionDenied("Viewers may read but not change anything.")
     return access
+
+
+def operator_access(request: HtmxHttpRequest) -> Access:
+    """Staff operators only (workspace members, maintenance): pages over every workspace."""
+    access = access_for_user(request.user)
+    if access.workspace is not None:
+        raise PermissionDenied("Only operators may do this.")
+    return access
+
+
+def mount_of(request: HttpRequest) -> str | None:
+    """ "dashboard", "app", or None for a page of neither (sign-in, admin, API)."""
+    match = request.resolver_match
+    if match is None:
+        return None
+    if match.namespace in APP_MOUNT.values():
+        return "app"
+    if match.namespace in APP_MOUNT or match.namespace in OPERATOR_ONLY:
+        return "dashboard"
+    return None
+
+
+def mount_twin(request: HttpRequest, mount: str) -> str:
+    """This page's URL in ``mount``, or that mount's home when it has no such page."""
+    roots = {"dashboard": reverse("facts:home"), "app": reverse(f"{APP_MOUNT['facts']}:home")}
+    here = roots["app" if mount == "dashboard" else "dashboard"]
+    path = roots[mount] + request.path_info.removeprefix(here)
+    try:
+        resolve(path)
+    except Resolver404:
+        return roots[mount]
+    query = request.META.get("QUERY_STRING", "")
+    return f"{path}?{query}" if query else path
 
 
 def mount_url(request: HttpRequest, name: str, *args: Any) -> str:

@@ -1,12 +1,17 @@
-"""Keeps the API's promise of one error shape for errors raised outside its views."""
+"""Keeps the API's promise of one error shape for errors raised outside its views, and
+sends each signed-in person to their own mount of the dashboard."""
 
 from collections.abc import Callable
 from http import HTTPStatus
+from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 
 from dewee.api import error_response
+from dewee.dashboard import mount_of, mount_twin
 
 API_PREFIX = "/v1/"
 
@@ -36,3 +41,27 @@ def api_error_shape(get_response: Callable[[HttpRequest], HttpResponse]) -> Call
         return response
 
     return middleware
+
+
+class MountGate:
+    """/dashboard/ is for staff operators, /app/ for workspace members. Someone in the other
+    one is sent to the same page in theirs (its home if it has no such page); a POST there is
+    refused rather than redirected, so it can never act twice. Anonymous people pass through
+    to the views' sign-in redirect, and what a member may see is the access helper's call."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view: Callable, args: Any, kwargs: Any
+    ) -> HttpResponse | None:
+        mount = mount_of(request)
+        user = request.user
+        if mount is None or not user.is_authenticated or (mount == "dashboard") == user.is_staff:
+            return None
+        if request.method not in ("GET", "HEAD"):
+            raise PermissionDenied("This page belongs to the other mount.")
+        return redirect(mount_twin(request, "dashboard" if user.is_staff else "app"))

@@ -76,6 +76,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "dewee.middleware.MountGate",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -160,18 +161,24 @@ STORAGES = {
 }
 
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "/dashboard/"
+# "/" sends staff to /dashboard/ and workspace members to /app/.
+LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 # Request bodies above this size are refused with 413 before they are parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DEWEE_MAX_REQUEST_BYTES", 2 * 1024 * 1024))
 
+# A background job running longer than this is stopped (and a run left "running" by a worker
+# that died is reported as interrupted after it).
+DEWEE_WORKER_TIMEOUT_SECS = int(os.environ.get("DEWEE_WORKER_TIMEOUT_SECS", 600))
 Q_CLUSTER = {
     "name": "dewee",
     "orm": "default",
     "workers": int(os.environ.get("DEWEE_WORKERS", 2)),
-    "timeout": 600,
-    "retry": 900,
+    "timeout": DEWEE_WORKER_TIMEOUT_SECS,
+    "retry": DEWEE_WORKER_TIMEOUT_SECS + 300,
+    # A job whose worker died is delivered once more; the passes are safe to repeat.
+    "max_attempts": 2,
     "catch_up": False,
     "sync": _env_bool("DEWEE_Q_SYNC", False),
 }
@@ -206,6 +213,9 @@ DEWEE_SESSION_SWEEP_INTERVAL_SECS = int(os.environ.get("DEWEE_SESSION_SWEEP_INTE
 DEWEE_SESSION_SUMMARISER = os.environ.get(
     "DEWEE_SESSION_SUMMARISER", "memory.summaries.extractive_summary"
 )
+# For memory.summaries.http_summary: where it POSTs the texts, and how long it waits.
+DEWEE_SUMMARISER_URL = os.environ.get("DEWEE_SUMMARISER_URL", "")
+DEWEE_SUMMARISER_TIMEOUT_SECS = float(os.environ.get("DEWEE_SUMMARISER_TIMEOUT_SECS", 30))
 DEWEE_AUTOPILOT_ENABLED = _env_bool("DEWEE_AUTOPILOT_ENABLED", True)
 DEWEE_AUTOPILOT_DEDUP_INTERVAL_SECS = int(
     os.environ.get("DEWEE_AUTOPILOT_DEDUP_INTERVAL_SECS", 6 * 3600)

@@ -13,10 +13,7 @@ from django.utils.html import format_html_join
 from dewee.errors import DeweeError
 from facts import services
 from facts.models import Fact, FactSource
-
-
-def operator_actor(request: HttpRequest) -> str:
-    return f"operator:{request.user.get_username()}"
+from memory.admin import operator_actor
 
 
 class FactSourceInline(admin.TabularInline):

@@ -14,7 +14,7 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from dewee.errors import NotFound
-from memory.exceptions import AgentNotFound, WorkspaceNotFound
+from memory.exceptions import AgentNotFound, NoMembership, WorkspaceNotFound
 from memory.models import Agent, AgentQuerySet, MemberRole, Workspace, WorkspaceMember
 from memory.validation import clean_agent_id
 
@@ -71,9 +71,10 @@ def access_for_user(
     """The Access of a signed-in person. Staff see every workspace (only ``workspace`` when it
     is given) and may act. A member sees only their workspace (their first one, by slug,
     unless ``workspace`` picks another of theirs); managers may act, viewers only read.
-    Anyone else is told the workspace does not exist."""
+    A member asking for a workspace not theirs gets ``WorkspaceNotFound``; anyone else is
+    told they belong to no workspace (``NoMembership``, a kind of ``WorkspaceNotFound``)."""
     if not user.is_authenticated or not user.is_active:
-        raise WorkspaceNotFound("No workspace for this account")
+        raise NoMembership("No workspace for this account")
     actor = f"operator:{user.get_username()}"
     if getattr(user, "is_staff", False):
         return Access(actor=actor, workspace=workspace)
@@ -81,8 +82,10 @@ def access_for_user(
     if workspace is not None:
         memberships = memberships.filter(workspace=workspace)
     member = memberships.order_by("workspace__slug").first()
+    if member is None and workspace is not None:
+        raise WorkspaceNotFound(f"No workspace {workspace.slug!r}")
     if member is None:
-        raise WorkspaceNotFound("No workspace for this account")
+        raise NoMembership("No workspace for this account")
     return Access(
         actor=actor, workspace=member.workspace, can_act=member.role == MemberRole.MANAGER
     )

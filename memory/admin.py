@@ -1,4 +1,8 @@
+from typing import Any
+
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from memory.models import (
     Agent,
@@ -8,6 +12,12 @@ from memory.models import (
     Workspace,
     WorkspaceMember,
 )
+from memory.services import add_member, change_member_role, remove_member
+
+
+def operator_actor(request: HttpRequest) -> str:
+    """Who did it, as the audit log records operators."""
+    return f"operator:{request.user.get_username()}"
 
 
 @admin.register(Workspace)
@@ -18,11 +28,34 @@ class WorkspaceAdmin(admin.ModelAdmin):
 
 @admin.register(WorkspaceMember)
 class WorkspaceMemberAdmin(admin.ModelAdmin):
+    """Adds, role changes and removals go through the same services as the dashboard's
+    Members page."""
+
     list_display = ["user", "workspace", "role", "created_at"]
     list_filter = ["role", "workspace"]
     search_fields = ["user__username", "workspace__slug"]
     autocomplete_fields = ["workspace"]
     raw_id_fields = ["user"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # Moving a membership to another person or workspace is a removal and an add.
+        return ["user", "workspace"] if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if change:
+            change_member_role(member=obj, role=obj.role, actor=operator_actor(request))
+            return
+        member = add_member(
+            workspace=obj.workspace, user=obj.user, role=obj.role, actor=operator_actor(request)
+        )
+        obj.pk, obj.created_at = member.pk, member.created_at
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        remove_member(member=obj, actor=operator_actor(request))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for member in queryset:
+            remove_member(member=member, actor=operator_actor(request))
 
 
 @admin.register(Agent)

@@ -12,6 +12,12 @@ from dewee.timeparse import parse_time
 from memory import services
 from memory.access import request_access
 from memory.context import ContextRequest, build_context
+from memory.feedback_reports import (
+    agent_feedback_summary,
+    feedback_health,
+    feedback_to_dict,
+    list_feedback,
+)
 from memory.models import Memory
 from memory.queries import (
     agent_to_dict,
@@ -27,14 +33,24 @@ from memory.schemas import (
     AgentOut,
     BatchIn,
     BatchOut,
+    ConsolidateIn,
     ContextIn,
     ContextOut,
+    DeduplicateIn,
+    DeduplicateOut,
+    FeedbackHealthOut,
+    FeedbackIn,
+    FeedbackPageOut,
+    FeedbackResultOut,
+    FeedbackSummaryOut,
     ForgetMemoriesIn,
     ForgetMemoriesOut,
     MemoryIn,
     MemoryOut,
     MemoryPageOut,
     MemoryPatchIn,
+    MemoryPolicyIn,
+    MemoryPolicyOut,
     RecallIn,
     RecallOut,
     SessionEndIn,
@@ -52,6 +68,7 @@ class MemoryListParams(Schema):
     tags: list[str] = Field(default_factory=list)
     memory_type: str | None = None
     min_importance: float | None = None
+    max_importance: float | None = None
     since: str | None = None
     until: str | None = None
     cursor: str | None = None
@@ -116,11 +133,48 @@ def agent_memories(
         tags=params.tags,
         memory_type=params.memory_type,
         min_importance=params.min_importance,
+        max_importance=params.max_importance,
         since=parse_time(params.since, field="since"),
         until=parse_time(params.until, field="until"),
     )
     page = list_memories(agent=agent, filters=filters, cursor=params.cursor, limit=params.limit)
     return {"items": [memory_to_dict(m) for m in page.items], "next_cursor": page.next_cursor}
+
+
+@router.get(
+    "/agents/{path:agent_id}/feedback/summary",
+    response=FeedbackSummaryOut,
+    tags=["feedback"],
+    summary="An agent's feedback: counts, most voted and flagged memories",
+)
+def agent_feedback(request: HttpRequest, agent_id: str) -> dict[str, Any]:
+    return agent_feedback_summary(agent=request_access(request).agent(agent_id))
+
+
+@router.get(
+    "/agents/{path:agent_id}/memory_policy",
+    response=MemoryPolicyOut,
+    tags=["agents"],
+    summary="How an agent's memories age (server defaults filled in)",
+)
+def get_memory_policy(request: HttpRequest, agent_id: str) -> dict[str, Any]:
+    return services.get_memory_policy(request_access(request).agent(agent_id)).as_dict()
+
+
+@router.put(
+    "/agents/{path:agent_id}/memory_policy",
+    response=MemoryPolicyOut,
+    tags=["agents"],
+    summary="Replace an agent's memory policy; returns the effective policy",
+)
+def put_memory_policy(
+    request: HttpRequest, agent_id: str, payload: MemoryPolicyIn
+) -> dict[str, Any]:
+    access = request_access(request)
+    policy = {**payload.model_dump(exclude_unset=True), **(payload.model_extra or {})}
+    return services.set_memory_policy(
+        agent=access.agent(agent_id), policy=policy, actor=access.actor
+    ).as_dict()
 
 
 @router.get("/agents/{path:agent_id}", response=AgentOut, tags=["agents"], summary="One agent")
@@ -180,6 +234,41 @@ def forget_memories(request: HttpRequest, payload: ForgetMemoriesIn) -> dict[str
     )
 
 
+@router.post(
+    "/memories/consolidate",
+    response={201: MemoryOut},
+    tags=["memories"],
+    summary="Merge memories into one new memory",
+)
+def consolidate_memories(request: HttpRequest, payload: ConsolidateIn) -> Status:
+    access = request_access(request)
+    merged = services.consolidate_memories(
+        agent=access.agent(payload.agent_id),
+        memory_ids=payload.memory_ids,
+        actor=access.actor,
+        memory_type=payload.memory_type,
+        content=payload.content,
+    )
+    return Status(201, memory_to_dict(get_memory(access=access, memory_id=merged.pk)))
+
+
+@router.post(
+    "/memories/deduplicate",
+    response=DeduplicateOut,
+    tags=["memories"],
+    summary="Merge an agent's exact duplicates",
+)
+def deduplicate_memories(request: HttpRequest, payload: DeduplicateIn) -> dict[str, Any]:
+    access = request_access(request)
+    report = services.deduplicate_memories(
+        agent=access.agent(payload.agent_id),
+        actor=access.actor,
+        memory_type=payload.memory_type,
+        dry_run=payload.dry_run,
+    )
+    return report.as_dict()
+
+
 @router.get("/memories/{int:memory_id}", response=MemoryOut, tags=["memories"])
 def read_memory(request: HttpRequest, memory_id: int) -> dict[str, Any]:
     return memory_to_dict(get_memory(access=request_access(request), memory_id=memory_id))
@@ -198,6 +287,55 @@ def remove_memory(request: HttpRequest, memory_id: int, reason: str = "") -> dic
     access = request_access(request)
     memory = get_memory(access=access, memory_id=memory_id)
     return services.delete_memory(memory=memory, actor=access.actor, reason=reason)
+
+
+# --- feedback ---
+
+
+@router.post(
+    "/memories/{int:memory_id}/feedback",
+    response={201: FeedbackResultOut},
+    tags=["feedback"],
+    summary="Upvote, downvote or flag a memory",
+)
+def give_feedback(request: HttpRequest, memory_id: int, payload: FeedbackIn) -> Status:
+    access = request_access(request)
+    memory = get_memory(access=access, memory_id=memory_id)
+    result = services.record_feedback(
+        memory=memory, kind=payload.kind, actor=access.actor, note=payload.note
+    )
+    memory = result.memory
+    return Status(
+        201,
+        {
+            "memory": {**memory_to_dict(memory), "flagged_at": memory.flagged_at},
+            "feedback": feedback_to_dict(result.feedback),
+        },
+    )
+
+
+@router.get(
+    "/memories/{int:memory_id}/feedback",
+    response=FeedbackPageOut,
+    tags=["feedback"],
+    summary="A memory's feedback, newest first",
+)
+def memory_feedback(
+    request: HttpRequest, memory_id: int, cursor: str | None = None, limit: int = 50
+) -> dict[str, Any]:
+    memory = get_memory(access=request_access(request), memory_id=memory_id)
+    page = list_feedback(memory=memory, cursor=cursor, limit=limit)
+    return {"items": [feedback_to_dict(f) for f in page.items], "next_cursor": page.next_cursor}
+
+
+@router.get(
+    "/feedback/health",
+    response=FeedbackHealthOut,
+    tags=["feedback"],
+    summary="Feedback in this workspace lately, and whether it needs attention",
+)
+def workspace_feedback_health(request: HttpRequest) -> dict[str, Any]:
+    return feedback_health(agents=request_access(request).agents())
 
 
 @router.post("/memory/recall", response=RecallOut, tags=["memories"], summary="Recall")
@@ -274,6 +412,7 @@ def session_memories(
     request: HttpRequest, session_id: int, cursor: str | None = None, limit: int = 50
 ) -> dict[str, Any]:
     session = get_session(access=request_access(request), session_id=session_id)
+    services.record_session_activity(session_ids=[session.pk])
     page = list_memories(
         agent=session.agent,
         filters=RecallFilters(session_id=session.pk),

@@ -4,3 +4,12 @@ from django.apps import AppConfig
 class MemoryConfig(AppConfig):
     name = "memory"
     verbose_name = "Memory"
+
+    def ready(self) -> None:
+        from django.core import checks
+
+        from memory.decay import check_decay_settings
+        from memory.summaries import check_summariser
+
+        checks.register(check_summariser)
+        checks.register(check_decay_settings)

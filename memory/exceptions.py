@@ -1,4 +1,4 @@
-from dewee.errors import Conflict, InvalidInput, NotFound
+from dewee.errors import Conflict, DeweeError, InvalidInput, NotFound
 
 
 class AgentNotFound(NotFound):
@@ -7,6 +7,25 @@ class AgentNotFound(NotFound):
 
 class WorkspaceNotFound(NotFound):
     code = "workspace_not_found"
+
+
+class NoMembership(WorkspaceNotFound):
+    """A signed-in person who belongs to no workspace (yet): the dashboard explains whom to
+    ask instead of showing a bare 404."""
+
+    code = "no_membership"
+
+
+class UserNotFound(NotFound):
+    code = "user_not_found"
+
+
+class MemberNotFound(NotFound):
+    code = "member_not_found"
+
+
+class MemberExists(Conflict):
+    code = "member_exists"
 
 
 class MemoryNotFound(NotFound):
@@ -37,3 +56,14 @@ class EmbeddingModelMismatch(Conflict):
     """The agent's vectors were made by another model than the one configured now."""
 
     code = "embedding_model_mismatch"
+
+
+class TooManyCandidates(DeweeError):
+    """A whole-agent operation was asked of more memories than it takes at once."""
+
+    status = 422
+    code = "too_many_candidates"
+
+
+class InvalidMemoryPolicy(InvalidInput):
+    code = "invalid_memory_policy"

@@ -7,7 +7,7 @@ from django import forms
 
 from dewee.errors import InvalidInput
 from dewee.pagination import decode_cursor
-from memory.models import MemoryType
+from memory.models import MaintenanceJob, MemberRole, MemoryType
 from memory.recall import RecallFilters
 
 
@@ -49,8 +49,26 @@ class MemoryFilterForm(CursorForm):
     min_importance = forms.FloatField(
         label="Min importance", required=False, min_value=0, max_value=1, step_size=0.05
     )
+    max_importance = forms.FloatField(
+        label="Max importance", required=False, min_value=0, max_value=1, step_size=0.05
+    )
 
-    field_order = ["agent", "q", "memory_type", "tag", "session", "min_importance"]
+    field_order = [
+        "agent",
+        "q",
+        "memory_type",
+        "tag",
+        "session",
+        "min_importance",
+        "max_importance",
+    ]
+
+    def clean(self) -> dict[str, Any] | None:
+        data = super().clean()
+        low, high = self.cleaned_data.get("min_importance"), self.cleaned_data.get("max_importance")
+        if low is not None and high is not None and high < low:
+            self.add_error("max_importance", "Must not be below the min importance.")
+        return data
 
     def filters(self) -> RecallFilters:
         data = self.cleaned_data
@@ -59,14 +77,50 @@ class MemoryFilterForm(CursorForm):
             tags=[data["tag"]] if data["tag"] else [],
             memory_type=data["memory_type"] or None,
             min_importance=data["min_importance"],
+            max_importance=data["max_importance"],
         )
 
 
-class DeleteMemoryForm(forms.Form):
-    label_suffix = ""
+class WorkspaceForm(forms.Form):
+    """The Members page's workspace, among those that exist."""
 
+    workspace = forms.ChoiceField(label="Workspace")
+
+    def __init__(self, data: Any, *, slugs: list[str]) -> None:
+        super().__init__(data, label_suffix="")
+        field = self.fields["workspace"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [(slug, slug) for slug in slugs]
+
+
+class AddMemberForm(forms.Form):
+    login = forms.CharField(
+        label="Username or email",
+        max_length=254,
+        help_text="Someone who already has an account.",
+    )
+    role = forms.ChoiceField(label="Role", choices=MemberRole.choices, initial=MemberRole.VIEWER)
+
+    def __init__(self, data: Any = None) -> None:
+        super().__init__(data, label_suffix="")
+
+
+class MemberRoleForm(forms.Form):
+    role = forms.ChoiceField(label="Role", choices=MemberRole.choices)
+
+
+class DeleteMemoryForm(forms.Form):
     confirm = forms.BooleanField(
         label="I understand the facts learned only from this memory are erased too",
         error_messages={"required": "Tick the box to delete this memory."},
     )
     reason = forms.CharField(label="Reason (optional)", required=False, max_length=1000)
+
+    def __init__(self, data: Any = None) -> None:
+        super().__init__(data, label_suffix="")
+
+
+class RunJobForm(forms.Form):
+    """Run now on the Maintenance page: one of the background jobs."""
+
+    job = forms.ChoiceField(choices=MaintenanceJob.choices)

@@ -118,6 +118,9 @@ class AuditAction(models.TextChoices):
     MEMORY_DELETE = "memory.delete", "Memories deleted"
     MEMORY_MERGE = "memory.merge", "Memories merged"
     POLICY_CHANGE = "policy.change", "Memory policy changed"
+    MEMBER_ADD = "member.add", "Member added"
+    MEMBER_ROLE = "member.role", "Member role changed"
+    MEMBER_REMOVE = "member.remove", "Member removed"
     KEY_CREATE = "key.create", "API key created"
     KEY_REVOKE = "key.revoke", "API key revoked"
 
@@ -207,6 +210,11 @@ class MemoryQuerySet(models.QuerySet["Memory"]):
     def live(self, now: datetime) -> "MemoryQuerySet":
         """Not past their expiry (expired ones wait for the expiry pass to delete them)."""
         return self.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+
+    def expired(self, now: datetime) -> "MemoryQuerySet":
+        """Past their expiry, waiting for the expiry pass (the partial index
+        memory_expiry_idx holds only memories with an expiry)."""
+        return self.filter(expires_at__isnull=False, expires_at__lte=now)
 
 
 class Memory(models.Model):
@@ -370,3 +378,6 @@ class ImportanceSnapshot(models.Model):
     class Meta:
         ordering = ["-taken_at"]
         indexes = [models.Index(fields=["agent", "-taken_at"], name="snapshot_agent_time_idx")]
+
+    def __str__(self) -> str:
+        return f"importance of agent {self.agent_id} at {self.taken_at:%Y-%m-%d %H:%M}"

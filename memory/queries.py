@@ -4,14 +4,26 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Count
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from dewee.pagination import clean_limit, decode_cursor, encode_cursor
 from memory.access import Access
 from memory.entities import ENTITY_PREFIX
-from memory.exceptions import MemoryNotFound, SessionNotFound
-from memory.models import Agent, ApiKey, ErasureReceipt, Memory, Session
+from memory.exceptions import MemberNotFound, MemoryNotFound, SessionNotFound, UserNotFound
+from memory.models import (
+    Agent,
+    ApiKey,
+    ErasureReceipt,
+    ImportanceSnapshot,
+    MaintenanceJob,
+    MaintenanceRun,
+    Memory,
+    Session,
+    Workspace,
+    WorkspaceMember,
+)
 from memory.services import API_KEY_PREFIX, hash_api_key, memory_tags
 
 if TYPE_CHECKING:
@@ -71,6 +83,35 @@ def get_memory(*, access: Access, memory_id: int, agent: Agent | None = None) ->
     )
 
 
+def find_user(login: str) -> Any:
+    """The account whose username is ``login``, else the one whose email it is (any case);
+    an email two accounts share names neither."""
+    login = login.strip()
+    users = get_user_model().objects
+    user = users.filter(**{get_user_model().USERNAME_FIELD: login}).first()
+    if user is None and "@" in login:
+        matches = list(users.filter(email__iexact=login)[:2])
+        if len(matches) > 1:
+            raise UserNotFound("Several accounts use this email: give the username")
+        user = matches[0] if matches else None
+    if user is None:
+        raise UserNotFound(f"No account with the username or email {login!r}")
+    return user
+
+
+def list_members(*, workspace: Workspace) -> list[WorkspaceMember]:
+    members = WorkspaceMember.objects.filter(workspace=workspace).select_related("user")
+    return list(members.order_by("user__username"))
+
+
+def get_member(*, member_id: int) -> WorkspaceMember:
+    """A membership of any workspace: only operators manage them, and they see every one."""
+    try:
+        return WorkspaceMember.objects.select_related("user", "workspace").get(pk=member_id)
+    except WorkspaceMember.DoesNotExist:
+        raise MemberNotFound(f"Member {member_id} not found") from None
+
+
 def get_session(*, access: Access, session_id: int, agent: Agent | None = None) -> Session:
     sessions = Session.objects.select_related("agent__workspace")
     return access.load(sessions, session_id, missing=SessionNotFound, label="Session", agent=agent)
@@ -90,9 +131,10 @@ def list_memories(
     limit: int = 50,
 ) -> MemoryPage:
     """Newest first with keyset pagination; the same filters as recall."""
-    from memory.recall import candidate_memories
+    from memory.recall import candidate_memories, clean_importance_range
 
     limit = clean_limit(limit)
+    clean_importance_range(filters)
     memories = candidate_memories(agent, filters, timezone.now())
     if cursor:
         memories = memories.filter(id__lt=decode_cursor(cursor))
@@ -163,3 +205,74 @@ def list_sessions(*, agent: Agent, cursor: str | None = None, limit: int = 50) -
     next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
     rows = [session_to_dict(s, memory_count=s.memory_count) for s in items[:limit]]
     return SessionPage(items=rows, next_cursor=next_cursor)
+
+
+RECENT_RUNS = 5
+SNAPSHOT_POINTS = 48
+
+
+def run_to_dict(run: MaintenanceRun, *, workspace: Workspace | None = None) -> dict[str, Any]:
+    """A run as its viewer may see it: a workspace sees its own share of a run over every
+    workspace, never the others' counts."""
+    counts, touched = run.counts, run.touched
+    if workspace is not None and run.workspace_id is None:
+        share = dict(run.by_workspace.get(str(workspace.pk), {}))
+        touched = share.pop("touched", 0)
+        counts = share
+    return {
+        "id": run.pk,
+        "job": run.job,
+        "trigger": run.trigger,
+        "status": run.status,
+        "dry_run": run.dry_run,
+        "agent_id": run.agent.agent_id if run.agent else None,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "duration_ms": run.duration_ms,
+        "touched": touched,
+        "counts": counts,
+        "error": run.error,
+    }
+
+
+def maintenance_status(*, access: Access, recent: int = RECENT_RUNS) -> list[dict[str, Any]]:
+    """Each background job: whether it is on, how often, when it runs next, and its last
+    runs (newest first) with what they did."""
+    from django_q.models import Schedule
+
+    from memory.services.maintenance import JOBS
+
+    schedules = {
+        s.name: s
+        for s in Schedule.objects.filter(name__in=[j.schedule_name for j in JOBS.values()])
+    }
+    runs = MaintenanceRun.objects.select_related("agent")
+    if access.workspace is not None:
+        runs = runs.filter(Q(workspace__isnull=True) | Q(workspace=access.workspace))
+    status = []
+    for spec in JOBS.values():
+        schedule = schedules.get(spec.schedule_name)
+        last = [
+            run_to_dict(run, workspace=access.workspace)
+            for run in runs.filter(job=spec.job)[:recent]
+        ]
+        status.append(
+            {
+                "job": spec.job,
+                "label": MaintenanceJob(spec.job).label,
+                "autopilot": spec.autopilot,
+                "enabled": spec.enabled,
+                "interval_secs": spec.interval_secs,
+                "scheduled": schedule is not None,
+                "next_run": schedule.next_run if schedule else None,
+                "last_runs": last,
+            }
+        )
+    return status
+
+
+def importance_history(*, agent: Agent, points: int = SNAPSHOT_POINTS) -> list[ImportanceSnapshot]:
+    """The agent's last importance distributions, oldest first, for the decay chart."""
+    snapshots = list(ImportanceSnapshot.objects.filter(agent=agent)[:points])
+    snapshots.reverse()
+    return snapshots

@@ -21,13 +21,16 @@ from memory.exceptions import SessionNotFound
 from memory.models import Agent, Memory, MemoryQuerySet, MemoryTag, MemoryType, Session
 from memory.rerank import RERANK_CANDIDATES, CrossEncoder, get_reranker
 from memory.search import keyword_search, keyword_terms, vector_search
-from memory.services import record_access
+from memory.services import record_access, record_session_activity
 from memory.validation import clean_tags, clean_unit_interval
 
 TOP_K_MAX = 100
 POOL_MIN = 100
 RRF_K = 60
 RECENCY_HALF_LIFE_DAYS = 30.0
+# A memory flagged irrelevant by feedback keeps this share of its score: it ranks below an
+# otherwise equal memory, yet is still found when nothing better matches.
+FLAGGED_FACTOR = 0.5
 
 
 class QueryClass(StrEnum):
@@ -108,6 +111,7 @@ class RecallFilters:
     tags: list[str] = field(default_factory=list)
     memory_type: str | None = None
     min_importance: float | None = None
+    max_importance: float | None = None
     since: datetime | None = None
     until: datetime | None = None
 
@@ -120,6 +124,7 @@ class RecallFilters:
                 self.tags,
                 self.memory_type,
                 self.min_importance,
+                self.max_importance,
                 self.since,
                 self.until,
             )
@@ -172,8 +177,7 @@ def _validate(agent: Agent, request: RecallRequest) -> tuple[Routing, Fusion]:
     f = request.filters
     if f.memory_type is not None and f.memory_type not in MemoryType.values:
         raise InvalidInput("memory_type", f"must be one of {', '.join(MemoryType.values)}")
-    if f.min_importance is not None:
-        clean_unit_interval(f.min_importance, field="min_importance")
+    clean_importance_range(f)
     clean_tags(f.tags)
     if f.since and f.until and f.until < f.since:
         raise InvalidInput("until", "must not be before since")
@@ -185,6 +189,17 @@ def _validate(agent: Agent, request: RecallRequest) -> tuple[Routing, Fusion]:
     return routing, fusion
 
 
+def clean_importance_range(filters: RecallFilters) -> None:
+    """Both bounds in [0, 1], the upper one not below the lower one."""
+    low, high = filters.min_importance, filters.max_importance
+    if low is not None:
+        clean_unit_interval(low, field="min_importance")
+    if high is not None:
+        clean_unit_interval(high, field="max_importance")
+        if low is not None and high < low:
+            raise InvalidInput("max_importance", "must not be below min_importance")
+
+
 def candidate_memories(agent: Agent, filters: RecallFilters, now: datetime) -> MemoryQuerySet:
     memories = Memory.objects.filter(agent=agent).live(now)
     if filters.session_id is not None:
@@ -193,6 +208,8 @@ def candidate_memories(agent: Agent, filters: RecallFilters, now: datetime) -> M
         memories = memories.filter(memory_type=filters.memory_type)
     if filters.min_importance is not None:
         memories = memories.filter(importance__gte=filters.min_importance)
+    if filters.max_importance is not None:
+        memories = memories.filter(importance__lte=filters.max_importance)
     if filters.since:
         memories = memories.filter(created_at__gte=filters.since)
     if filters.until:
@@ -358,7 +375,7 @@ def _rerank(
             weights.relevance * float(rerank)
             + weights.importance * importance
             + weights.recency * recency
-        )
+        ) * parts[memory_id]["flag_factor"]
         rescored.append((score, memory_id, importance, recency))
     rescored.sort(key=lambda row: (-row[0], -row[1]))
     return rescored
@@ -405,13 +422,17 @@ def recall(
     )
 
     # Score the pool from a few columns; load whole memories only for the winners.
-    rows = candidates.filter(pk__in=list(parts)).values_list("pk", "importance", "created_at")
+    rows = candidates.filter(pk__in=list(parts)).values_list(
+        "pk", "importance", "created_at", "flagged_at"
+    )
     w = request.weights
     scored = []
-    for memory_id, importance, created_at in rows:
+    for memory_id, importance, created_at, flagged_at in rows:
         recency = _recency(created_at, now)
         relevance = parts[memory_id]["relevance"]
+        parts[memory_id]["flag_factor"] = FLAGGED_FACTOR if flagged_at else 1.0
         score = w.relevance * relevance + w.importance * importance + w.recency * recency
+        score *= parts[memory_id]["flag_factor"]
         scored.append((score, memory_id, importance, recency))
     scored.sort(key=lambda row: (-row[0], -row[1]))
     reranker = get_reranker() if request.rerank else None
@@ -437,4 +458,6 @@ def recall(
         }
         hits.append(RecallHit(memory=by_id[memory_id], score=score, explanation=explanation))
     record_access([hit.memory.pk for hit in hits], now=now)
+    if request.filters.session_id is not None:
+        record_session_activity(session_ids=[request.filters.session_id], now=now)
     return RecallResult(hits=hits, query_class=query_class, routing=routing)

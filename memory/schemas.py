@@ -4,9 +4,9 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from ninja import Schema
-from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
-from memory.models import MemoryType
+from memory.models import FeedbackKind, MemoryType
 
 UnitFloat = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
@@ -27,6 +27,42 @@ class AgentOut(Schema):
     name: str | None
     metadata: dict[str, Any]
     created_at: datetime
+
+
+class MemoryPolicyIn(BaseModel):
+    """Validated by memory.services.policy (one set of rules for every interface), so the
+    fields here only document the shape; anything else is refused there, by name. A plain
+    pydantic model: ninja's Schema drops the extra keys the service must see to refuse."""
+
+    model_config = ConfigDict(extra="allow")
+
+    strategy: Any = Field(
+        None,
+        description="Decay strategy per memory type: exponential, linear, step_function, "
+        "power_law, logarithmic or flat; types left out follow the server's.",
+        examples=[{"working": "linear", "semantic": "flat"}],
+    )
+    default_ttl_seconds: Any = Field(
+        None,
+        description="TTL per memory type for memories stored without ttl_seconds or "
+        "expires_at: null (none) or 1 s to 10 years.",
+        examples=[{"working": 86400}],
+    )
+    spaced_repetition_factor: Any = Field(
+        None,
+        description="Each recall of a memory with an expiry extends it by access_count x "
+        "factor x base_interval_seconds; 0 to 100, 0 turns it off (default 1.0).",
+    )
+    base_interval_seconds: Any = Field(
+        None, description="1 s to one year (default 86400, one day)."
+    )
+
+
+class MemoryPolicyOut(Schema):
+    strategy: dict[str, str]
+    default_ttl_seconds: dict[str, int | None]
+    spaced_repetition_factor: float
+    base_interval_seconds: int
 
 
 class MemoryIn(StrictSchema):
@@ -101,6 +137,38 @@ class MemoryPageOut(Schema):
 class ForgetMemoriesOut(Schema):
     memories: int
     facts: int
+
+
+class ConsolidateIn(StrictSchema):
+    agent_id: StrictStr
+    memory_ids: list[StrictInt] = Field(description="2 to 100 memories of the agent.")
+    content: StrictStr | None = Field(
+        None, description="The merged text (default: the originals' texts, oldest first)."
+    )
+    memory_type: MemoryType | None = Field(
+        None, description="Default: the originals' type when they share one, else semantic."
+    )
+
+
+class DeduplicateIn(StrictSchema):
+    agent_id: StrictStr
+    memory_type: MemoryType | None = Field(
+        None, description="Only memories of this type (narrows agents of over 5,000)."
+    )
+    dry_run: StrictBool = False
+
+
+class DuplicateGroupOut(Schema):
+    kept: int
+    merged: list[int]
+
+
+class DeduplicateOut(Schema):
+    agent_id: str
+    candidates: int
+    dry_run: bool
+    merged: int
+    groups: list[DuplicateGroupOut]
 
 
 class ScoreWeightsIn(StrictSchema):
@@ -181,3 +249,88 @@ class ContextOut(Schema):
     prompt: str
     budget_tokens: int
     used_tokens: int
+
+
+class FeedbackIn(StrictSchema):
+    kind: FeedbackKind = Field(
+        description="upvote: importance + 0.05 + 5% of it (max 1), counts as an access; "
+        "downvote: importance - 0.15 (min 0); flag: irrelevant, demoted in recall."
+    )
+    note: StrictStr = Field("", description="At most 1,000 characters.")
+
+
+class FeedbackOut(Schema):
+    id: int
+    memory_id: int
+    kind: FeedbackKind
+    note: str | None
+    actor: str
+    importance_before: float
+    importance_after: float
+    created_at: datetime
+
+
+class FeedbackMemoryOut(MemoryOut):
+    flagged_at: datetime | None
+
+
+class FeedbackResultOut(Schema):
+    memory: FeedbackMemoryOut
+    feedback: FeedbackOut
+
+
+class FeedbackPageOut(Schema):
+    items: list[FeedbackOut]
+    next_cursor: str | None
+
+
+class FeedbackCountsOut(Schema):
+    upvote: int
+    downvote: int
+    flag: int
+
+
+class FeedbackTotalsOut(FeedbackCountsOut):
+    total: int
+
+
+class FeedbackMemoryCountsOut(Schema):
+    memory_id: int
+    content: str = Field(description="The first 120 characters.")
+    upvotes: int
+    downvotes: int
+    flags: int
+
+
+class FeedbackSummaryCountsOut(Schema):
+    all_time: FeedbackCountsOut
+    last_7_days: FeedbackCountsOut
+
+
+class FeedbackSummaryOut(Schema):
+    agent_id: str
+    counts: FeedbackSummaryCountsOut
+    flagged_now: int
+    most_upvoted: list[FeedbackMemoryCountsOut]
+    most_downvoted: list[FeedbackMemoryCountsOut]
+    most_flagged: list[FeedbackMemoryCountsOut]
+
+
+class FeedbackAgentOut(Schema):
+    agent_id: str
+    negative: int
+    total: int
+
+
+class FeedbackThresholdsOut(Schema):
+    min_feedback_7d: int
+    negative_share: float
+
+
+class FeedbackHealthOut(Schema):
+    last_24h: FeedbackTotalsOut
+    last_7d: FeedbackTotalsOut
+    negative_share_7d: float | None
+    status: Literal["ok", "attention"]
+    thresholds: FeedbackThresholdsOut
+    agents_most_negative: list[FeedbackAgentOut]

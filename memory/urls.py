@@ -11,6 +11,8 @@ app_name = "memory"
 urlpatterns = [
     path("", views.memories_list, name="list"),
     path("sessions/", views.sessions_list, name="sessions"),
+    path("maintenance/", views.maintenance, name="maintenance"),
+    path("maintenance/run/", views.maintenance_run, name="maintenance-run"),
     path("<int:memory_id>/", views.memory_page, name="detail"),
     path("<int:memory_id>/delete/", views.memory_delete, name="delete"),
 ]

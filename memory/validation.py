@@ -59,6 +59,7 @@ TAG_MAX_CHARS = 100
 TAGS_MAX = 50
 METADATA_MAX_BYTES = 16_384
 SOURCE_REFS_MAX = 200
+TTL_MAX_SECONDS = 10 * 365 * 24 * 3600
 
 
 def clean_tags(value: object, *, field: str = "tags") -> list[str]:

@@ -9,6 +9,7 @@ without JavaScript, the whole page.
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import BadRequest
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_GET, require_POST
@@ -21,15 +22,24 @@ from dewee.dashboard import (
     domain_errors,
     flash,
     mount_url,
+    operator_access,
     render_page,
 )
 from facts.queries import fact_to_dict, facts_learned_from
 from memory.access import Access, access_for_user
-from memory.forms import CursorForm, DeleteMemoryForm, MemoryFilterForm
-from memory.models import Memory
-from memory.queries import get_memory, list_memories, list_sessions, memory_to_dict
+from memory.forms import CursorForm, DeleteMemoryForm, MemoryFilterForm, RunJobForm
+from memory.models import MaintenanceJob, Memory
+from memory.queries import (
+    get_memory,
+    importance_history,
+    list_memories,
+    list_sessions,
+    maintenance_status,
+    memory_to_dict,
+)
 from memory.recall import RecallRequest, recall
 from memory.services import delete_memory
+from memory.services.maintenance import queue_maintenance
 
 PAGE_SIZE = 25
 SEARCH_TOP_K = 20
@@ -131,3 +141,63 @@ def sessions_list(request: HtmxHttpRequest) -> HttpResponse:
         page = list_sessions(agent=agent, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE)
         context |= {"agent": agent, "page": page, "rows": page.items}
     return render_page(request, "dashboard/sessions.html", "table", access, context)
+
+
+CHART_HEIGHT = 160
+CHART_COLUMN = 14
+
+
+def _importance_chart(snapshots: list[Any]) -> dict[str, Any]:
+    """Stacked columns, one per decay pass: the share of the agent's memories in each band
+    of importance (0-0.1 at the bottom, 0.9-1 on top)."""
+    columns = []
+    for index, snapshot in enumerate(snapshots):
+        y, segments = float(CHART_HEIGHT), []
+        for band, count in enumerate(snapshot.buckets):
+            height = CHART_HEIGHT * count / snapshot.total if snapshot.total else 0
+            y -= height
+            if height:
+                segments.append({"band": band, "y": round(y, 2), "height": round(height, 2)})
+        columns.append({"x": index * CHART_COLUMN, "snapshot": snapshot, "segments": segments})
+    return {
+        "columns": columns,
+        "width": max(len(columns), 1) * CHART_COLUMN,
+        "height": CHART_HEIGHT,
+        "bar": CHART_COLUMN - 2,
+        "bands": [f"{b / 10:.1f}–{(b + 1) / 10:.1f}" for b in range(10)],
+    }
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def maintenance(request: HtmxHttpRequest) -> HttpResponse:
+    """Operators: each background job's last runs, next run and Run now; the chosen agent's
+    importance distribution over time. With htmx, the jobs table alone (it refreshes itself
+    while the page is open)."""
+    access = operator_access(request)
+    agent_ids, data = _visible_agent_ids(access, request)
+    form = CursorForm(data, agent_ids=agent_ids)
+    context: dict[str, Any] = {"jobs": maintenance_status(access=access), "nav": "maintenance"}
+    context |= {"form": form, "has_agents": bool(agent_ids)}
+    if agent_ids and form.is_valid():
+        agent = access.agent(form.cleaned_data["agent"])
+        context |= {"agent": agent, "chart": _importance_chart(importance_history(agent=agent))}
+    return render_page(request, "dashboard/maintenance.html", "jobs", access, context)
+
+
+@login_required
+@require_POST
+@domain_errors
+def maintenance_run(request: HtmxHttpRequest) -> HttpResponse:
+    """Run now: the job goes to the worker; its run appears in the table when it starts."""
+    operator_access(request)
+    form = RunJobForm(request.POST)
+    if not form.is_valid():
+        raise BadRequest("Unknown job.")
+    job = form.cleaned_data["job"]
+    queue_maintenance(jobs=[job])
+    flash(request, f"{MaintenanceJob(job).label} queued: the worker runs it in a moment.")
+    url = mount_url(request, "memory:maintenance")
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)

@@ -1,4 +1,4 @@
-"""``dewee memory search|index-all|import|export``: an agent's memories from a terminal."""
+"""``dewee memory search|index-all|dedup|import|export``: an agent's memories from a terminal."""
 
 import argparse
 import json
@@ -12,9 +12,17 @@ from django.core.serializers.json import DjangoJSONEncoder
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
 from dewee.errors import InvalidInput
+from memory.models import Agent, MemoryType
 from memory.queries import memory_to_dict
 from memory.recall import RecallRequest, recall
-from memory.services import ReindexProgress, ensure_agent, get_workspace, reindex_agent
+from memory.services import (
+    ReindexProgress,
+    decay_pass,
+    deduplicate_memories,
+    ensure_agent,
+    get_workspace,
+    reindex_agent,
+)
 from memory.transfer import export_records, import_records
 
 
@@ -40,6 +48,25 @@ def register(memory_commands: Any) -> None:
     p.add_argument("--batch-size", type=int, default=256)
     add_json_flag(p)
     p.set_defaults(handler=index_all)
+
+    p = memory_commands.add_parser(
+        "dedup", help="Merge an agent's exact duplicates (same words, same entities)."
+    )
+    p.add_argument("--agent", required=True)
+    p.add_argument("--memory-type", choices=MemoryType.values, help="Only memories of this type.")
+    p.add_argument("--dry-run", action="store_true", help="Show the groups, change nothing.")
+    add_json_flag(p)
+    p.set_defaults(handler=dedup)
+
+    p = memory_commands.add_parser(
+        "decay", help="Bring an agent's importances to where their decay curves are now."
+    )
+    p.add_argument("--agent", required=True)
+    p.add_argument(
+        "--dry-run", action="store_true", help="Report what would change; write nothing."
+    )
+    add_json_flag(p)
+    p.set_defaults(handler=decay)
 
     p = memory_commands.add_parser("export", help="Write an agent's memories as JSON Lines.")
     p.add_argument("--agent", required=True)
@@ -128,6 +155,52 @@ def index_all(args: argparse.Namespace) -> None:
         f"Re-embedded {result.done} memories of {agent.agent_id} in {seconds:.1f}s "
         f"({rate:.0f}/s) with {agent.embedding_model}."
     )
+
+
+def dedup(args: argparse.Namespace) -> None:
+    access = cli_access()
+    report = deduplicate_memories(
+        agent=access.agent(args.agent),
+        actor=access.actor,
+        memory_type=args.memory_type,
+        dry_run=args.dry_run,
+    )
+    if args.json:
+        print_json(report.as_dict())
+        return
+    verb = "Would merge" if report.dry_run else "Merged"
+    merged = sum(len(g.merged) for g in report.groups)
+    print(
+        f"{verb} {merged} duplicates into {len(report.groups)} memories of {report.agent_id} "
+        f"({report.candidates} compared)."
+    )
+    for group in report.groups:
+        print(f"  keep {group.kept} <- {', '.join(map(str, group.merged))}")
+
+
+def decay(args: argparse.Namespace) -> None:
+    agent = cli_access().agent(args.agent)
+    result = decay_pass(agents=Agent.objects.filter(pk=agent.pk), dry_run=args.dry_run)
+    changed, memories = result.counts.get("changed", 0), result.counts.get("memories", 0)
+    if args.json:
+        print_json(
+            {
+                "agent_id": agent.agent_id,
+                "dry_run": args.dry_run,
+                "memories": memories,
+                "changed": changed,
+                "before": result.before,
+                "after": result.after,
+            }
+        )
+        return
+    verb = "Would change" if args.dry_run else "Changed"
+    print(f"{verb} the importance of {changed} of {memories} memories of {agent.agent_id}.")
+    rows = [
+        {"band": f"{i / 10:.1f}-{(i + 1) / 10:.1f}", "before": before, "after": after}
+        for i, (before, after) in enumerate(zip(result.before, result.after, strict=True))
+    ]
+    print_table(rows, [("band", "IMPORTANCE"), ("before", "BEFORE"), ("after", "AFTER")])
 
 
 def export(args: argparse.Namespace) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import DurationField, ExpressionWrapper, F, Value
 from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput, TooLarge
@@ -23,14 +23,18 @@ from memory.models import (
     Agent,
     AuditAction,
     Memory,
+    MemoryQuerySet,
     MemoryTag,
     MemoryType,
     Session,
     Workspace,
 )
+from memory.services.policy import MemoryPolicy, effective_policy, get_memory_policy
+from memory.services.sessions import record_session_activity
 from memory.services.tenancy import ensure_agent, record_event
 from memory.validation import (
     CONTENT_MAX_CHARS,
+    TTL_MAX_SECONDS,
     clean_agent_id,
     clean_choice,
     clean_metadata,
@@ -41,7 +45,6 @@ from memory.validation import (
 )
 
 BATCH_MAX = 1000
-TTL_MAX_SECONDS = 10 * 365 * 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -110,10 +113,17 @@ def _session_of(agent: Agent, session_id: object, cache: dict[int, Session]) -> 
 
 
 def _clean_memory(
-    agent: Agent, item: MemoryInput, now: datetime, sessions: dict[int, Session]
+    agent: Agent,
+    item: MemoryInput,
+    now: datetime,
+    sessions: dict[int, Session],
+    policy: MemoryPolicy,
 ) -> _CleanMemory:
     content = clean_text(item.content, field="content", max_chars=CONTENT_MAX_CHARS)
-    ttl_seconds, expires_at = _clean_expiry(item.ttl_seconds, item.expires_at, now)
+    ttl_seconds = item.ttl_seconds
+    if ttl_seconds is None and item.expires_at is None:
+        ttl_seconds = policy.default_ttl_seconds.get(str(item.memory_type))
+    ttl_seconds, expires_at = _clean_expiry(ttl_seconds, item.expires_at, now)
     created_at = item.created_at or now
     if created_at > now + timedelta(minutes=5):
         raise InvalidInput("created_at", "must not be in the future")
@@ -210,10 +220,11 @@ def store_memories(
         raise TooLarge("items", f"has {len(items)} memories; the limit is {BATCH_MAX}")
     now = timezone.now()
     sessions: dict[int, Session] = {}
+    policy = get_memory_policy(agent)
     cleaned = []
     for index, item in enumerate(items):
         try:
-            cleaned.append(_clean_memory(agent, item, now, sessions))
+            cleaned.append(_clean_memory(agent, item, now, sessions, policy))
         except DeweeError as exc:
             raise (exc.for_item(index) if len(items) > 1 else exc) from None
     embedder = embedder or get_embedder()
@@ -249,8 +260,7 @@ def store_memories(
             [row for m, c in zip(memories, cleaned, strict=True) for row in _tag_rows(m, c.tags)]
         )
         bump_memory_version(agent)
-        if sessions:
-            Session.objects.filter(pk__in=sessions).update(last_activity_at=now)
+        record_session_activity(session_ids=sessions, now=now)
     return memories
 
 
@@ -331,21 +341,26 @@ def memory_tags(memory: Memory) -> list[str]:
     return [row.name for row in sorted(rows, key=lambda r: r.pk or 0)]
 
 
-def _erase(agent: Agent, memories: list[Memory], *, actor: str, reason: str) -> dict[str, int]:
+@transaction.atomic
+def erase_memories(
+    *, agent: Agent, memory_ids: list[int], actor: str, reason: str
+) -> dict[str, int]:
+    """The one delete path of memories (delete, forget, expiry): delete these memories of
+    ``agent`` (the caller has checked they are its own) and the facts learned only from them,
+    bump the agent's memory_version, and record one audit event for the lot."""
     from facts.services import erase_facts_learned_only_from
 
-    ids = [m.pk for m in memories]
-    facts_erased = erase_facts_learned_only_from(memory_ids=ids)
-    Memory.objects.filter(pk__in=ids).delete()
+    facts_erased = erase_facts_learned_only_from(memory_ids=memory_ids)
+    Memory.objects.filter(pk__in=memory_ids).delete()
     bump_memory_version(agent)
-    counts = {"memories": len(ids), "facts": facts_erased}
+    counts = {"memories": len(memory_ids), "facts": facts_erased}
     record_event(
         workspace_id=agent.workspace_id,
         agent=agent,
         actor=actor,
         action=AuditAction.MEMORY_DELETE,
         target_type="memory",
-        target_id=str(ids[0]) if len(ids) == 1 else "",
+        target_id=str(memory_ids[0]) if len(memory_ids) == 1 else "",
         details={"reason": reason, "counts": counts},
     )
     return counts
@@ -355,7 +370,7 @@ def _erase(agent: Agent, memories: list[Memory], *, actor: str, reason: str) -> 
 def delete_memory(*, memory: Memory, actor: str, reason: str = "") -> dict[str, int]:
     """Delete one memory and the facts learned only from it (facts with other sources keep
     those and lose this one)."""
-    return _erase(memory.agent, [memory], actor=actor, reason=reason)
+    return erase_memories(agent=memory.agent, memory_ids=[memory.pk], actor=actor, reason=reason)
 
 
 @transaction.atomic
@@ -389,20 +404,64 @@ def forget_memories(
     targets = list(memories.only("pk", "agent_id"))
     if not targets:
         return {"memories": 0, "facts": 0}
-    return _erase(agent, targets, actor=actor, reason="forget")
+    return erase_memories(
+        agent=agent, memory_ids=[m.pk for m in targets], actor=actor, reason="forget"
+    )
 
 
 def record_access(memory_ids: list[int], *, now: datetime | None = None) -> None:
-    """A recall or read counts as an access: count and time. Importance is not touched.
+    """A recall or read counts as an access: count and time. Decay restarts: the curve
+    starts again at ``now`` from the importance the memory has now (the value is kept).
+    A memory with an expiry lives longer (spaced repetition): its deadline moves by its
+    access count, this access included, x its agent's factor x base interval, so each
+    recall buys more time than the one before.
 
     On PostgreSQL the update commits without waiting for its WAL flush: a crash may lose
     the last few access counts, never anything a user wrote, and recall stays fast."""
     if not memory_ids:
         return
+    now = now or timezone.now()
+    memories = Memory.objects.filter(pk__in=memory_ids)
+    access: dict[str, Any] = {
+        "access_count": F("access_count") + 1,
+        "last_accessed_at": now,
+        "decay_base": F("importance"),
+        "decay_from": now,
+    }
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")
-        Memory.objects.filter(pk__in=memory_ids).update(
-            access_count=F("access_count") + 1, last_accessed_at=now or timezone.now()
+        extended = _access_with_repetition(memories, access)
+        memories.exclude(agent_id__in=extended, expires_at__isnull=False).update(**access)
+        if extended:
+            # The vector cache of every process masks expired memories by their deadline.
+            Agent.objects.filter(pk__in=extended).update(memory_version=F("memory_version") + 1)
+
+
+def _access_with_repetition(memories: MemoryQuerySet, access: dict[str, Any]) -> list[int]:
+    """Record the access of the TTL'd ones among ``memories`` whose agent's policy extends
+    them, moving their deadlines in the same update; returns those agents' pks."""
+    agent_pks = set(
+        memories.filter(expires_at__isnull=False)
+        .order_by()
+        .values_list("agent_id", flat=True)
+        .distinct()
+    )
+    extended = []
+    for agent_pk, stored in Agent.objects.filter(pk__in=agent_pks).values_list(
+        "pk", "memory_policy"
+    ):
+        step = effective_policy(stored or {}).repetition_step_seconds
+        if step <= 0:
+            continue
+        memories.filter(agent_id=agent_pk, expires_at__isnull=False).update(
+            **access,
+            expires_at=F("expires_at")
+            + ExpressionWrapper(
+                (F("access_count") + 1) * Value(timedelta(seconds=step)),
+                output_field=DurationField(),
+            ),
         )
+        extended.append(agent_pk)
+    return extended

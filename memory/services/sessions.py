@@ -1,13 +1,21 @@
-"""Writes of sessions: start, touch, end."""
+"""Writes of sessions: start, activity, end, and the pass that ends idle sessions."""
 
-from typing import Any
+import logging
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any, Literal
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from dewee.errors import Conflict, InvalidInput
-from memory.models import Agent, Session, SessionState
-from memory.validation import clean_metadata, clean_text
+from memory.models import Agent, Memory, MemoryType, Session, SessionState
+from memory.services.passes import PassResult
+from memory.validation import CONTENT_MAX_CHARS, SOURCE_REFS_MAX, clean_metadata, clean_text
+
+logger = logging.getLogger("dewee.sessions")
 
 SUMMARY_MAX_CHARS = 16_000
 IDLE_TIMEOUT_MAX_SECS = 365 * 24 * 3600
@@ -43,10 +51,28 @@ def start_session(
     )
 
 
+def record_session_activity(*, session_ids: Iterable[int], now: datetime | None = None) -> int:
+    """The one place where a session's activity is recorded, which postpones its idle end.
+    Activity is: storing a memory into it (store_memories), a recall filtered by it
+    (recall), listing or searching its memories through the API, and ``touch``. Reading it
+    in the dashboard is not: an operator looking must not keep a conversation open.
+
+    Ended sessions are left alone, so the idle pass (which locks the row and then ends it)
+    and a late request never fight: the request's update matches nothing. Returns how many
+    sessions were marked."""
+    ids = set(session_ids)
+    if not ids:
+        return 0
+    return Session.objects.filter(pk__in=ids, state=SessionState.ACTIVE).update(
+        last_activity_at=now or timezone.now()
+    )
+
+
 def touch_session(*, session: Session) -> Session:
     """Activity keeps a session from ending idle; touching an ended session is harmless."""
-    session.last_activity_at = timezone.now()
-    session.save(update_fields=["last_activity_at"])
+    now = timezone.now()
+    if record_session_activity(session_ids=[session.pk], now=now):
+        session.last_activity_at = now
     return session
 
 
@@ -65,3 +91,135 @@ def end_session(*, session: Session, summary: str = "", reason: str = "client") 
     session.ended_reason = reason
     session.save(update_fields=["summary", "state", "ended_at", "ended_reason"])
     return session
+
+
+SUMMARY_TAG = "session-summary"
+# A session of this many memories or fewer ends idle without a summary memory: the turns
+# themselves are as short as a summary would be.
+SUMMARY_MIN_MEMORIES = 3
+IDLE_ACTOR = "system:idle-sessions"
+
+
+def idle_timeout(session: Session) -> int:
+    """Seconds of inactivity after which ``session`` ends by itself; 0 = never."""
+    if session.idle_timeout_secs is not None:
+        return session.idle_timeout_secs
+    return int(settings.DEWEE_SESSION_IDLE_TIMEOUT_SECS)
+
+
+def _idle_sessions(sessions: QuerySet[Session], now: datetime) -> list[tuple[int, int]]:
+    """(id, workspace id) of the active ``sessions`` whose last activity is older than their
+    timeout, oldest id first. The server default is one indexed comparison; sessions with
+    their own timeout are compared here, because "last activity + this row's seconds" has
+    no portable SQL (SQLite cannot multiply a duration), and active sessions are few."""
+    active = sessions.filter(state=SessionState.ACTIVE)
+    default = int(settings.DEWEE_SESSION_IDLE_TIMEOUT_SECS)
+    found: list[tuple[int, int]] = []
+    if default > 0:
+        found += active.filter(
+            idle_timeout_secs__isnull=True, last_activity_at__lt=now - timedelta(seconds=default)
+        ).values_list("pk", "agent__workspace_id")
+    overridden = active.filter(idle_timeout_secs__gt=0, last_activity_at__lt=now)
+    for pk, workspace_id, last_activity_at, timeout in overridden.values_list(
+        "pk", "agent__workspace_id", "last_activity_at", "idle_timeout_secs"
+    ):
+        if timeout and last_activity_at + timedelta(seconds=timeout) < now:
+            found.append((pk, workspace_id))
+    return sorted(found)
+
+
+def _summarise(session: Session) -> tuple[str, list[int]]:
+    """The summary of a session of more than SUMMARY_MIN_MEMORIES memories (else ""), and
+    the ids of the memories it summarises, oldest first."""
+    from memory.summaries import extractive_summary, get_summariser
+
+    rows = list(Memory.objects.filter(session=session).order_by("id").values_list("pk", "content"))
+    if len(rows) <= SUMMARY_MIN_MEMORIES:
+        return "", [pk for pk, _ in rows]
+    texts = [content for _, content in rows]
+    try:
+        summary = get_summariser()(texts)
+    except Exception:
+        # A broken custom summariser must not keep every session open forever.
+        logger.exception("Summariser failed for session %s; using the extractive one", session.pk)
+        summary = extractive_summary(texts)
+    return summary.strip()[:CONTENT_MAX_CHARS], [pk for pk, _ in rows]
+
+
+def _end_idle_session(session_id: int, now: datetime) -> Literal["skipped", "ended", "summarised"]:
+    """End one idle session, with its summary memory when it has enough memories; "skipped"
+    when it is no longer idle (a client ended it, or used it, meanwhile)."""
+    from memory.services.memories import MemoryInput, store_memories
+
+    session = Session.objects.select_related("agent").filter(pk=session_id).first()
+    if session is None or session.state != SessionState.ACTIVE:
+        return "skipped"
+    # The summariser may be slow (an HTTP call): it runs before the row is locked, and the
+    # lock below re-checks that nothing happened meanwhile.
+    summary, memory_ids = _summarise(session)
+    with transaction.atomic():
+        locked = Session.objects.select_for_update().filter(pk=session_id).first()
+        if locked is None or locked.state != SessionState.ACTIVE:
+            return "skipped"
+        timeout = idle_timeout(locked)
+        if timeout == 0 or locked.last_activity_at + timedelta(seconds=timeout) >= now:
+            return "skipped"
+        try:
+            end_session(session=locked, summary=summary[:SUMMARY_MAX_CHARS], reason="idle")
+        except SessionEnded:
+            return "skipped"
+        if not summary:
+            return "ended"
+        # One reference to the session, then as many of its memories as fit.
+        refs = [f"session:{session_id}"]
+        refs += [f"memory:{pk}" for pk in memory_ids[: SOURCE_REFS_MAX - 1]]
+        # Stored after the end, so it does not count as activity (ended sessions take none).
+        store_memories(
+            agent=session.agent,
+            items=[
+                MemoryInput(
+                    content=summary,
+                    memory_type=MemoryType.SEMANTIC,
+                    tags=[SUMMARY_TAG],
+                    session_id=session_id,
+                    source_refs=refs,
+                    metadata={"generated_by": IDLE_ACTOR},
+                )
+            ],
+        )
+        return "summarised"
+
+
+def idle_sessions_pass(
+    *,
+    agents: QuerySet[Agent] | None = None,
+    now: datetime | None = None,
+    dry_run: bool = False,
+) -> PassResult:
+    """End every active session idle longer than its timeout (the session's own, else
+    DEWEE_SESSION_IDLE_TIMEOUT_SECS; 0 = never) exactly as a client end would, through
+    end_session(reason="idle"). A session of more than SUMMARY_MIN_MEMORIES memories gets
+    a summary (DEWEE_SESSION_SUMMARISER) as its ``summary`` and as a semantic memory in it,
+    tagged SUMMARY_TAG, whose source_refs point at the session and its memories.
+
+    One transaction per session, so a failure or a kill midway leaves every session either
+    ended with its summary or untouched. A session a client ends (or uses) while the pass
+    runs is skipped: the client wins. Counts: ``ended``, ``summaries``; ``touched`` is the
+    number of summary memories stored. ``dry_run`` counts the sessions it would end."""
+    now = now or timezone.now()
+    sessions = Session.objects.all()
+    if agents is not None:
+        sessions = sessions.filter(agent__in=agents)
+    result = PassResult()
+    for session_id, workspace_id in _idle_sessions(sessions, now):
+        if dry_run:
+            result.add(workspace_id, ended=1)
+            continue
+        outcome = _end_idle_session(session_id, now)
+        if outcome == "skipped":
+            result.add(workspace_id, skipped=1)
+        elif outcome == "ended":
+            result.add(workspace_id, ended=1)
+        else:
+            result.add(workspace_id, touched=1, ended=1, summaries=1)
+    return result

@@ -1,22 +1,31 @@
-"""Writes for workspaces, agents, API keys and the audit log."""
+"""Writes for workspaces, their members, agents, API keys and the audit log."""
 
 import hashlib
 import re
 import secrets
 from typing import Any
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
-from memory.exceptions import AgentExists, ApiKeyNotFound, WorkspaceExists, WorkspaceNotFound
+from memory.exceptions import (
+    AgentExists,
+    ApiKeyNotFound,
+    MemberExists,
+    WorkspaceExists,
+    WorkspaceNotFound,
+)
 from memory.models import (
     DEFAULT_WORKSPACE_SLUG,
     Agent,
     ApiKey,
     AuditAction,
     AuditEvent,
+    MemberRole,
     Workspace,
+    WorkspaceMember,
 )
 from memory.validation import clean_agent_id, clean_text
 
@@ -77,6 +86,62 @@ def create_workspace(*, slug: str, name: str = "") -> Workspace:
     if Workspace.objects.filter(slug=slug).exists():
         raise WorkspaceExists(f"Workspace {slug!r} already exists")
     return Workspace.objects.create(slug=slug, name=name or slug)
+
+
+def _clean_role(role: str) -> MemberRole:
+    try:
+        return MemberRole(role)
+    except ValueError:
+        raise InvalidInput("role", f"must be one of {', '.join(MemberRole.values)}") from None
+
+
+def _member_event(
+    member: WorkspaceMember, *, actor: str, action: AuditAction, **details: Any
+) -> None:
+    record_event(
+        workspace_id=member.workspace_id,
+        agent=None,
+        actor=actor,
+        action=action,
+        target_type="member",
+        target_id=str(member.user_id),
+        details={"user": member.user.get_username(), "role": member.role, **details},
+    )
+
+
+def add_member(
+    *, workspace: Workspace, user: AbstractBaseUser, role: str, actor: str
+) -> WorkspaceMember:
+    """``user`` joins ``workspace`` as ``role``; a person is in a workspace at most once
+    (the database's unique constraint settles a race). Audited."""
+    role = _clean_role(role)
+    if WorkspaceMember.objects.filter(workspace=workspace, user_id=user.pk).exists():
+        raise MemberExists(f"{user.get_username()} is already a member of {workspace.slug}")
+    try:
+        with transaction.atomic():
+            member = WorkspaceMember.objects.create(workspace=workspace, user_id=user.pk, role=role)
+            _member_event(member, actor=actor, action=AuditAction.MEMBER_ADD)
+            return member
+    except IntegrityError:
+        raise MemberExists(
+            f"{user.get_username()} is already a member of {workspace.slug}"
+        ) from None
+
+
+@transaction.atomic
+def change_member_role(*, member: WorkspaceMember, role: str, actor: str) -> WorkspaceMember:
+    previous, member.role = member.role, _clean_role(role)
+    member.save(update_fields=["role"])
+    if member.role != previous:
+        _member_event(member, actor=actor, action=AuditAction.MEMBER_ROLE, previous=previous)
+    return member
+
+
+@transaction.atomic
+def remove_member(*, member: WorkspaceMember, actor: str) -> None:
+    """The person loses this workspace; their account, and any other membership, stay."""
+    _member_event(member, actor=actor, action=AuditAction.MEMBER_REMOVE)
+    member.delete()
 
 
 def create_agent(

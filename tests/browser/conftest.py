@@ -1,5 +1,7 @@
 """Browser tests: a real Chromium, driven by Playwright, against the live server."""
 
+import re
+
 import pytest
 from playwright.sync_api import Page
 
@@ -14,7 +16,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def sign_in(live_server, page: Page, django_user_model):
-    """Sign a new person in through the real login form; returns the page."""
+    """Sign a new person in through the real login form; returns the page, on the mount
+    they land on."""
 
     def signed_in(username: str, *, staff: bool = False, workspace=None, role=None) -> Page:
         user = django_user_model.objects.create_user(
@@ -26,7 +29,8 @@ def sign_in(live_server, page: Page, django_user_model):
         page.get_by_label("Username").fill(username)
         page.get_by_label("Password").fill(PASSWORD)
         page.get_by_role("button", name="Sign in").click()
-        page.wait_for_url("**/dashboard/**")
+        # Staff land on /dashboard/, workspace members on /app/.
+        page.wait_for_url(re.compile(r"/(dashboard|app)/"))
         return page
 
     return signed_in

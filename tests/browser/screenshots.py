@@ -11,7 +11,8 @@ import pytest
 from playwright.sync_api import Page
 
 from facts.services import SourceInput, assert_fact
-from memory.services import MemoryInput, start_session, store_memories
+from memory.models import MemberRole, WorkspaceMember
+from memory.services import MemoryInput, end_session, start_session, store_memories
 from tests.factories import make_agent, make_workspace
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,8 +20,9 @@ OUT = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 WIDTHS = {"desktop": 1280, "phone": 390}
 
 
-def _demo_data():
-    agent = make_agent(make_workspace("acme"), "support-bot")
+def _demo_data(django_user_model):
+    workspace = make_workspace("acme")
+    agent = make_agent(workspace, "support-bot")
     chat = SourceInput(kind="channel_message", reference="slack:C042/1718", excerpt="")
     facts = [
         ("u-ana", "user", "employer", "Acme Rockets", "stated", 0.9),
@@ -45,17 +47,50 @@ def _demo_data():
             source=SourceInput(kind=chat.kind, reference=chat.reference, excerpt=f"…{value}…"),
         )
     session = start_session(agent=agent, user="u-ana")
-    store_memories(
+    _, globex = store_memories(
         agent=agent,
         items=[
-            MemoryInput(content=text, session_id=session.pk)
-            for text in [
-                "Ana asked to move her dentist appointment to Friday",
-                "Ana mentioned she started at Globex last month",
+            MemoryInput(content=text, session_id=session.pk, importance=importance, tags=tags)
+            for text, importance, tags in [
+                ("Ana asked to move her dentist appointment to Friday 14 June 2024", 0.6, []),
+                ("Ana mentioned she started at Globex last month", 0.8, ["work"]),
             ]
         ],
     )
-    return agent
+    end_session(session=session, summary="Ana rescheduled the dentist; now works at Globex")
+    assert_fact(
+        agent=agent,
+        user="u-ana",
+        subject="user",
+        predicate="employer",
+        value="Globex",
+        verification="inferred",
+        confidence=0.6,
+        actor="demo",
+        source=SourceInput(kind="memory_document", memory_id=globex.pk),
+    )
+    bo = start_session(agent=agent, user="u-bo")
+    store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(
+                content="Bo prefers email (bo@initech.example) over calls", session_id=bo.pk
+            ),
+            MemoryInput(
+                content="To reset a password: Settings, then Security, then Reset",
+                memory_type="procedural",
+                importance=0.3,
+                tags=["howto"],
+            ),
+        ],
+    )
+    for username, email, role in [
+        ("carla", "carla@acme.example", MemberRole.MANAGER),
+        ("dev", "dev@acme.example", MemberRole.VIEWER),
+    ]:
+        user = django_user_model.objects.create_user(username=username, email=email)
+        WorkspaceMember.objects.create(user=user, workspace=workspace, role=role)
+    return agent, globex
 
 
 def _shoot(page: Page, name: str) -> None:
@@ -66,7 +101,7 @@ def _shoot(page: Page, name: str) -> None:
 
 
 def test_screenshots(live_server, page: Page, django_user_model):
-    _demo_data()
+    _agent, memory = _demo_data(django_user_model)
     django_user_model.objects.create_user(username="ops", password="pw-ops-123", is_staff=True)
     page.goto(f"{live_server.url}/accounts/login/")
     _shoot(page, "login")
@@ -83,4 +118,15 @@ def test_screenshots(live_server, page: Page, django_user_model):
     review = page.goto(f"{live_server.url}/dashboard/review/")
     if review is not None and review.ok:
         _shoot(page, "review-queue")
+    page.goto(f"{live_server.url}/dashboard/memory/?agent=support-bot")
+    _shoot(page, "memories")
+    page.goto(f"{live_server.url}/dashboard/memory/?agent=support-bot&q=where+does+Ana+work")
+    page.locator("#memories-table details.explain").first.locator("summary").click()
+    _shoot(page, "memories-search")
+    page.goto(f"{live_server.url}/dashboard/memory/{memory.pk}/")
+    _shoot(page, "memory-detail")
+    page.goto(f"{live_server.url}/dashboard/memory/sessions/?agent=support-bot")
+    _shoot(page, "sessions")
+    page.goto(f"{live_server.url}/dashboard/members/?workspace=acme")
+    _shoot(page, "members")
     assert (OUT / "facts-desktop.png").stat().st_size > 10_000

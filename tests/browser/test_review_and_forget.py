@@ -41,6 +41,30 @@ def test_keyboard_rejects_the_focused_dispute(sign_in, live_server, disputed):
     assert Fact.objects.get(value="Acme").status == "current"
 
 
+def test_keyboard_moves_between_disputes_and_accepts_the_focused_one(
+    sign_in, live_server, agent, disputed
+):
+    state(agent, "Paris", predicate="city")
+    lyon = state(agent, "Lyon", predicate="city", verification="inferred").fact
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/review/")
+    first, second = page.locator(f"#review-{disputed.pk}"), page.locator(f"#review-{lyon.pk}")
+    page.keyboard.press("j")
+    expect(first).to_be_focused()
+    page.keyboard.press("j")
+    expect(second).to_be_focused()
+    page.keyboard.press("k")
+    expect(first).to_be_focused()
+    page.keyboard.press("j")
+    expect(second).to_be_focused()
+    page.keyboard.press("a")
+    expect(second).to_contain_text("ccepted")
+    expect(page.locator("#review-badge")).to_have_text("1")
+    assert Fact.objects.get(pk=lyon.pk).status == "current"
+    assert Fact.objects.get(value="Paris").status == "history"
+    assert Fact.objects.get(pk=disputed.pk).status == "disputed"  # j/k changed nothing
+
+
 def test_forget_needs_the_typed_confirmation_then_shows_the_receipt(
     sign_in, live_server, agent, disputed
 ):

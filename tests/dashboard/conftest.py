@@ -4,6 +4,12 @@ from django.test import Client
 from memory.models import MemberRole, Workspace, WorkspaceMember
 
 
+def app(url: str) -> str:
+    """The same page in the members' mount: workspace members are sent from /dashboard/ to
+    /app/, so their tests ask /app/ directly."""
+    return url.replace("/dashboard/", "/app/", 1)
+
+
 def signed_in(user) -> Client:
     client = Client()
     client.force_login(user)

@@ -53,3 +53,59 @@ def test_anyone_else_finds_nothing(django_user_model, workspace):
     inactive.is_active = False
     with pytest.raises(WorkspaceNotFound):
         access_for_user(inactive)
+
+
+# Which mount each kind of person uses: one test per role, through the real sign-in form.
+
+
+def sign_in(client, username: str):
+    """Signs in through the login form and follows every redirect; returns the last page."""
+    return client.post("/accounts/login/", {"username": username, "password": "pw"}, follow=True)
+
+
+def test_staff_lands_on_the_dashboard_and_is_sent_there_from_the_app(client, staff, agent):
+    page = sign_in(client, "ops")
+    assert page.redirect_chain[-1][0] == "/dashboard/facts/"
+    assert 'href="/dashboard/members/"' in page.text
+    response = client.get("/app/memory/sessions/", {"agent": "support-bot"})
+    assert response["Location"] == "/dashboard/memory/sessions/?agent=support-bot"
+    assert client.post("/app/facts/forget/").status_code == 403
+    assert client.get("/dashboard/members/").status_code == 200
+
+
+def test_manager_lands_on_the_app_and_is_sent_there_from_the_dashboard(client, manager, agent):
+    page = sign_in(client, "mia")
+    assert page.redirect_chain[-1][0] == "/app/facts/"
+    assert "support-bot" in page.text
+    assert "/dashboard/" not in page.text
+    assert client.get("/dashboard/facts/7/")["Location"] == "/app/facts/7/"
+    assert client.get("/dashboard/memory/", {"q": "tea"})["Location"] == "/app/memory/?q=tea"
+    # Operator pages have no twin in the app: its home instead.
+    assert client.get("/dashboard/members/")["Location"] == "/app/"
+    assert client.post("/dashboard/members/add/", {"workspace": "acme"}).status_code == 403
+    assert not WorkspaceMember.objects.exclude(user=manager).exists()
+
+
+def test_viewer_lands_on_the_app_read_only(client, viewer, agent):
+    page = sign_in(client, "vic")
+    assert page.redirect_chain[-1][0] == "/app/facts/"
+    assert "read only" in page.text
+    assert client.get("/dashboard/review/")["Location"] == "/app/review/"
+    assert client.post("/app/facts/forget/", {"agent": "support-bot"}).status_code == 403
+
+
+def test_someone_of_no_workspace_is_told_whom_to_ask(client, django_user_model, staff, agent):
+    staff.email = "ops@example.com"
+    staff.save(update_fields=["email"])
+    django_user_model.objects.create_user(username="newbie", password="pw")
+    page = sign_in(client, "newbie")
+    assert page.status_code == 403
+    assert page.redirect_chain[-1][0] == "/app/facts/"
+    assert "You have no workspace yet" in page.text
+    assert "mailto:ops@example.com" in page.text
+    assert "newbie" in page.text
+    assert "support-bot" not in page.text
+    assert client.get("/dashboard/facts/")["Location"] == "/app/facts/"
+    for url in ("/app/memory/", "/app/memory/sessions/", "/app/review/"):
+        assert "You have no workspace yet" in client.get(url).text
+    assert client.post("/app/facts/forget/", {"agent": "support-bot"}).status_code == 403

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from facts.models import Fact, Status
 from memory.models import AuditEvent, ErasureReceipt
+from tests.dashboard.conftest import app
 from tests.factories import refreshed, state
 
 pytestmark = pytest.mark.django_db
@@ -20,21 +21,21 @@ def detail_url(fact: Fact) -> str:
     return f"/dashboard/facts/{fact.pk}/"
 
 
+def app_detail_url(item) -> str:
+    return app(detail_url(item))
+
+
 def test_anonymous_is_sent_to_sign_in(client):
     response = client.get(LIST)
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/login/")
 
 
-def test_sign_in_page_lands_on_the_dashboard(client, staff):
+def test_sign_in_page_sends_to_the_root_which_picks_the_mount(client, staff):
     assert client.get("/accounts/login/").status_code == 200
     response = client.post("/accounts/login/", {"username": "ops", "password": "pw"})
-    assert response["Location"] == "/dashboard/"
-
-
-def test_a_user_of_no_workspace_gets_404(client, django_user_model, agent):
-    client.force_login(django_user_model.objects.create_user(username="nobody"))
-    assert client.get(LIST).status_code == 404
+    assert response["Location"] == "/"
+    assert client.get("/")["Location"] == "/dashboard/"
 
 
 def test_staff_sees_facts_of_every_workspace(staff_client, agent, other_agent):
@@ -47,12 +48,12 @@ def test_staff_sees_facts_of_every_workspace(staff_client, agent, other_agent):
 
 def test_manager_gets_404_for_another_workspace(manager_client, agent, other_agent):
     theirs = state(other_agent, "Globex").fact
-    assert manager_client.get(detail_url(theirs)).status_code == 404
-    assert manager_client.get(LIST, {"agent": "globex-bot"}).status_code == 404
-    page = manager_client.get(LIST).text
+    assert manager_client.get(app_detail_url(theirs)).status_code == 404
+    assert manager_client.get(app(LIST), {"agent": "globex-bot"}).status_code == 404
+    page = manager_client.get(app(LIST)).text
     assert "support-bot" in page
     assert "globex-bot" not in page
-    response = manager_client.post(f"{detail_url(theirs)}delete/", {"reason": "mine now"})
+    response = manager_client.post(f"{app_detail_url(theirs)}delete/", {"reason": "mine now"})
     assert response.status_code == 404
     assert refreshed(theirs).status == Status.CURRENT
 
@@ -138,7 +139,7 @@ def test_list_queries_do_not_grow_with_facts(staff_client, agent, django_assert_
 
 
 def test_empty_states_say_what_to_do(staff_client, manager_client, agent):
-    assert "No facts match" in manager_client.get(LIST).text
+    assert "No facts match" in manager_client.get(app(LIST)).text
     Fact.objects.all().delete()
     agent.delete()
     assert "No agents yet" in staff_client.get(LIST).text
@@ -156,15 +157,15 @@ def test_detail_shows_sources_history_and_events(staff_client, agent):
 def test_viewer_sees_no_actions_and_forged_posts_change_nothing(viewer_client, agent):
     state(agent, "Acme")
     disputed = state(agent, "Globex", verification="inferred").fact
-    page = viewer_client.get(detail_url(disputed)).text
+    page = viewer_client.get(app_detail_url(disputed)).text
     assert "Accept disputed value" not in page
     assert "Delete fact" not in page
     assert "Forget" not in page
-    url = detail_url(disputed)
+    url = app_detail_url(disputed)
     assert viewer_client.post(f"{url}resolve/", {"action": "accept"}).status_code == 403
     assert viewer_client.post(f"{url}delete/", {"reason": "x"}).status_code == 403
     forget = {"agent": "support-bot", "user": "u1", "confirmation": "u1"}
-    assert viewer_client.post("/dashboard/facts/forget/", forget).status_code == 403
+    assert viewer_client.post("/app/facts/forget/", forget).status_code == 403
     assert refreshed(disputed).status == Status.DISPUTED
     assert Fact.objects.count() == 2
 
@@ -172,10 +173,10 @@ def test_viewer_sees_no_actions_and_forged_posts_change_nothing(viewer_client, a
 def test_accept_shows_both_values_then_makes_the_disputed_one_current(manager_client, agent):
     current = state(agent, "Acme").fact
     disputed = state(agent, "Globex", verification="inferred").fact
-    page = manager_client.get(detail_url(disputed))
+    page = manager_client.get(app_detail_url(disputed))
     assert page.context["current"]["value"] == "Acme"
     assert "Accept disputed value" in page.text
-    response = manager_client.post(f"{detail_url(disputed)}resolve/", {"action": "accept"})
+    response = manager_client.post(f"{app_detail_url(disputed)}resolve/", {"action": "accept"})
     assert response.status_code == 302
     assert (refreshed(disputed).status, refreshed(current).status) == ("current", "history")
     event = AuditEvent.objects.get(target_id=str(disputed.pk))
@@ -186,7 +187,7 @@ def test_reject_with_htmx_returns_the_detail_fragment(manager_client, agent):
     state(agent, "Acme")
     disputed = state(agent, "Globex", verification="inferred").fact
     response = manager_client.post(
-        f"{detail_url(disputed)}resolve/", {"action": "reject", "reason": "no"}, headers=HTMX
+        f"{app_detail_url(disputed)}resolve/", {"action": "reject", "reason": "no"}, headers=HTMX
     )
     assert response.status_code == 200
     assert "<html" not in response.text
@@ -197,7 +198,8 @@ def test_reject_with_htmx_returns_the_detail_fragment(manager_client, agent):
 
 def test_resolving_a_fact_that_is_not_disputed_says_why(manager_client, agent):
     fact = state(agent, "Acme").fact
-    response = manager_client.post(f"{detail_url(fact)}resolve/", {"action": "accept"}, follow=True)
+    url = f"{app_detail_url(fact)}resolve/"
+    response = manager_client.post(url, {"action": "accept"}, follow=True)
     assert "is current, not disputed" in response.text
     assert refreshed(fact).status == Status.CURRENT
 
@@ -206,12 +208,12 @@ def test_delete_requires_a_reason(manager_client, agent):
     fact = state(agent, "Acme").fact
     for headers in ({}, HTMX):
         response = manager_client.post(
-            f"{detail_url(fact)}delete/", {"reason": ""}, headers=headers
+            f"{app_detail_url(fact)}delete/", {"reason": ""}, headers=headers
         )
         assert response.status_code == 200
         assert "This field is required." in response.text
     assert refreshed(fact).status == Status.CURRENT
-    response = manager_client.post(f"{detail_url(fact)}delete/", {"reason": "user asked"})
+    response = manager_client.post(f"{app_detail_url(fact)}delete/", {"reason": "user asked"})
     assert response.status_code == 302
     fact = refreshed(fact)
     assert (fact.status, fact.status_reason, fact.status_changed_by) == (
@@ -223,15 +225,15 @@ def test_delete_requires_a_reason(manager_client, agent):
 
 def test_actions_are_post_only(manager_client, agent):
     fact = state(agent, "Acme").fact
-    assert manager_client.get(f"{detail_url(fact)}delete/").status_code == 405
-    assert manager_client.get(f"{detail_url(fact)}resolve/").status_code == 405
+    assert manager_client.get(f"{app_detail_url(fact)}delete/").status_code == 405
+    assert manager_client.get(f"{app_detail_url(fact)}resolve/").status_code == 405
 
 
 def test_forget_previews_counts_and_needs_the_typed_confirmation(manager_client, agent):
     state(agent, "Acme")
     state(agent, "Globex", verification="inferred")
     kept = state(agent, "Paris", predicate="city", user="u2").fact
-    url = "/dashboard/facts/forget/"
+    url = "/app/facts/forget/"
     preview = manager_client.get(url, {"agent": "support-bot", "user": "u1"})
     assert preview.context["counts"]["facts"] == 2
     assert "Type <code>u1</code> to confirm" in preview.text
@@ -246,13 +248,13 @@ def test_forget_previews_counts_and_needs_the_typed_confirmation(manager_client,
     )
     receipt = ErasureReceipt.objects.get()
     assert (receipt.scope, receipt.counts["facts"]) == ({"user": "u1"}, 2)
-    assert done["HX-Redirect"] == f"/dashboard/receipts/{receipt.id}/"
+    assert done["HX-Redirect"] == f"/app/receipts/{receipt.id}/"
     assert list(Fact.objects.all()) == [kept]
 
 
 def test_forget_by_subject_and_bad_scopes(manager_client, agent, other_agent):
     state(agent, "Acme", subject="acme-corp", user="")
-    url = "/dashboard/facts/forget/"
+    url = "/app/facts/forget/"
     both = {"agent": "support-bot", "user": "u1", "subject": "acme-corp"}
     assert manager_client.get(url, both).status_code == 400
     assert manager_client.get(url, {"agent": "globex-bot", "user": "u1"}).status_code == 404

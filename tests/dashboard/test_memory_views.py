@@ -6,6 +6,7 @@ import pytest
 from facts.models import Fact
 from memory.models import Agent, Memory
 from memory.services import MemoryInput, end_session, start_session, store_memories
+from tests.dashboard.conftest import app
 from tests.factories import source, state
 
 pytestmark = pytest.mark.django_db
@@ -24,6 +25,10 @@ def detail_url(memory: Memory) -> str:
     return f"/dashboard/memory/{memory.pk}/"
 
 
+def app_detail_url(item) -> str:
+    return app(detail_url(item))
+
+
 def test_staff_sees_memories_of_every_workspace(staff_client, agent, other_agent):
     remember(agent, "The user likes green tea")
     (secret,) = remember(other_agent, "Globex launches in May")
@@ -34,13 +39,13 @@ def test_staff_sees_memories_of_every_workspace(staff_client, agent, other_agent
 
 def test_manager_gets_404_for_another_workspace(manager_client, agent, other_agent):
     (theirs,) = remember(other_agent, "Globex launches in May")
-    assert manager_client.get(detail_url(theirs)).status_code == 404
-    assert manager_client.get(LIST, {"agent": "globex-bot"}).status_code == 404
-    assert manager_client.get(SESSIONS, {"agent": "globex-bot"}).status_code == 404
-    response = manager_client.post(f"{detail_url(theirs)}delete/", CONFIRMED)
+    assert manager_client.get(app_detail_url(theirs)).status_code == 404
+    assert manager_client.get(app(LIST), {"agent": "globex-bot"}).status_code == 404
+    assert manager_client.get(app(SESSIONS), {"agent": "globex-bot"}).status_code == 404
+    response = manager_client.post(f"{app_detail_url(theirs)}delete/", CONFIRMED)
     assert response.status_code == 404
     assert Memory.objects.filter(pk=theirs.pk).exists()
-    page = manager_client.get(LIST).text
+    page = manager_client.get(app(LIST)).text
     assert "support-bot" in page
     assert "globex-bot" not in page
 
@@ -59,6 +64,16 @@ def test_list_is_newest_first_with_filters(staff_client, agent):
     assert contents(tag="howto") == ["a procedure"]
     assert contents(session=session.pk) == ["old chat"]
     assert contents(min_importance="0.5") == ["newest note", "old chat"]
+    assert contents(max_importance="0.6") == ["newest note", "a procedure"]
+    assert contents(min_importance="0.5", max_importance="0.6") == ["newest note"]
+    assert contents(min_importance="0.6", max_importance="0.6") == ["newest note"]
+
+
+def test_search_keeps_to_the_importance_range(staff_client, agent):
+    remember(agent, "Tea: the user likes green tea", importance=0.9)
+    remember(agent, "Tea: the user dislikes black tea", importance=0.3)
+    rows = staff_client.get(LIST, {"q": "tea", "max_importance": "0.5"}).context["rows"]
+    assert [r["content"] for r in rows] == ["Tea: the user dislikes black tea"]
 
 
 def test_next_page_keeps_the_filters(staff_client, agent):
@@ -108,6 +123,18 @@ def test_bad_filter_shows_the_error(staff_client, agent):
     assert "Fix the highlighted filters" in response.text
 
 
+def test_max_importance_below_min_is_an_error_next_to_the_field(staff_client, agent):
+    remember(agent, "The user likes green tea", importance=0.5)
+    params = {"min_importance": "0.7", "max_importance": "0.2"}
+    response = staff_client.get(LIST, params)
+    assert response.context["form"].errors == {
+        "max_importance": ["Must not be below the min importance."]
+    }
+    assert "green tea" not in response.text
+    fragment = staff_client.get(LIST, params, headers=HTMX).text
+    assert "Max importance: Must not be below the min importance." in fragment
+
+
 def test_detail_shows_tags_refs_session_and_the_facts_learned_from_it(staff_client, agent):
     session = start_session(agent=agent)
     (memory,) = remember(
@@ -129,10 +156,10 @@ def test_detail_shows_tags_refs_session_and_the_facts_learned_from_it(staff_clie
 def test_viewer_sees_no_delete_and_a_forged_post_deletes_nothing(viewer_client, agent):
     (memory,) = remember(agent, "The user likes green tea")
     state(agent, "Acme", source=source(memory_id=memory.pk))
-    page = viewer_client.get(detail_url(memory))
+    page = viewer_client.get(app_detail_url(memory))
     assert page.status_code == 200
     assert "Delete memory" not in page.text
-    assert viewer_client.post(f"{detail_url(memory)}delete/", CONFIRMED).status_code == 403
+    assert viewer_client.post(f"{app_detail_url(memory)}delete/", CONFIRMED).status_code == 403
     assert Memory.objects.filter(pk=memory.pk).exists()
     assert Fact.objects.count() == 1
 
@@ -140,12 +167,12 @@ def test_viewer_sees_no_delete_and_a_forged_post_deletes_nothing(viewer_client, 
 def test_delete_without_the_checkbox_deletes_nothing(manager_client, agent):
     (memory,) = remember(agent, "The user likes green tea")
     state(agent, "Acme", source=source(memory_id=memory.pk))
-    response = manager_client.post(f"{detail_url(memory)}delete/", {"reason": "wrong"})
+    response = manager_client.post(f"{app_detail_url(memory)}delete/", {"reason": "wrong"})
     assert response.status_code == 200
     assert "Tick the box" in response.text
     assert Memory.objects.filter(pk=memory.pk).exists()
     assert Fact.objects.count() == 1
-    fragment = manager_client.post(f"{detail_url(memory)}delete/", {}, headers=HTMX)
+    fragment = manager_client.post(f"{app_detail_url(memory)}delete/", {}, headers=HTMX)
     assert "<html" not in fragment.text
     assert "Tick the box" in fragment.text
 
@@ -155,9 +182,9 @@ def test_delete_erases_the_memory_and_the_fact_learned_only_from_it(manager_clie
     only_here = state(agent, "Acme", source=source(memory_id=memory.pk)).fact
     elsewhere = state(agent, "Paris", predicate="city", source=source(memory_id=memory.pk)).fact
     state(agent, "Paris", predicate="city", source=source(memory_id=other.pk))
-    response = manager_client.post(f"{detail_url(memory)}delete/", CONFIRMED)
+    response = manager_client.post(f"{app_detail_url(memory)}delete/", CONFIRMED)
     assert response.status_code == 302
-    assert response["Location"] == "/dashboard/memory/?agent=support-bot"
+    assert response["Location"] == "/app/memory/?agent=support-bot"
     assert not Memory.objects.filter(pk=memory.pk).exists()
     assert not Fact.objects.filter(pk=only_here.pk).exists()
     assert Fact.objects.filter(pk=elsewhere.pk).exists()
@@ -167,8 +194,8 @@ def test_delete_erases_the_memory_and_the_fact_learned_only_from_it(manager_clie
 
 def test_delete_with_htmx_sends_the_browser_to_the_list(manager_client, agent):
     (memory,) = remember(agent, "The user likes green tea")
-    response = manager_client.post(f"{detail_url(memory)}delete/", CONFIRMED, headers=HTMX)
-    assert response["HX-Redirect"] == "/dashboard/memory/?agent=support-bot"
+    response = manager_client.post(f"{app_detail_url(memory)}delete/", CONFIRMED, headers=HTMX)
+    assert response["HX-Redirect"] == "/app/memory/?agent=support-bot"
     assert not Memory.objects.exists()
 
 

@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from facts.models import Fact
 from memory.models import ErasureReceipt
+from tests.dashboard.conftest import app
 from tests.factories import state
 
 pytestmark = pytest.mark.django_db
@@ -19,11 +20,11 @@ ERASE_U1 = {"agent": "support-bot", "user": "u1", "confirmation": "u1"}
 
 def test_forget_redirects_to_the_receipt_so_a_refresh_does_not_erase_again(manager_client, agent):
     state(agent, "Acme")
-    response = manager_client.post(FORGET, ERASE_U1)
+    response = manager_client.post(app(FORGET), ERASE_U1)
     receipt = ErasureReceipt.objects.get()
     assert (response.status_code, response["Location"]) == (
         302,
-        f"/dashboard/receipts/{receipt.id}/",
+        f"/app/receipts/{receipt.id}/",
     )
     page = manager_client.get(response["Location"])
     assert page.status_code == 200
@@ -38,16 +39,16 @@ def test_forget_redirects_to_the_receipt_so_a_refresh_does_not_erase_again(manag
 
 def test_forget_with_htmx_asks_the_browser_to_go_to_the_receipt(manager_client, agent):
     state(agent, "Acme")
-    response = manager_client.post(FORGET, ERASE_U1, headers=HTMX)
+    response = manager_client.post(app(FORGET), ERASE_U1, headers=HTMX)
     receipt = ErasureReceipt.objects.get()
-    assert response["HX-Redirect"] == f"/dashboard/receipts/{receipt.id}/"
+    assert response["HX-Redirect"] == f"/app/receipts/{receipt.id}/"
 
 
 def test_another_workspaces_receipt_is_404(manager_client, staff_client, other_agent):
     state(other_agent, "Globex")
     staff_client.post(FORGET, {"agent": "globex-bot", "user": "u1", "confirmation": "u1"})
     url = f"/dashboard/receipts/{ErasureReceipt.objects.get().id}/"
-    assert manager_client.get(url).status_code == 404
+    assert manager_client.get(app(url)).status_code == 404
     assert staff_client.get(url).status_code == 200
     missing = "/dashboard/receipts/00000000-0000-0000-0000-000000000000/"
     assert staff_client.get(missing).status_code == 404

@@ -10,12 +10,13 @@ from tests.factories import refreshed, source, state
 
 pytestmark = pytest.mark.django_db
 
-QUEUE = "/dashboard/review/"
+QUEUE = "/app/review/"  # members use the app; staff the dashboard
+STAFF_QUEUE = "/dashboard/review/"
 HTMX = {"HX-Request": "true"}
 
 
 def resolve_url(fact: Fact) -> str:
-    return f"/dashboard/review/{fact.pk}/resolve/"
+    return f"/app/review/{fact.pk}/resolve/"
 
 
 def dispute(agent, value: str, **overrides) -> Fact:
@@ -61,19 +62,19 @@ def test_queue_shows_disputed_facts_oldest_first_beside_the_current_value(manage
     assert page.index("Acme") < page.index("Globex") < page.index("Paris") < page.index("Rome")
     assert page.count("Accept disputed value") == 2
     assert "dewee/review.js" in page
-    assert 'href="/dashboard/review/"' in page  # the nav badge's link
+    assert 'href="/app/review/"' in page  # the nav badge's link
     assert 'id="review-badge"' in page
 
 
 def test_other_pages_do_not_load_the_review_script(manager_client, agent):
-    assert "review.js" not in manager_client.get("/dashboard/facts/").text
+    assert "review.js" not in manager_client.get("/app/facts/").text
 
 
 def test_queue_shows_only_visible_workspaces(manager_client, staff_client, agent, other_agent):
     state(other_agent, "Acme")
     theirs = dispute(other_agent, "Initech")
     assert "Initech" not in manager_client.get(QUEUE).text
-    assert "Initech" in staff_client.get(QUEUE).text
+    assert "Initech" in staff_client.get(STAFF_QUEUE).text
     assert manager_client.post(resolve_url(theirs), {"action": "accept"}).status_code == 404
     assert refreshed(theirs).status == Status.DISPUTED
 
@@ -87,14 +88,14 @@ def test_queue_queries_do_not_grow_with_disputes(
         dispute(agent, f"d{i}", predicate="city", user=f"u{i}")
     # session, user, the disputed facts, their sources, the current facts, theirs, the badge
     with django_assert_max_num_queries(7):
-        response = staff_client.get(QUEUE)
+        response = staff_client.get(STAFF_QUEUE)
     assert len(response.context["items"]) == n
 
 
 def test_empty_queue_points_to_the_facts_tab(manager_client, agent):
     page = manager_client.get(QUEUE).text
     assert "Nothing to review" in page
-    assert 'href="/dashboard/facts/"' in page
+    assert 'href="/app/facts/"' in page
 
 
 def test_accept_without_js_redirects_back_to_the_queue(manager_client, agent):

@@ -1,0 +1,87 @@
+"""REST endpoints for background maintenance (AutoPilot status and Run now): adapters over
+memory.services.maintenance and memory.queries. A key sees its own workspace's share."""
+
+from datetime import datetime
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Router, Schema, Status
+from pydantic import Field, StrictStr
+
+from memory.access import request_access
+from memory.queries import maintenance_status
+from memory.schemas import StrictSchema
+from memory.services.maintenance import queue_maintenance
+
+router = Router(tags=["maintenance"])
+
+
+class RunOut(Schema):
+    id: int
+    job: str
+    trigger: str
+    status: str
+    dry_run: bool
+    agent_id: str | None
+    started_at: datetime
+    finished_at: datetime | None
+    duration_ms: int | None
+    touched: int
+    counts: dict[str, int]
+    error: str
+
+
+class JobStatusOut(Schema):
+    job: str
+    label: str
+    autopilot: bool
+    enabled: bool
+    interval_secs: int
+    scheduled: bool
+    next_run: datetime | None
+    last_runs: list[RunOut]
+
+
+class AutopilotStatusOut(Schema):
+    jobs: list[JobStatusOut]
+
+
+class TriggerIn(StrictSchema):
+    jobs: list[StrictStr] | None = Field(
+        None,
+        description="Jobs to run now: decay, expiry, idle_sessions, dedup, consolidate. "
+        "Default: the AutoPilot jobs (dedup and consolidate).",
+    )
+    agent_id: StrictStr | None = Field(None, description="Only this agent; default: all.")
+
+
+class QueuedOut(Schema):
+    job: str
+    task_id: str
+
+
+class TriggerOut(Schema):
+    queued: list[QueuedOut]
+
+
+@router.get(
+    "/admin/autopilot/status",
+    response=AutopilotStatusOut,
+    summary="Background jobs: schedule, next run, last runs and what they did",
+)
+def autopilot_status(request: HttpRequest) -> dict[str, Any]:
+    return {"jobs": maintenance_status(access=request_access(request))}
+
+
+@router.post(
+    "/admin/autopilot/trigger",
+    response={202: TriggerOut},
+    summary="Run background jobs now, for this workspace's agents (or one agent)",
+)
+def autopilot_trigger(request: HttpRequest, payload: TriggerIn) -> Status:
+    access = request_access(request)
+    agent = access.agent(payload.agent_id) if payload.agent_id is not None else None
+    queued = queue_maintenance(
+        jobs=payload.jobs or [], agent=agent, workspace=None if agent else access.workspace
+    )
+    return Status(202, {"queued": queued})

@@ -1,0 +1,224 @@
+"""Background maintenance: run a job and record what it did, queue a job for the worker,
+and keep django-q2's schedules in step with the settings.
+
+Every way of running a job (the schedule, Run now on the dashboard, the API trigger, the
+CLI) goes through :func:`run_maintenance`, so each run leaves one MaintenanceRun row.
+"""
+
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+from django_q.models import Schedule
+from django_q.tasks import async_task
+
+from dewee.errors import InvalidInput
+from memory.models import Agent, MaintenanceJob, MaintenanceRun, RunStatus, Workspace
+from memory.services.passes import PassResult
+
+logger = logging.getLogger(__name__)
+
+SCHEDULE_PREFIX = "dewee:"
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    job: str
+    pass_path: str
+    interval_setting: str
+    autopilot: bool = False
+
+    @property
+    def interval_secs(self) -> int:
+        return int(getattr(settings, self.interval_setting))
+
+    @property
+    def enabled(self) -> bool:
+        return self.interval_secs > 0 and (
+            not self.autopilot or bool(settings.DEWEE_AUTOPILOT_ENABLED)
+        )
+
+    @property
+    def schedule_name(self) -> str:
+        return SCHEDULE_PREFIX + self.job
+
+    def run_pass(self) -> Callable[..., PassResult]:
+        return import_string(self.pass_path)
+
+
+JOBS: dict[str, JobSpec] = {
+    spec.job: spec
+    for spec in [
+        JobSpec(
+            MaintenanceJob.DECAY.value, "memory.services.decay_pass", "DEWEE_DECAY_INTERVAL_SECS"
+        ),
+        JobSpec(
+            MaintenanceJob.EXPIRY.value, "memory.services.expiry_pass", "DEWEE_EXPIRY_INTERVAL_SECS"
+        ),
+        JobSpec(
+            MaintenanceJob.IDLE_SESSIONS.value,
+            "memory.services.idle_sessions_pass",
+            "DEWEE_SESSION_SWEEP_INTERVAL_SECS",
+        ),
+        JobSpec(
+            MaintenanceJob.DEDUP.value,
+            "memory.services.autopilot_dedup_pass",
+            "DEWEE_AUTOPILOT_DEDUP_INTERVAL_SECS",
+            autopilot=True,
+        ),
+        JobSpec(
+            MaintenanceJob.CONSOLIDATE.value,
+            "memory.services.autopilot_consolidate_pass",
+            "DEWEE_AUTOPILOT_CONSOLIDATE_INTERVAL_SECS",
+            autopilot=True,
+        ),
+    ]
+}
+AUTOPILOT_JOBS = [job for job, spec in JOBS.items() if spec.autopilot]
+
+
+def clean_jobs(jobs: object) -> list[str]:
+    """A list of known job names; None or empty means the AutoPilot jobs."""
+    if jobs is None or jobs == []:
+        return list(AUTOPILOT_JOBS)
+    if not isinstance(jobs, list) or not all(isinstance(j, str) for j in jobs):
+        raise InvalidInput("jobs", "must be a list of job names")
+    unknown = [j for j in jobs if j not in JOBS]
+    if unknown:
+        raise InvalidInput("jobs", f"unknown job {unknown[0]!r}; known jobs: {', '.join(JOBS)}")
+    return list(dict.fromkeys(jobs))
+
+
+def _interrupted_before(job: str, now: datetime) -> None:
+    """A run still marked running after the worker's timeout was killed (the worker died or
+    was stopped): say so, so that it no longer shows as running."""
+    limit = now - timedelta(seconds=settings.DEWEE_WORKER_TIMEOUT_SECS)
+    MaintenanceRun.objects.filter(job=job, status=RunStatus.RUNNING, started_at__lt=limit).update(
+        status=RunStatus.FAILED, error="interrupted: the worker stopped mid-run"
+    )
+
+
+def run_maintenance(
+    *,
+    job: str,
+    agent: Agent | None = None,
+    workspace: Workspace | None = None,
+    trigger: str = "schedule",
+    dry_run: bool = False,
+) -> MaintenanceRun:
+    """Run one job over every agent (or one agent, or one workspace's agents) and record it.
+
+    The run row is committed before the pass starts, so the dashboard shows it running; the
+    passes themselves commit in batches, so a run killed midway leaves each memory before or
+    after and the next run finishes the work. A failing pass is recorded, then re-raised so
+    the worker records the failure too."""
+    spec = JOBS[clean_jobs([job])[0]]
+    now = timezone.now()
+    _interrupted_before(spec.job, now)
+    run = MaintenanceRun.objects.create(
+        job=spec.job,
+        trigger=trigger,
+        agent=agent,
+        workspace=workspace or (agent.workspace if agent else None),
+        dry_run=dry_run,
+        started_at=now,
+    )
+    agents = None
+    if agent is not None:
+        agents = Agent.objects.filter(pk=agent.pk)
+    elif workspace is not None:
+        agents = Agent.objects.filter(workspace=workspace)
+    started = time.monotonic()
+    try:
+        result = spec.run_pass()(agents=agents, now=now, dry_run=dry_run)
+    except Exception as exc:
+        run.status, run.error = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"
+        _finish(run, started)
+        logger.exception("Maintenance job %s failed", spec.job)
+        raise
+    run.status = RunStatus.SUCCEEDED
+    report = result.as_dict()
+    run.touched = int(report["touched"])  # type: ignore[call-overload]
+    run.counts = report["counts"]
+    run.by_workspace = report["by_workspace"]
+    _finish(run, started)
+    logger.info("Maintenance job %s: %s memories touched, %s", spec.job, run.touched, run.counts)
+    return run
+
+
+def _finish(run: MaintenanceRun, started: float) -> None:
+    run.finished_at = timezone.now()
+    run.duration_ms = round((time.monotonic() - started) * 1000)
+    run.save(
+        update_fields=[
+            "status",
+            "error",
+            "touched",
+            "counts",
+            "by_workspace",
+            "finished_at",
+            "duration_ms",
+        ]
+    )
+
+
+def queue_maintenance(
+    *, jobs: list[str], agent: Agent | None = None, workspace: Workspace | None = None
+) -> list[dict[str, str]]:
+    """Hand jobs to the worker (Run now, the API trigger). Returns each job's task id; the
+    run shows in the status once the worker picks it up."""
+    queued = []
+    for job in clean_jobs(jobs):
+        task_id = async_task(
+            "memory.tasks.run_job",
+            job,
+            agent_pk=agent.pk if agent else None,
+            workspace_pk=workspace.pk if workspace else None,
+            trigger="manual",
+            task_name=f"{SCHEDULE_PREFIX}{job} (manual)",
+            group=SCHEDULE_PREFIX + "manual",
+        )
+        queued.append({"job": job, "task_id": str(task_id)})
+    return queued
+
+
+def ensure_schedules(*, now: datetime | None = None) -> list[str]:
+    """Create or update one django-q2 schedule per enabled job from the settings, and remove
+    those of disabled jobs. Idempotent: run at every start. A new schedule runs soon; a
+    changed interval takes effect from the next run, which is never later than one new
+    interval from now. Returns one line per change, for the start-up output."""
+    now = now or timezone.now()
+    changes = []
+    with transaction.atomic():
+        for spec in JOBS.values():
+            schedule = Schedule.objects.filter(name=spec.schedule_name).first()
+            if not spec.enabled:
+                if schedule is not None:
+                    schedule.delete()
+                    changes.append(f"{spec.job}: schedule removed (disabled)")
+                continue
+            minutes = max(1, math.ceil(spec.interval_secs / 60))
+            if schedule is None:
+                Schedule.objects.create(
+                    name=spec.schedule_name,
+                    func="memory.tasks.run_job",
+                    args=repr(spec.job),
+                    schedule_type=Schedule.MINUTES,
+                    minutes=minutes,
+                    repeats=-1,
+                    next_run=now + timedelta(minutes=1),
+                )
+                changes.append(f"{spec.job}: every {minutes} min (new)")
+            elif schedule.minutes != minutes or schedule.schedule_type != Schedule.MINUTES:
+                schedule.schedule_type, schedule.minutes = Schedule.MINUTES, minutes
+                schedule.next_run = min(schedule.next_run, now + timedelta(minutes=minutes))
+                schedule.save(update_fields=["schedule_type", "minutes", "next_run"])
+                changes.append(f"{spec.job}: every {minutes} min (changed)")
+    return changes

@@ -1,0 +1,160 @@
+"""An agent's memory policy: how its memories age (decay strategy per type), how long they
+live by default (TTL per type), and how much each recall extends a TTL'd memory's life
+(spaced repetition).
+
+``Agent.memory_policy`` holds only what was set; everything else follows the server's
+settings, so changing a server default changes it for every agent that did not choose.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from memory.decay import STRATEGIES
+from memory.exceptions import InvalidMemoryPolicy
+from memory.models import Agent, AuditAction, MemoryType
+from memory.services.tenancy import record_event
+from memory.validation import TTL_MAX_SECONDS
+
+SPACED_REPETITION_FACTOR = 1.0
+SPACED_REPETITION_FACTOR_MAX = 100.0
+BASE_INTERVAL_SECONDS = 24 * 3600
+BASE_INTERVAL_MAX_SECONDS = 365 * 24 * 3600
+POLICY_KEYS = (
+    "strategy",
+    "default_ttl_seconds",
+    "spaced_repetition_factor",
+    "base_interval_seconds",
+)
+
+
+@dataclass(frozen=True)
+class MemoryPolicy:
+    """The effective policy: every key present, server defaults filled in."""
+
+    strategy: dict[str, str]
+    default_ttl_seconds: dict[str, int | None]
+    spaced_repetition_factor: float
+    base_interval_seconds: int
+
+    @property
+    def repetition_step_seconds(self) -> float:
+        """How much one access (times the access count) extends a TTL'd memory; 0: off."""
+        return self.spaced_repetition_factor * self.base_interval_seconds
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "strategy": dict(self.strategy),
+            "default_ttl_seconds": dict(self.default_ttl_seconds),
+            "spaced_repetition_factor": self.spaced_repetition_factor,
+            "base_interval_seconds": self.base_interval_seconds,
+        }
+
+
+def effective_policy(stored: dict[str, Any]) -> MemoryPolicy:
+    """The policy an agent with ``stored`` (its memory_policy, validated when written) has."""
+    strategies = stored.get("strategy", {})
+    ttls = stored.get("default_ttl_seconds", {})
+    return MemoryPolicy(
+        strategy={t: strategies.get(t, settings.DEWEE_DECAY_STRATEGY) for t in MemoryType.values},
+        default_ttl_seconds={t: ttls.get(t) for t in MemoryType.values},
+        spaced_repetition_factor=float(
+            stored.get("spaced_repetition_factor", SPACED_REPETITION_FACTOR)
+        ),
+        base_interval_seconds=int(stored.get("base_interval_seconds", BASE_INTERVAL_SECONDS)),
+    )
+
+
+def get_memory_policy(agent: Agent) -> MemoryPolicy:
+    return effective_policy(agent.memory_policy or {})
+
+
+def _per_type(policy: dict[str, Any], key: str) -> dict[str, Any]:
+    value = policy[key]
+    if not isinstance(value, dict):
+        raise InvalidMemoryPolicy(key, "must be an object keyed by memory type")
+    unknown = [t for t in value if t not in MemoryType.values]
+    if unknown:
+        raise InvalidMemoryPolicy(
+            f"{key}.{unknown[0]}",
+            f"is not a memory type; use {', '.join(MemoryType.values)}",
+        )
+    return value
+
+
+def _whole_number(value: object, field: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidMemoryPolicy(field, f"must be a whole number from {low} to {high}")
+    return value
+
+
+def clean_policy(policy: object) -> dict[str, Any]:
+    """``policy`` checked key by key: only known keys, per-type maps of known types."""
+    if not isinstance(policy, dict):
+        raise InvalidMemoryPolicy("policy", "must be a JSON object")
+    unknown = [key for key in policy if key not in POLICY_KEYS]
+    if unknown:
+        raise InvalidMemoryPolicy(
+            str(unknown[0]), f"is not a policy setting; known: {', '.join(POLICY_KEYS)}"
+        )
+    clean: dict[str, Any] = {}
+    if "strategy" in policy:
+        strategies = _per_type(policy, "strategy")
+        for memory_type, strategy in strategies.items():
+            if strategy not in STRATEGIES:
+                raise InvalidMemoryPolicy(
+                    f"strategy.{memory_type}", f"must be one of {', '.join(STRATEGIES)}"
+                )
+        clean["strategy"] = dict(strategies)
+    if "default_ttl_seconds" in policy:
+        ttls = _per_type(policy, "default_ttl_seconds")
+        clean["default_ttl_seconds"] = {
+            memory_type: None
+            if ttl is None
+            else _whole_number(ttl, f"default_ttl_seconds.{memory_type}", 1, TTL_MAX_SECONDS)
+            for memory_type, ttl in ttls.items()
+        }
+    if "spaced_repetition_factor" in policy:
+        factor = policy["spaced_repetition_factor"]
+        if (
+            isinstance(factor, bool)
+            or not isinstance(factor, int | float)
+            or not math.isfinite(factor)
+            or not 0 <= factor <= SPACED_REPETITION_FACTOR_MAX
+        ):
+            raise InvalidMemoryPolicy(
+                "spaced_repetition_factor",
+                f"must be a number from 0 (off) to {SPACED_REPETITION_FACTOR_MAX:g}",
+            )
+        clean["spaced_repetition_factor"] = float(factor)
+    if "base_interval_seconds" in policy:
+        clean["base_interval_seconds"] = _whole_number(
+            policy["base_interval_seconds"], "base_interval_seconds", 1, BASE_INTERVAL_MAX_SECONDS
+        )
+    return clean
+
+
+@transaction.atomic
+def set_memory_policy(*, agent: Agent, policy: object, actor: str) -> MemoryPolicy:
+    """Replace the agent's policy with ``policy`` (what it leaves out follows the server
+    defaults). Validated whole before anything is written; audited with before and after.
+    New memories get the new default TTLs; the next decay pass recomputes each memory from
+    its own base and start under the new strategies (switching a type to flat gives its
+    memories their base importance back)."""
+    clean = clean_policy(policy)
+    before = agent.memory_policy or {}
+    agent.memory_policy = clean
+    agent.save(update_fields=["memory_policy"])
+    record_event(
+        workspace_id=agent.workspace_id,
+        agent=agent,
+        actor=actor,
+        action=AuditAction.POLICY_CHANGE,
+        target_type="agent",
+        target_id=str(agent.pk),
+        details={"before": before, "after": clean},
+    )
+    return effective_policy(clean)

@@ -1,0 +1,25 @@
+"""django-q2 tasks: each takes ids, never objects, and calls one service."""
+
+from memory.models import Agent, Workspace
+from memory.services.maintenance import run_maintenance
+
+
+def run_job(
+    job: str,
+    agent_pk: int | None = None,
+    workspace_pk: int | None = None,
+    trigger: str = "schedule",
+) -> dict[str, object]:
+    """Run one maintenance job (a schedule, or Run now). An agent or workspace erased since
+    the job was queued leaves nothing to do."""
+    agent = workspace = None
+    if agent_pk is not None:
+        agent = Agent.objects.select_related("workspace").filter(pk=agent_pk).first()
+        if agent is None:
+            return {"job": job, "skipped": "agent no longer exists"}
+    if workspace_pk is not None:
+        workspace = Workspace.objects.filter(pk=workspace_pk).first()
+        if workspace is None:
+            return {"job": job, "skipped": "workspace no longer exists"}
+    run = run_maintenance(job=job, agent=agent, workspace=workspace, trigger=trigger)
+    return {"job": job, "run": run.pk, "touched": run.touched, "counts": run.counts}

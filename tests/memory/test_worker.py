@@ -1,0 +1,160 @@
+"""The real django-q2 worker (`manage.py qcluster`) against the test database: a scheduled
+decay pass and a Run now both happen, and a pass killed midway (kill -9) leaves every
+memory before or after, and the next pass finishes the work."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import pytest
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+from django_q.models import Schedule
+
+from memory.models import MaintenanceRun, Memory, RunStatus
+from memory.services.maintenance import JOBS, ensure_schedules, queue_maintenance, run_maintenance
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BASE_DIR = Path(settings.BASE_DIR)
+WEEK = timedelta(days=7)
+# Scheduler's first pass comes about 30 s after the cluster starts (PLATFORM.md).
+SCHEDULER_WAIT_SECS = 120
+
+
+def _database_url() -> str:
+    """The test database, reached the way this process reaches its server."""
+    name = connection.settings_dict["NAME"]
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{name}"
+    url = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit(url._replace(path="/" + quote(name)))
+
+
+@pytest.fixture
+def start_worker(tmp_path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
+    started: list[subprocess.Popen[bytes]] = []
+    log = tmp_path / "worker.log"
+
+    def start(**env: str) -> subprocess.Popen[bytes]:
+        environment = {
+            **os.environ,
+            "DATABASE_URL": _database_url(),
+            "DEWEE_WORKERS": "1",
+            "DEWEE_Q_SYNC": "0",
+            **env,
+        }
+        worker = subprocess.Popen(
+            [sys.executable, "manage.py", "qcluster"],
+            cwd=BASE_DIR,
+            env=environment,
+            start_new_session=True,  # its own process group: the cluster forks workers
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
+        )
+        started.append(worker)
+        return worker
+
+    yield start
+    if log.exists():  # shown by pytest only when the test failed
+        print(log.read_text(errors="replace")[-5000:])
+    for worker in started:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGTERM)
+            try:
+                worker.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait()
+
+
+def _wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def _aged(agent, count: int) -> None:
+    """``count`` memories, accessed once, whose decay started two weeks ago at 0.8: an
+    episodic memory then stands at 0.8 x 0.5^2 = 0.2 after a pass (half-life one week)."""
+    now = timezone.now()
+    Memory.objects.bulk_create(
+        [
+            Memory(
+                agent=agent,
+                content=f"note {i}",
+                importance=0.8,
+                decay_base=0.8,
+                decay_from=now - 2 * WEEK,
+                access_count=1,
+                last_accessed_at=now - 2 * WEEK,
+                created_at=now - 3 * WEEK,
+                updated_at=now,
+            )
+            for i in range(count)
+        ],
+        batch_size=2000,
+    )
+
+
+def test_the_worker_runs_the_scheduled_pass_and_run_now(agent, start_worker):
+    _aged(agent, 20)
+    ensure_schedules()
+    later = timezone.now() + timedelta(days=1)
+    Schedule.objects.exclude(name=JOBS["decay"].schedule_name).update(next_run=later)
+    Schedule.objects.filter(name=JOBS["decay"].schedule_name).update(next_run=timezone.now())
+    start_worker()
+    queue_maintenance(jobs=["expiry"])
+
+    def finished(job: str, trigger: str) -> bool:
+        return MaintenanceRun.objects.filter(
+            job=job, trigger=trigger, status=RunStatus.SUCCEEDED
+        ).exists()
+
+    _wait_for(lambda: finished("expiry", "manual"), 60, "the queued expiry run")
+    _wait_for(lambda: finished("decay", "schedule"), SCHEDULER_WAIT_SECS, "the scheduled pass")
+    run = MaintenanceRun.objects.get(job="decay")
+    assert run.touched == 20
+    for importance in Memory.objects.filter(agent=agent).values_list("importance", flat=True):
+        assert importance == pytest.approx(0.2, abs=1e-3)
+    # The schedule moved on by its interval.
+    schedule = Schedule.objects.get(name=JOBS["decay"].schedule_name)
+    assert schedule.next_run > timezone.now() + timedelta(minutes=50)
+
+
+def test_a_pass_killed_midway_leaves_each_memory_before_or_after(agent, start_worker):
+    total = 100_000
+    _aged(agent, total)
+    memories = Memory.objects.filter(agent=agent)
+    worker = start_worker(DEWEE_DECAY_BATCH_SIZE="250")
+    queue_maintenance(jobs=["decay"])
+    _wait_for(lambda: memories.filter(importance__lt=0.5).exists(), 60, "the first batch")
+    # Hold the rows (PostgreSQL) or the write lock (SQLite) so the pass cannot move on, then
+    # kill the whole cluster without warning.
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            list(memories.select_for_update().values_list("pk", flat=True))
+        else:
+            Memory.objects.filter(pk=-1).update(importance=0)  # takes the write lock
+        done = memories.filter(importance__lt=0.5).count()
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+    assert 0 < done < total, "the pass was not caught midway"
+    values = set(memories.values_list("importance", flat=True))
+    assert {round(v, 3) for v in values} == {0.8, 0.2}
+    assert memories.filter(importance__lt=0.5).count() == done
+
+    run = run_maintenance(job="decay", trigger="cli")
+    assert run.status == RunStatus.SUCCEEDED
+    assert run.touched >= total - done
+    assert not memories.filter(importance__gt=0.201).exists()
