@@ -4,7 +4,7 @@ in set-based SQL, and record each agent's importance distribution afterwards."""
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +18,7 @@ from memory.models import Agent, ImportanceSnapshot, Memory, MemoryType
 from memory.services.passes import PassResult
 
 BUCKETS = 10
+SNAPSHOT_RETENTION_DAYS = 90
 # How long a batch waits for a row a recall holds before it rolls back and retries, and
 # how many times it tries.
 DECAY_LOCK_TIMEOUT_MS = 500
@@ -210,6 +211,12 @@ def _apply(
 
 
 def _snapshots(distribution: _Distribution, now: datetime) -> None:
+    """Record this pass's distribution per agent and drop those past the retention (hourly
+    passes would otherwise add 8,760 rows per agent a year)."""
+    ImportanceSnapshot.objects.filter(
+        agent_id__in=list(distribution.buckets),
+        taken_at__lt=now - timedelta(days=SNAPSHOT_RETENTION_DAYS),
+    ).delete()
     ImportanceSnapshot.objects.bulk_create(
         ImportanceSnapshot(
             agent_id=agent_pk,

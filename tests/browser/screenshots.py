@@ -5,14 +5,23 @@ names it explicitly. It fills a small, realistic workspace through the services,
 operator in through the login form and photographs each page at 1280 and 390 pixels wide.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import Page
 
 from facts.services import SourceInput, assert_fact
-from memory.models import MemberRole, WorkspaceMember
-from memory.services import MemoryInput, end_session, start_session, store_memories
+from memory.models import Agent, MemberRole, Memory, WorkspaceMember
+from memory.services import (
+    MemoryInput,
+    decay_pass,
+    end_session,
+    start_session,
+    store_memories,
+)
+from memory.services.maintenance import JOBS, ensure_schedules, run_maintenance
 from tests.factories import make_agent, make_workspace
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -93,6 +102,30 @@ def _demo_data(django_user_model):
     return agent, globex
 
 
+def _maintenance_history(agent) -> None:
+    """A week of hourly-ish decay passes over a few dozen memories of mixed types, then one
+    real run of every job, so the Maintenance page shows what an operator would see."""
+    kinds = ["episodic", "semantic", "procedural", "working"]
+    store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(
+                content=f"Ticket {n}: customer asked about invoice {1000 + n}",
+                memory_type=kinds[n % 4],
+                importance=0.35 + (n % 7) / 10,
+            )
+            for n in range(40)
+        ],
+    )
+    start = timezone.now() - timedelta(days=8)
+    Memory.objects.filter(agent=agent).update(decay_from=start, created_at=start)
+    for step in range(0, 8 * 24, 6):
+        decay_pass(agents=Agent.objects.filter(pk=agent.pk), now=start + timedelta(hours=step))
+    ensure_schedules()
+    for job in JOBS:
+        run_maintenance(job=job)
+
+
 def _shoot(page: Page, name: str) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for label, width in WIDTHS.items():
@@ -101,7 +134,7 @@ def _shoot(page: Page, name: str) -> None:
 
 
 def test_screenshots(live_server, page: Page, django_user_model):
-    _agent, memory = _demo_data(django_user_model)
+    agent, memory = _demo_data(django_user_model)
     django_user_model.objects.create_user(username="ops", password="pw-ops-123", is_staff=True)
     page.goto(f"{live_server.url}/accounts/login/")
     _shoot(page, "login")
@@ -129,4 +162,7 @@ def test_screenshots(live_server, page: Page, django_user_model):
     _shoot(page, "sessions")
     page.goto(f"{live_server.url}/dashboard/members/?workspace=acme")
     _shoot(page, "members")
+    _maintenance_history(agent)
+    page.goto(f"{live_server.url}/dashboard/memory/maintenance/?agent=support-bot")
+    _shoot(page, "maintenance")
     assert (OUT / "facts-desktop.png").stat().st_size > 10_000

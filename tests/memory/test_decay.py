@@ -306,6 +306,20 @@ def test_a_pass_records_the_distribution_per_agent(agent, other_agent):
 
 
 @pytest.mark.django_db
+def test_snapshots_are_kept_for_ninety_days(agent, other_agent):
+    aged(agent)
+    aged(other_agent)
+    for days in (100, 91, 89):
+        decay_pass(agents=Agent.objects.filter(pk=other_agent.pk), now=NOW - timedelta(days=days))
+        decay_pass(agents=Agent.objects.filter(pk=agent.pk), now=NOW - timedelta(days=days))
+    decay_pass(agents=Agent.objects.filter(pk=agent.pk), now=NOW)
+    kept = ImportanceSnapshot.objects.filter(agent=agent).values_list("taken_at", flat=True)
+    assert sorted(kept) == [NOW - timedelta(days=89), NOW]
+    # Another agent's history is pruned only by passes over that agent.
+    assert ImportanceSnapshot.objects.filter(agent=other_agent).count() == 3
+
+
+@pytest.mark.django_db
 def test_an_unknown_strategy_setting_is_refused_clearly(agent, settings):
     settings.DEWEE_DECAY_STRATEGY = "sideways"
     errors = check_decay_settings()
