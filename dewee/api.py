@@ -126,4 +126,3 @@ def route_not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
 
 api.add_router("/", "memory.api.router")
 api.add_router("/", "facts.api.router")
-api.add_router("/", "memory.maintenance_api.router")

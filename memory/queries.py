@@ -164,6 +164,7 @@ def memory_to_dict(memory: Memory) -> dict[str, Any]:
         "expires_at": memory.expires_at,
         "access_count": memory.access_count,
         "last_accessed_at": memory.last_accessed_at,
+        "flagged_at": memory.flagged_at,
         "created_at": memory.created_at,
         "updated_at": memory.updated_at,
     }
@@ -262,7 +263,9 @@ def maintenance_status(*, access: Access, recent: int = RECENT_RUNS) -> list[dic
                 "label": MaintenanceJob(spec.job).label,
                 "autopilot": spec.autopilot,
                 "enabled": spec.enabled,
-                "interval_secs": spec.interval_secs,
+                # What the worker follows: the schedule (the settings of the process that
+                # last started the worker), else the settings.
+                "interval_secs": (schedule.minutes or 0) * 60 if schedule else spec.interval_secs,
                 "scheduled": schedule is not None,
                 "next_run": schedule.next_run if schedule else None,
                 "last_runs": last,

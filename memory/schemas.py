@@ -117,6 +117,7 @@ class MemoryOut(Schema):
     expires_at: datetime | None
     access_count: int
     last_accessed_at: datetime | None
+    flagged_at: datetime | None = Field(description="When feedback marked it irrelevant.")
     created_at: datetime
     updated_at: datetime
 
@@ -188,6 +189,7 @@ class RecallIn(StrictSchema):
     tags: list[StrictStr] = Field(default_factory=list)
     memory_type: MemoryType | None = None
     min_importance: UnitFloat | None = None
+    max_importance: UnitFloat | None = None
     since: StrictStr | None = None
     until: StrictStr | None = None
     explain: StrictBool = False
@@ -270,12 +272,8 @@ class FeedbackOut(Schema):
     created_at: datetime
 
 
-class FeedbackMemoryOut(MemoryOut):
-    flagged_at: datetime | None
-
-
 class FeedbackResultOut(Schema):
-    memory: FeedbackMemoryOut
+    memory: MemoryOut
     feedback: FeedbackOut
 
 

@@ -58,3 +58,13 @@ def test_recall_keeps_to_the_max_importance(agent, notes):
     asked = RecallRequest(query="note", top_k=10, filters=RecallFilters(max_importance=0.4))
     hits = recall(agent=agent, request=asked).hits
     assert sorted(h.memory.content for h in hits) == ["note at 0.1", "note at 0.4"]
+
+
+def test_the_recall_endpoint_takes_an_importance_range(api, notes):
+    body = {"agent_id": "support-bot", "query": "note", "min_importance": 0.3}
+    response = api.post("/v1/memory/recall", {**body, "max_importance": 0.8})
+    assert response.status_code == 200
+    assert sorted(i["content"] for i in response.json()["items"]) == ["note at 0.4", "note at 0.7"]
+    upside_down = api.post("/v1/memory/recall", {**body, "max_importance": 0.2})
+    assert upside_down.status_code == 400
+    assert upside_down.json()["error"]["details"] == {"field": "max_importance"}

@@ -1,12 +1,15 @@
 """The real django-q2 worker (`manage.py qcluster`) against the test database: a scheduled
-decay pass and a Run now both happen, and a pass killed midway (kill -9) leaves every
-memory before or after, and the next pass finishes the work."""
+decay pass and a Run now both happen, a pass killed midway (kill -9) leaves every memory
+before or after and the next pass finishes the work, and `manage.py serve` (what `make run`
+starts) runs the web server with a worker and stops both on Ctrl-C."""
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -158,3 +161,67 @@ def test_a_pass_killed_midway_leaves_each_memory_before_or_after(agent, start_wo
     assert run.status == RunStatus.SUCCEEDED
     assert run.touched >= total - done
     assert not memories.filter(importance__gt=0.201).exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _serve(port: int, log: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "serve", f"127.0.0.1:{port}"],
+        cwd=BASE_DIR,
+        env={**os.environ, "DATABASE_URL": _database_url(), "DEWEE_WORKERS": "1"},
+        start_new_session=True,
+        stdout=log.open("ab"),
+        stderr=subprocess.STDOUT,
+    )
+
+
+def _nothing_left_of(process: subprocess.Popen[bytes]) -> bool:
+    time.sleep(1)
+    try:
+        os.killpg(process.pid, 0)
+    except ProcessLookupError:
+        return True
+    os.killpg(process.pid, signal.SIGKILL)
+    return False
+
+
+def test_serve_runs_the_web_server_and_the_worker_and_ctrl_c_stops_both(tmp_path):
+    port = _free_port()
+    log = tmp_path / "serve.log"
+    serve = _serve(port, log)
+    try:
+        _wait_for(lambda: _answers(f"http://127.0.0.1:{port}/healthz"), 60, "the web server")
+        _wait_for(lambda: "running" in log.read_text(), 60, "the worker")
+        assert Schedule.objects.filter(name__startswith="dewee:").count() == len(JOBS)
+        serve.send_signal(signal.SIGINT)  # what Ctrl-C sends
+        assert serve.wait(timeout=30) == 0
+        assert _nothing_left_of(serve)
+    finally:
+        print(log.read_text(errors="replace")[-3000:])
+
+
+def test_serve_stops_the_worker_when_the_web_server_cannot_start(tmp_path):
+    log = tmp_path / "serve.log"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        serve = _serve(taken.getsockname()[1], log)
+        try:
+            assert serve.wait(timeout=60) == 1
+            assert _nothing_left_of(serve)
+            assert "stopped by itself" in log.read_text()
+        finally:
+            print(log.read_text(errors="replace")[-3000:])
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False

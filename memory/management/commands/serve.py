@@ -5,9 +5,11 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory.services.maintenance import ensure_schedules
 
@@ -23,7 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, addrport: str, **options: Any) -> None:
         for line in ensure_schedules():
             self.stdout.write(f"schedule {line}")
-        manage = [sys.executable, "manage.py"]
+        manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
         children = {
             "worker": subprocess.Popen([*manage, "qcluster"]),
             "web": subprocess.Popen([*manage, "runserver", "--noreload", addrport]),
@@ -36,18 +38,18 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, request_stop)
         signal.signal(signal.SIGTERM, request_stop)
-        while not stop:
+        ended: list[str] = []
+        while not stop and not ended:
             ended = [name for name, child in children.items() if child.poll() is not None]
-            if ended:
-                self.stderr.write(f"The {ended[0]} process stopped; stopping the rest.")
-                break
             time.sleep(0.5)
         self._stop_all(children)
+        if ended:
+            raise CommandError(f"The {ended[0]} process stopped by itself; stopped the rest.")
 
     def _stop_all(self, children: dict[str, subprocess.Popen[bytes]]) -> None:
         for child in children.values():
             if child.poll() is None:
-                child.send_signal(signal.SIGINT)
+                child.terminate()  # SIGTERM: both stop cleanly on it
         deadline = time.monotonic() + STOP_GRACE_SECS
         for name, child in children.items():
             try:

@@ -1,4 +1,4 @@
-"""REST endpoints for background maintenance (AutoPilot status and Run now): adapters over
+"""Background maintenance (AutoPilot status and Run now): adapters over
 memory.services.maintenance and memory.queries. A key sees its own workspace's share."""
 
 from datetime import datetime

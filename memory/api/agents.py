@@ -1,0 +1,124 @@
+"""Agents: create, list, read; their memories, memory policy and feedback summary."""
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Query, Router, Schema, Status
+from pydantic import Field
+
+from dewee.timeparse import parse_time
+from memory import services
+from memory.access import request_access
+from memory.feedback_reports import (
+    agent_feedback_summary,
+)
+from memory.queries import (
+    agent_to_dict,
+    list_memories,
+    memory_to_dict,
+)
+from memory.recall import RecallFilters
+from memory.schemas import (
+    AgentIn,
+    AgentOut,
+    FeedbackSummaryOut,
+    MemoryPageOut,
+    MemoryPolicyIn,
+    MemoryPolicyOut,
+)
+
+router = Router()
+
+
+class MemoryListParams(Schema):
+    session_id: int | None = None
+    tags: list[str] = Field(default_factory=list)
+    memory_type: str | None = None
+    min_importance: float | None = None
+    max_importance: float | None = None
+    since: str | None = None
+    until: str | None = None
+    cursor: str | None = None
+    limit: int = 50
+
+
+@router.post("/agents", response={201: AgentOut}, tags=["agents"], summary="Create an agent")
+def create_agent(request: HttpRequest, payload: AgentIn) -> Status:
+    access = request_access(request)
+    assert access.workspace is not None
+    agent = services.create_agent(
+        workspace=access.workspace,
+        agent_id=payload.agent_id,
+        name=payload.name,
+        metadata=payload.metadata,
+    )
+    return Status(201, agent_to_dict(agent))
+
+
+@router.get("/agents", response=list[AgentOut], tags=["agents"], summary="Agents of this workspace")
+def list_agents(request: HttpRequest) -> list[dict]:
+    return [agent_to_dict(a) for a in request_access(request).agents()]
+
+
+@router.get(
+    "/agents/{path:agent_id}/memories",
+    response=MemoryPageOut,
+    tags=["memories"],
+    summary="An agent's memories, newest first",
+)
+def agent_memories(
+    request: HttpRequest, agent_id: str, params: Query[MemoryListParams]
+) -> dict[str, Any]:
+    agent = request_access(request).agent(agent_id)
+    filters = RecallFilters(
+        session_id=params.session_id,
+        tags=params.tags,
+        memory_type=params.memory_type,
+        min_importance=params.min_importance,
+        max_importance=params.max_importance,
+        since=parse_time(params.since, field="since"),
+        until=parse_time(params.until, field="until"),
+    )
+    page = list_memories(agent=agent, filters=filters, cursor=params.cursor, limit=params.limit)
+    return {"items": [memory_to_dict(m) for m in page.items], "next_cursor": page.next_cursor}
+
+
+@router.get(
+    "/agents/{path:agent_id}/feedback/summary",
+    response=FeedbackSummaryOut,
+    tags=["feedback"],
+    summary="An agent's feedback: counts, most voted and flagged memories",
+)
+def agent_feedback(request: HttpRequest, agent_id: str) -> dict[str, Any]:
+    return agent_feedback_summary(agent=request_access(request).agent(agent_id))
+
+
+@router.get(
+    "/agents/{path:agent_id}/memory_policy",
+    response=MemoryPolicyOut,
+    tags=["agents"],
+    summary="How an agent's memories age (server defaults filled in)",
+)
+def get_memory_policy(request: HttpRequest, agent_id: str) -> dict[str, Any]:
+    return services.get_memory_policy(request_access(request).agent(agent_id)).as_dict()
+
+
+@router.put(
+    "/agents/{path:agent_id}/memory_policy",
+    response=MemoryPolicyOut,
+    tags=["agents"],
+    summary="Replace an agent's memory policy; returns the effective policy",
+)
+def put_memory_policy(
+    request: HttpRequest, agent_id: str, payload: MemoryPolicyIn
+) -> dict[str, Any]:
+    access = request_access(request)
+    policy = {**payload.model_dump(exclude_unset=True), **(payload.model_extra or {})}
+    return services.set_memory_policy(
+        agent=access.agent(agent_id), policy=policy, actor=access.actor
+    ).as_dict()
+
+
+@router.get("/agents/{path:agent_id}", response=AgentOut, tags=["agents"], summary="One agent")
+def get_agent(request: HttpRequest, agent_id: str) -> dict:
+    return agent_to_dict(request_access(request).agent(agent_id))

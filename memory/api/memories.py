@@ -1,0 +1,199 @@
+"""Memories: store, batch, read, change, delete, forget, merge, deduplicate, recall."""
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Router, Status
+
+from dewee.errors import DeweeError
+from dewee.timeparse import parse_time
+from memory import services
+from memory.access import request_access
+from memory.models import Memory
+from memory.queries import (
+    get_memory,
+    memory_to_dict,
+)
+from memory.recall import RecallFilters, RecallRequest, Weights, recall
+from memory.schemas import (
+    BatchIn,
+    BatchOut,
+    ConsolidateIn,
+    DeduplicateIn,
+    DeduplicateOut,
+    ForgetMemoriesIn,
+    ForgetMemoriesOut,
+    MemoryIn,
+    MemoryOut,
+    MemoryPatchIn,
+    RecallIn,
+    RecallOut,
+    StoredOut,
+    StoreMemoryIn,
+)
+
+router = Router()
+
+
+def _input(item: MemoryIn) -> services.MemoryInput:
+    return services.MemoryInput(
+        content=item.content,
+        memory_type=item.memory_type,
+        importance=item.importance,
+        tags=item.tags,
+        metadata=item.metadata,
+        session_id=item.session_id,
+        ttl_seconds=item.ttl_seconds,
+        expires_at=parse_time(item.expires_at, field="expires_at"),
+        source_refs=item.source_refs,
+        created_at=parse_time(item.created_at, field="created_at"),
+    )
+
+
+def _stored(memory: Memory) -> dict[str, Any]:
+    return {
+        **memory_to_dict(memory),
+        "session_state": memory.session.state if memory.session else None,
+    }
+
+
+@router.post("/memories", response={201: StoredOut}, tags=["memories"], summary="Store a memory")
+def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
+    access = request_access(request)
+    assert access.workspace is not None
+    (memory,) = services.store_memories_as(
+        workspace=access.workspace, agent_id=payload.agent_id, items=[_input(payload)]
+    )
+    return Status(201, _stored(memory))
+
+
+@router.post(
+    "/memories/batch",
+    response={201: BatchOut},
+    tags=["memories"],
+    summary="Store up to 1,000 memories, all or nothing",
+)
+def store_batch(request: HttpRequest, payload: BatchIn) -> Status:
+    access = request_access(request)
+    assert access.workspace is not None
+    inputs = []
+    for index, item in enumerate(payload.items):
+        try:
+            inputs.append(_input(item))
+        except DeweeError as exc:
+            raise exc.for_item(index) from None
+    memories = services.store_memories_as(
+        workspace=access.workspace, agent_id=payload.agent_id, items=inputs
+    )
+    return Status(201, {"items": [_stored(m) for m in memories]})
+
+
+@router.post(
+    "/memories/forget",
+    response=ForgetMemoriesOut,
+    tags=["memories"],
+    summary="Delete memories by ids, tags or importance",
+)
+def forget_memories(request: HttpRequest, payload: ForgetMemoriesIn) -> dict[str, int]:
+    access = request_access(request)
+    agent = access.agent(payload.agent_id)
+    return services.forget_memories(
+        agent=agent,
+        actor=access.actor,
+        ids=payload.ids,
+        tags=payload.tags,
+        below_importance=payload.below_importance,
+    )
+
+
+@router.post(
+    "/memories/consolidate",
+    response={201: MemoryOut},
+    tags=["memories"],
+    summary="Merge memories into one new memory",
+)
+def consolidate_memories(request: HttpRequest, payload: ConsolidateIn) -> Status:
+    access = request_access(request)
+    merged = services.consolidate_memories(
+        agent=access.agent(payload.agent_id),
+        memory_ids=payload.memory_ids,
+        actor=access.actor,
+        memory_type=payload.memory_type,
+        content=payload.content,
+    )
+    return Status(201, memory_to_dict(get_memory(access=access, memory_id=merged.pk)))
+
+
+@router.post(
+    "/memories/deduplicate",
+    response=DeduplicateOut,
+    tags=["memories"],
+    summary="Merge an agent's exact duplicates",
+)
+def deduplicate_memories(request: HttpRequest, payload: DeduplicateIn) -> dict[str, Any]:
+    access = request_access(request)
+    report = services.deduplicate_memories(
+        agent=access.agent(payload.agent_id),
+        actor=access.actor,
+        memory_type=payload.memory_type,
+        dry_run=payload.dry_run,
+    )
+    return report.as_dict()
+
+
+@router.get("/memories/{int:memory_id}", response=MemoryOut, tags=["memories"])
+def read_memory(request: HttpRequest, memory_id: int) -> dict[str, Any]:
+    return memory_to_dict(get_memory(access=request_access(request), memory_id=memory_id))
+
+
+@router.patch("/memories/{int:memory_id}", response=MemoryOut, tags=["memories"])
+def patch_memory(request: HttpRequest, memory_id: int, payload: MemoryPatchIn) -> dict[str, Any]:
+    memory = get_memory(access=request_access(request), memory_id=memory_id)
+    changes = payload.model_dump(exclude_unset=True)
+    memory = services.update_memory(memory=memory, **changes)
+    return memory_to_dict(get_memory(access=request_access(request), memory_id=memory.pk))
+
+
+@router.delete("/memories/{int:memory_id}", response=ForgetMemoriesOut, tags=["memories"])
+def remove_memory(request: HttpRequest, memory_id: int, reason: str = "") -> dict[str, int]:
+    access = request_access(request)
+    memory = get_memory(access=access, memory_id=memory_id)
+    return services.delete_memory(memory=memory, actor=access.actor, reason=reason)
+
+
+@router.post("/memory/recall", response=RecallOut, tags=["memories"], summary="Recall")
+def recall_memories(request: HttpRequest, payload: RecallIn) -> dict[str, Any]:
+    agent = request_access(request).agent(payload.agent_id)
+    result = recall(
+        agent=agent,
+        request=RecallRequest(
+            query=payload.query,
+            top_k=payload.top_k,
+            routing=payload.routing,
+            fusion=payload.fusion,
+            weights=Weights(**payload.weights.model_dump()),
+            filters=RecallFilters(
+                session_id=payload.session_id,
+                tags=payload.tags,
+                memory_type=payload.memory_type,
+                min_importance=payload.min_importance,
+                max_importance=payload.max_importance,
+                since=parse_time(payload.since, field="since"),
+                until=parse_time(payload.until, field="until"),
+            ),
+            explain=payload.explain,
+            rerank=payload.rerank,
+        ),
+    )
+    return {
+        "query_class": result.query_class,
+        "routing": result.routing,
+        "items": [
+            {
+                **memory_to_dict(hit.memory),
+                "score": hit.score,
+                "explanation": hit.explanation if payload.explain else None,
+            }
+            for hit in result.hits
+        ],
+    }

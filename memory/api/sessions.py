@@ -1,0 +1,90 @@
+"""Sessions and the context of a turn."""
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Router, Status
+
+from memory import services
+from memory.access import request_access
+from memory.context import ContextRequest, build_context
+from memory.queries import (
+    get_session,
+    list_memories,
+    memory_to_dict,
+    session_to_dict,
+)
+from memory.recall import RecallFilters
+from memory.schemas import (
+    ContextIn,
+    ContextOut,
+    MemoryPageOut,
+    SessionEndIn,
+    SessionIn,
+    SessionOut,
+)
+
+router = Router()
+
+
+@router.post("/sessions", response={201: SessionOut}, tags=["sessions"])
+def start_session(request: HttpRequest, payload: SessionIn) -> Status:
+    agent = request_access(request).agent(payload.agent_id)
+    session = services.start_session(
+        agent=agent,
+        user=payload.user,
+        metadata=payload.metadata,
+        idle_timeout_secs=payload.idle_timeout_secs,
+    )
+    return Status(201, session_to_dict(session, memory_count=0))
+
+
+@router.get("/sessions/{int:session_id}", response=SessionOut, tags=["sessions"])
+def read_session(request: HttpRequest, session_id: int) -> dict[str, Any]:
+    return session_to_dict(get_session(access=request_access(request), session_id=session_id))
+
+
+@router.post("/sessions/{int:session_id}/end", response=SessionOut, tags=["sessions"])
+def end_session(request: HttpRequest, session_id: int, payload: SessionEndIn) -> dict[str, Any]:
+    session = get_session(access=request_access(request), session_id=session_id)
+    return session_to_dict(services.end_session(session=session, summary=payload.summary))
+
+
+@router.post("/sessions/{int:session_id}/touch", response=SessionOut, tags=["sessions"])
+def touch_session(request: HttpRequest, session_id: int) -> dict[str, Any]:
+    session = get_session(access=request_access(request), session_id=session_id)
+    return session_to_dict(services.touch_session(session=session))
+
+
+@router.get("/sessions/{int:session_id}/memories", response=MemoryPageOut, tags=["sessions"])
+def session_memories(
+    request: HttpRequest, session_id: int, cursor: str | None = None, limit: int = 50
+) -> dict[str, Any]:
+    session = get_session(access=request_access(request), session_id=session_id)
+    services.record_session_activity(session_ids=[session.pk])
+    page = list_memories(
+        agent=session.agent,
+        filters=RecallFilters(session_id=session.pk),
+        cursor=cursor,
+        limit=limit,
+    )
+    return {"items": [memory_to_dict(m) for m in page.items], "next_cursor": page.next_cursor}
+
+
+@router.post("/context", response=ContextOut, tags=["context"], summary="Context for a turn")
+def context(request: HttpRequest, payload: ContextIn) -> dict[str, Any]:
+    access = request_access(request)
+    agent = access.agent(payload.agent_id)
+    session = None
+    if payload.session_id is not None:
+        session = get_session(access=access, session_id=payload.session_id, agent=agent)
+    return build_context(
+        agent=agent,
+        request=ContextRequest(
+            query=payload.query,
+            user=payload.user,
+            session=session,
+            budget_tokens=payload.budget_tokens,
+            top_k=payload.top_k,
+        ),
+    )
