@@ -9,6 +9,8 @@ from memory.models import (
     ApiKey,
     AuditEvent,
     ErasureReceipt,
+    MaintenanceRun,
+    MemoryFeedback,
     Workspace,
     WorkspaceMember,
 )
@@ -97,3 +99,26 @@ class AuditEventAdmin(ReadOnlyAdmin):
 @admin.register(ErasureReceipt)
 class ErasureReceiptAdmin(ReadOnlyAdmin):
     list_display = ["id", "agent_ref", "scope", "counts", "actor", "created_at"]
+
+
+@admin.register(MaintenanceRun)
+class MaintenanceRunAdmin(ReadOnlyAdmin):
+    list_display = ["started_at", "job", "trigger", "status", "duration_ms", "touched", "agent"]
+    list_filter = ["job", "status", "trigger"]
+    list_select_related = ["agent"]
+
+
+@admin.register(MemoryFeedback)
+class MemoryFeedbackAdmin(ReadOnlyAdmin):
+    list_display = [
+        "created_at",
+        "kind",
+        "memory",
+        "importance_before",
+        "importance_after",
+        "actor",
+    ]
+    list_filter = ["kind"]
+    search_fields = ["actor", "note"]
+    raw_id_fields = ["memory"]
+    list_select_related = ["memory"]

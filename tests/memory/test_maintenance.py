@@ -185,3 +185,13 @@ def test_cli_status_and_trigger(agent, capsys):
     assert main(["memory", "autopilot", "trigger", "--queue"]) == 0
     assert "queued dedup" in capsys.readouterr().out
     assert [t["args"] for t in _queued()] == [("dedup",), ("consolidate",)]
+
+
+def test_runs_and_feedback_are_listed_read_only_in_the_admin(admin_client, agent):
+    _old_memory(agent)
+    run_maintenance(job="decay")
+    page = admin_client.get("/admin/memory/maintenancerun/")
+    assert page.status_code == 200
+    assert "decay" in page.content.decode()
+    assert admin_client.get("/admin/memory/maintenancerun/add/").status_code == 403
+    assert admin_client.get("/admin/memory/memoryfeedback/").status_code == 200
