@@ -6,18 +6,16 @@ from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
-from dewee.timeparse import parse_time
 from memory import services
 from memory.access import request_access
+from memory.api.common import memory_page, recall_filters
 from memory.feedback_reports import (
     agent_feedback_summary,
 )
 from memory.queries import (
     agent_to_dict,
     list_memories,
-    memory_to_dict,
 )
-from memory.recall import RecallFilters
 from memory.schemas import (
     AgentIn,
     AgentOut,
@@ -70,17 +68,10 @@ def agent_memories(
     request: HttpRequest, agent_id: str, params: Query[MemoryListParams]
 ) -> dict[str, Any]:
     agent = request_access(request).agent(agent_id)
-    filters = RecallFilters(
-        session_id=params.session_id,
-        tags=params.tags,
-        memory_type=params.memory_type,
-        min_importance=params.min_importance,
-        max_importance=params.max_importance,
-        since=parse_time(params.since, field="since"),
-        until=parse_time(params.until, field="until"),
+    filters = recall_filters(params)
+    return memory_page(
+        list_memories(agent=agent, filters=filters, cursor=params.cursor, limit=params.limit)
     )
-    page = list_memories(agent=agent, filters=filters, cursor=params.cursor, limit=params.limit)
-    return {"items": [memory_to_dict(m) for m in page.items], "next_cursor": page.next_cursor}
 
 
 @router.get(

@@ -9,12 +9,13 @@ from dewee.errors import DeweeError
 from dewee.timeparse import parse_time
 from memory import services
 from memory.access import request_access
+from memory.api.common import recall_filters
 from memory.models import Memory
 from memory.queries import (
     get_memory,
     memory_to_dict,
 )
-from memory.recall import RecallFilters, RecallRequest, Weights, recall
+from memory.recall import RecallRequest, Weights, recall
 from memory.schemas import (
     BatchIn,
     BatchOut,
@@ -172,15 +173,7 @@ def recall_memories(request: HttpRequest, payload: RecallIn) -> dict[str, Any]:
             routing=payload.routing,
             fusion=payload.fusion,
             weights=Weights(**payload.weights.model_dump()),
-            filters=RecallFilters(
-                session_id=payload.session_id,
-                tags=payload.tags,
-                memory_type=payload.memory_type,
-                min_importance=payload.min_importance,
-                max_importance=payload.max_importance,
-                since=parse_time(payload.since, field="since"),
-                until=parse_time(payload.until, field="until"),
-            ),
+            filters=recall_filters(payload),
             explain=payload.explain,
             rerank=payload.rerank,
         ),

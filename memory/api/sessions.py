@@ -7,11 +7,11 @@ from ninja import Router, Status
 
 from memory import services
 from memory.access import request_access
+from memory.api.common import memory_page
 from memory.context import ContextRequest, build_context
 from memory.queries import (
     get_session,
     list_memories,
-    memory_to_dict,
     session_to_dict,
 )
 from memory.recall import RecallFilters
@@ -68,7 +68,7 @@ def session_memories(
         cursor=cursor,
         limit=limit,
     )
-    return {"items": [memory_to_dict(m) for m in page.items], "next_cursor": page.next_cursor}
+    return memory_page(page)
 
 
 @router.post("/context", response=ContextOut, tags=["context"], summary="Context for a turn")
