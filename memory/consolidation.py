@@ -45,6 +45,22 @@ def duplicate_key(content: str, tags: Iterable[str]) -> tuple[tuple[str, ...], f
     return content_words(content), frozenset(t for t in tags if t.startswith(ENTITY_PREFIX))
 
 
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+
+
+def states_other_details(first: Memory, second: Memory) -> bool:
+    """Near-identical wording can still state different facts: "order 1003 was refunded" and
+    "order 1007 was refunded" embed almost alike. The AutoPilot dedup, which merges on
+    similarity alone, leaves a pair apart when its numbers or its entity tags differ.
+    (Tags come from ``tag_rows``; prefetch them.)"""
+
+    def details(memory: Memory) -> tuple[set[str], set[str]]:
+        entities = {row.name for row in memory.tag_rows.all() if row.name.startswith(ENTITY_PREFIX)}
+        return set(_NUMBER.findall(memory.content)), entities
+
+    return details(first) != details(second)
+
+
 # Retention: what a memory is worth keeping, in 0..1. Importance dominates (it already
 # carries decay and feedback); use and recent use break near ties, so that of two copies
 # the one people actually recall survives.

@@ -32,6 +32,7 @@ from memory.consolidation import (
     low_importance_clusters,
     near_duplicate_pairs,
     retention_score,
+    states_other_details,
 )
 from memory.embeddings.engine import Embedder
 from memory.exceptions import MemoryNotFound, TooManyCandidates
@@ -356,7 +357,8 @@ def autopilot_dedup_pass(
 ) -> PassResult:
     """Merge each agent's near duplicates (cosine >= AUTOPILOT_DEDUP_SIMILARITY): of each
     pair the memory with the higher retention score absorbs the other through the same
-    merge as the exact dedup. A memory is merged at most once per pass; each merge is its
+    merge as the exact dedup. Pairs that state other numbers or entities stay apart
+    (counted as ``kept_apart``). A memory is merged at most once per pass; each merge is its
     own transaction, and a pair that changed or vanished meanwhile is skipped."""
     now = now or timezone.now()
     result = PassResult()
@@ -365,11 +367,18 @@ def autopilot_dedup_pass(
             continue
         for score, first, second in near_duplicate_pairs(agent, now=now):
             if dry_run:
-                result.add(agent.workspace_id, touched=2, merged=1)
+                pair = _lock(agent, [first, second], for_update=False)
+                if len(pair) == 2 and states_other_details(*pair.values()):
+                    result.add(agent.workspace_id, kept_apart=1)
+                elif len(pair) == 2:
+                    result.add(agent.workspace_id, touched=2, merged=1)
                 continue
             with transaction.atomic():
                 pair = _lock(agent, [first, second])
                 if len(pair) < 2:
+                    continue
+                if states_other_details(*pair.values()):
+                    result.add(agent.workspace_id, kept_apart=1)
                     continue
                 kept, absorbed = sorted(pair.values(), key=lambda m: _retention(m, now))[::-1]
                 _merge_into(

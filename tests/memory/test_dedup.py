@@ -315,3 +315,16 @@ def test_similar_pairs_across_blocks_best_first_each_pair_once():
     assert [(a, b) for _, a, b in pairs] == [(1, 3), (2, 3), (1, 2)]
     assert pairs[0][0] == pytest.approx(0.99995, abs=1e-4)
     assert [(a, b) for _, a, b in greedy_matching(pairs)] == [(1, 3)]
+
+
+def test_autopilot_keeps_apart_near_duplicates_that_state_other_numbers(agent, remember):
+    first, second = remember(
+        "The customer asked for a refund of order 1003 yesterday",
+        "The customer asked for a refund of order 1007 yesterday",
+    )
+    assert cosine(first, second) >= 0.93  # alike enough to merge on similarity alone
+    result = autopilot_dedup_pass(dry_run=True)
+    assert (result.touched, dict(result.counts)) == (0, {"kept_apart": 1})
+    result = autopilot_dedup_pass()
+    assert (result.touched, dict(result.counts)) == (0, {"kept_apart": 1})
+    assert Memory.objects.filter(pk__in=[first.pk, second.pk]).count() == 2
