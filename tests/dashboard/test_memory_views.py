@@ -5,7 +5,13 @@ import pytest
 
 from facts.models import Fact
 from memory.models import Agent, Memory
-from memory.services import MemoryInput, end_session, start_session, store_memories
+from memory.services import (
+    MemoryInput,
+    end_session,
+    record_feedback,
+    start_session,
+    store_memories,
+)
 from tests.dashboard.conftest import app
 from tests.factories import source, state
 
@@ -261,3 +267,12 @@ def test_a_fact_page_links_its_source_to_the_memory_it_came_from(staff_client, a
     ).fact
     page = staff_client.get(f"/dashboard/facts/{fact.pk}/").content.decode()
     assert f'href="/dashboard/memory/{memory.pk}/"' in page
+
+
+def test_a_flagged_memory_says_so_in_the_list_and_on_its_page(staff_client, agent):
+    flagged, plain = remember(agent, "The wifi password is on the fridge", "Lunch is at noon")
+    record_feedback(memory=flagged, kind="flag", actor="agent")
+    listing = staff_client.get("/dashboard/memory/", {"agent": agent.agent_id}).content.decode()
+    assert listing.count(">flagged</span>") == 1
+    assert ">flagged</span>" in staff_client.get(detail_url(flagged)).content.decode()
+    assert ">flagged</span>" not in staff_client.get(detail_url(plain)).content.decode()
