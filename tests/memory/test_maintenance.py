@@ -5,6 +5,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
 from django_q.models import OrmQ, Schedule
 from django_q.signing import SignedPackage
@@ -73,11 +74,12 @@ def test_a_run_is_recorded_with_what_it_did(agent):
 
 def test_a_failing_run_is_recorded_as_failed(agent, settings):
     settings.DEWEE_DECAY_STRATEGY = "no-such-curve"
-    with pytest.raises(Exception):  # noqa: B017, PT011 - the pass raises; the run records it
+    with pytest.raises(ImproperlyConfigured, match="no-such-curve"):
         run_maintenance(job="decay", agent=agent)
     run = MaintenanceRun.objects.get()
     assert run.status == RunStatus.FAILED
-    assert run.error
+    assert run.error.startswith("ImproperlyConfigured:")
+    assert run.finished_at is not None
 
 
 def test_a_run_left_running_by_a_dead_worker_is_marked_interrupted(agent):
