@@ -318,12 +318,16 @@ def _pg_bm25(
             ]
         # Only common lexemes: matching any of them would rank most of the agent's memories.
         # The memories holding all of them come first (BM25 ranks them highest anyway), then
-        # those holding the two rarest.
+        # those holding all but the commonest, and so on down to the two rarest, until the
+        # pool is full. Dropping the commonest lexeme first keeps the memories BM25 ranks next,
+        # and stopping early spares ranking thousands of memories that hold only two common
+        # words (each one a heap page read).
         by_rarity = sorted(lexemes, key=lambda lexeme: frequencies[lexeme])
         queries = (
             [_tsquery(selective)]
             if selective
-            else [_tsquery(lexemes, "&"), _tsquery(by_rarity[:2], "&")]
+            else [_tsquery(by_rarity[:size], "&") for size in range(len(lexemes), 1, -1)]
+            or [_tsquery(lexemes, "&")]
         )
         rows: list[tuple[int, str]] = []
         for query in queries:
