@@ -13,6 +13,7 @@ from facts.queries import fact_to_dict
 from memory.models import Agent, Memory, Session
 from memory.queries import memory_to_dict
 from memory.recall import RecallFilters, RecallRequest, recall
+from memory.services import record_session_activity
 
 BUDGET_MAX_TOKENS = 32_000
 WORKING_MAX_ITEMS = 50
@@ -77,6 +78,8 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
 
     working: list[Memory] = []
     if request.session is not None:
+        # Building a turn's context is the conversation going on: activity.
+        record_session_activity(session_ids=[request.session.pk], now=now)
         recent = list(
             Memory.objects.filter(agent=agent, session=request.session)
             .live(now)

@@ -259,6 +259,14 @@ def _touch(api, session):
     assert api.post(f"/v1/sessions/{session.pk}/touch").json()["state"] == "active"
 
 
+def _context_for_the_session(api, session):
+    response = api.post(
+        "/v1/context",
+        {"agent_id": "support-bot", "query": "what does Ann drink", "session_id": session.pk},
+    )
+    assert response.status_code == 200
+
+
 def _recall_elsewhere(api, session):
     """Not activity: a recall over the whole agent names no session."""
     response = api.post("/v1/memory/recall", {"agent_id": "support-bot", "query": "green tea"})
@@ -272,6 +280,7 @@ def _recall_elsewhere(api, session):
         (_recall_in_session, True),
         (_list_session, True),
         (_touch, True),
+        (_context_for_the_session, True),
         (_recall_elsewhere, False),
     ],
 )
