@@ -294,6 +294,7 @@ class FeedbackKind(models.TextChoices):
     UPVOTE = "upvote"
     DOWNVOTE = "downvote"
     FLAG = "flag"
+    UNFLAG = "unflag"
 
 
 class MemoryFeedback(models.Model):

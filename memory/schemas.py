@@ -256,7 +256,8 @@ class ContextOut(Schema):
 class FeedbackIn(StrictSchema):
     kind: FeedbackKind = Field(
         description="upvote: importance + 0.05 + 5% of it (max 1), counts as an access; "
-        "downvote: importance - 0.15 (min 0); flag: irrelevant, demoted in recall."
+        "downvote: importance - 0.15 (min 0); flag: irrelevant, demoted in recall; "
+        "unflag: takes a flag back."
     )
     note: StrictStr = Field("", description="At most 1,000 characters.")
 
@@ -286,6 +287,7 @@ class FeedbackCountsOut(Schema):
     upvote: int
     downvote: int
     flag: int
+    unflag: int
 
 
 class FeedbackTotalsOut(FeedbackCountsOut):

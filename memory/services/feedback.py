@@ -1,5 +1,5 @@
-"""Feedback on a memory: upvote, downvote, flag. Each is recorded with the importance before
-and after it (reads of the record: memory.feedback_reports)."""
+"""Feedback on a memory: upvote, downvote, flag (and unflag). Each is recorded with the
+importance before and after it (reads of the record: memory.feedback_reports)."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,7 +27,7 @@ class FeedbackResult:
 
 def importance_after(kind: str, importance: float) -> float:
     """upvote: + UPVOTE_STEP + UPVOTE_SHARE x importance, at most 1; downvote: -
-    DOWNVOTE_STEP, at least 0; flag: unchanged."""
+    DOWNVOTE_STEP, at least 0; flag and unflag: unchanged."""
     if kind == FeedbackKind.UPVOTE:
         return min(1.0, importance + UPVOTE_STEP + UPVOTE_SHARE * importance)
     if kind == FeedbackKind.DOWNVOTE:
@@ -49,7 +49,7 @@ def record_feedback(
     - upvote: importance_after(); counts as an access (access_count + 1, last_accessed_at).
     - downvote: importance_after().
     - flag: marks the memory irrelevant (``flagged_at``; recall demotes it); importance is
-      left alone.
+      left alone. unflag takes a flag back (a mistaken one, or the memory matters again).
 
     A vote restarts decay from the new importance (decay_base, decay_from = now), as an
     explicit change of importance does. The row is locked while it is read and written, so
@@ -63,6 +63,8 @@ def record_feedback(
     changes: dict[str, object] = {}
     if kind == FeedbackKind.FLAG:
         changes["flagged_at"] = now
+    elif kind == FeedbackKind.UNFLAG:
+        changes["flagged_at"] = None
     else:
         changes |= {"importance": after, "decay_base": after, "decay_from": now}
     if kind == FeedbackKind.UPVOTE:

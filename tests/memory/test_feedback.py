@@ -129,6 +129,13 @@ def test_recall_ranks_a_flagged_memory_below_an_otherwise_equal_one(agent):
     assert (top.explanation["flag_factor"], flagged.explanation["flag_factor"]) == (1.0, 0.5)
     assert flagged.score == pytest.approx(FLAGGED_FACTOR * top.score, rel=1e-6)
 
+    # Unflagged again (a mistaken flag), it ranks as before, and both are in its history.
+    record_feedback(memory=newer, kind="unflag", actor="t")
+    hits = recall(agent=agent, request=request).hits
+    assert [h.memory.pk for h in hits] == [newer.pk, older.pk]
+    assert fresh(newer).flagged_at is None
+    assert [f.kind for f in newer.feedback.order_by("id")] == ["flag", "unflag"]
+
 
 # --- the API ---
 
@@ -220,8 +227,8 @@ def test_api_agent_summary(api, agent):
 
     assert body["agent_id"] == "support-bot"
     assert body["counts"] == {
-        "all_time": {"upvote": 5, "downvote": 2, "flag": 1},
-        "last_7_days": {"upvote": 4, "downvote": 2, "flag": 1},
+        "all_time": {"upvote": 5, "downvote": 2, "flag": 1, "unflag": 0},
+        "last_7_days": {"upvote": 4, "downvote": 2, "flag": 1, "unflag": 0},
     }
     assert body["flagged_now"] == 1
     assert body["most_upvoted"] == [
@@ -267,7 +274,7 @@ def test_api_health_counts_the_workspace_and_calls_for_attention(
 
     body = api.get("/v1/feedback/health").json()
     # Nine pieces of feedback: too few to judge, whatever the share.
-    assert body["last_7d"] == {"upvote": 5, "downvote": 4, "flag": 0, "total": 9}
+    assert body["last_7d"] == {"upvote": 5, "downvote": 4, "flag": 0, "unflag": 0, "total": 9}
     assert body["last_24h"] == body["last_7d"]
     assert body["negative_share_7d"] == pytest.approx(4 / 9)
     assert body["status"] == "ok"
@@ -287,13 +294,13 @@ def test_api_health_counts_the_workspace_and_calls_for_attention(
     ]
 
     other = other_api.get("/v1/feedback/health").json()
-    assert other["last_7d"] == {"upvote": 0, "downvote": 0, "flag": 10, "total": 10}
+    assert other["last_7d"] == {"upvote": 0, "downvote": 0, "flag": 10, "unflag": 0, "total": 10}
     assert other["status"] == "attention"
 
 
 def test_api_health_of_a_workspace_without_feedback(api, agent):
     body = api.get("/v1/feedback/health").json()
-    assert body["last_24h"] == {"upvote": 0, "downvote": 0, "flag": 0, "total": 0}
+    assert body["last_24h"] == {"upvote": 0, "downvote": 0, "flag": 0, "unflag": 0, "total": 0}
     assert (body["negative_share_7d"], body["status"], body["agents_most_negative"]) == (
         None,
         "ok",
