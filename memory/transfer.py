@@ -115,6 +115,7 @@ def _memory_input(record: dict[str, Any], sessions: dict[Any, Session]) -> Memor
         created_at=parse_time(record.get("created_at"), field="created_at"),
         access_count=record.get("access_count", 0),
         last_accessed_at=parse_time(record.get("last_accessed_at"), field="last_accessed_at"),
+        use_default_ttl=False,
     )
 
 

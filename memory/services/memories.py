@@ -61,9 +61,11 @@ class MemoryInput:
     expires_at: datetime | None = None
     source_refs: list[str] | None = None
     created_at: datetime | None = None
-    # Kept by an import so that an export/import round trip loses nothing.
+    # Kept by an import so that an export/import round trip loses nothing (nor gains: an
+    # imported memory without an expiry does not take the agent's default TTL).
     access_count: int = 0
     last_accessed_at: datetime | None = None
+    use_default_ttl: bool = True
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,7 @@ def _clean_memory(
 ) -> _CleanMemory:
     content = clean_text(item.content, field="content", max_chars=CONTENT_MAX_CHARS)
     ttl_seconds = item.ttl_seconds
-    if ttl_seconds is None and item.expires_at is None:
+    if ttl_seconds is None and item.expires_at is None and item.use_default_ttl:
         ttl_seconds = policy.default_ttl_seconds.get(str(item.memory_type))
     ttl_seconds, expires_at = _clean_expiry(ttl_seconds, item.expires_at, now)
     created_at = item.created_at or now

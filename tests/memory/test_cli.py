@@ -9,8 +9,10 @@ from dewee.cli import main
 from memory.models import Agent, Memory, Session
 from memory.services import (
     MemoryInput,
+    create_agent,
     end_session,
     record_access,
+    set_memory_policy,
     start_session,
     store_memories,
 )
@@ -111,6 +113,22 @@ def test_export_then_import_loses_nothing(capsys, tmp_path, stocked):
             assert old_sessions[before["session"]] == new_sessions[after["session"]]
     copy = Agent.objects.get(agent_id="copy-bot")
     assert Session.objects.get(agent=copy).state == "ended"
+
+
+def test_an_import_does_not_give_memories_an_expiry_they_did_not_have(
+    capsys, tmp_path, agent, stocked
+):
+    path = tmp_path / "export.jsonl"
+    run(capsys, "memory", "export", "--agent", "support-bot", "-o", str(path))
+    copy = create_agent(workspace=agent.workspace, agent_id="copy-bot")
+    set_memory_policy(agent=copy, policy={"default_ttl_seconds": {"episodic": 3600}}, actor="test")
+    assert run(capsys, "memory", "import", str(path), "--agent", "copy-bot")[0] == 0
+
+    def deadlines(of):
+        return dict(Memory.objects.filter(agent=of).values_list("content", "expires_at"))
+
+    assert deadlines(copy) == deadlines(agent)  # the ones without an expiry still have none
+    assert None in deadlines(copy).values()
 
 
 def test_import_of_a_broken_file_names_the_line_and_keeps_nothing(capsys, tmp_path, agent):
