@@ -46,17 +46,32 @@ def duplicate_key(content: str, tags: Iterable[str]) -> tuple[tuple[str, ...], f
 
 
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+_CAPITALISED = re.compile(r"[A-Z][\w'-]*")
+_SENTENCE_START = tuple(".!?:;\"'(")
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words inside a sentence (places, people, months, products): a rough net
+    for named details the rule-based entity tags do not cover. A sentence's first word is
+    left out, since any word is capitalised there."""
+    names = set()
+    for match in _CAPITALISED.finditer(text):
+        before = text[: match.start()].rstrip()
+        if before and not before.endswith(_SENTENCE_START):
+            names.add(match.group().lower())
+    return names
 
 
 def states_other_details(first: Memory, second: Memory) -> bool:
     """Near-identical wording can still state different facts: "order 1003 was refunded" and
-    "order 1007 was refunded" embed almost alike. The AutoPilot dedup, which merges on
-    similarity alone, leaves a pair apart when its numbers or its entity tags differ.
-    (Tags come from ``tag_rows``; prefetch them.)"""
+    "order 1007 was refunded", or "the offsite in May" and "in June", embed almost alike.
+    The AutoPilot dedup, which merges on similarity alone, leaves a pair apart when its
+    numbers, its capitalised words or its entity tags differ. (Tags come from
+    ``tag_rows``; prefetch them.)"""
 
-    def details(memory: Memory) -> tuple[set[str], set[str]]:
+    def details(memory: Memory) -> tuple[set[str], set[str], set[str]]:
         entities = {row.name for row in memory.tag_rows.all() if row.name.startswith(ENTITY_PREFIX)}
-        return set(_NUMBER.findall(memory.content)), entities
+        return set(_NUMBER.findall(memory.content)), _names(memory.content), entities
 
     return details(first) != details(second)
 
