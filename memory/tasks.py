@@ -21,5 +21,5 @@ def run_job(
         workspace = Workspace.objects.filter(pk=workspace_pk).first()
         if workspace is None:
             return {"job": job, "skipped": "workspace no longer exists"}
-    run = run_maintenance(job=job, agent=agent, workspace=workspace, trigger=trigger)
+    run, _ = run_maintenance(job=job, agent=agent, workspace=workspace, trigger=trigger)
     return {"job": job, "run": run.pk, "touched": run.touched, "counts": run.counts}

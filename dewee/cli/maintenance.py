@@ -77,7 +77,7 @@ def trigger(args: argparse.Namespace) -> None:
             for item in queued:
                 print(f"queued {item['job']} (task {item['task_id']}); the worker runs it")
         return
-    runs = [run_to_dict(run_maintenance(job=job, agent=agent, trigger="cli")) for job in jobs]
+    runs = [run_to_dict(run_maintenance(job=job, agent=agent, trigger="cli")[0]) for job in jobs]
     if args.json:
         print_json({"runs": runs})
         return

@@ -12,17 +12,18 @@ from django.core.serializers.json import DjangoJSONEncoder
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
 from dewee.errors import InvalidInput
-from memory.models import Agent, MemoryType
+from memory.models import MemoryType
 from memory.queries import memory_to_dict
 from memory.recall import RecallRequest, recall
 from memory.services import (
+    DecayResult,
     ReindexProgress,
-    decay_pass,
     deduplicate_memories,
     ensure_agent,
     get_workspace,
     reindex_agent,
 )
+from memory.services.maintenance import run_maintenance
 from memory.transfer import export_records, import_records
 
 
@@ -179,8 +180,11 @@ def dedup(args: argparse.Namespace) -> None:
 
 
 def decay(args: argparse.Namespace) -> None:
+    """One decay pass over one agent, recorded like every run (the Maintenance page shows
+    it, marked as a CLI run)."""
     agent = cli_access().agent(args.agent)
-    result = decay_pass(agents=Agent.objects.filter(pk=agent.pk), dry_run=args.dry_run)
+    _, result = run_maintenance(job="decay", agent=agent, trigger="cli", dry_run=args.dry_run)
+    assert isinstance(result, DecayResult)
     changed, memories = result.counts.get("changed", 0), result.counts.get("memories", 0)
     if args.json:
         print_json(

@@ -112,8 +112,9 @@ def run_maintenance(
     workspace: Workspace | None = None,
     trigger: str = "schedule",
     dry_run: bool = False,
-) -> MaintenanceRun:
-    """Run one job over every agent (or one agent, or one workspace's agents) and record it.
+) -> tuple[MaintenanceRun, PassResult]:
+    """Run one job over every agent (or one agent, or one workspace's agents) and record it;
+    returns the recorded run and the pass's own result (a decay pass adds distributions).
 
     The run row is committed before the pass starts, so the dashboard shows it running; the
     passes themselves commit in batches, so a run killed midway leaves each memory before or
@@ -143,14 +144,11 @@ def run_maintenance(
         _finish(run, started)
         logger.exception("Maintenance job %s failed", spec.job)
         raise
-    run.status = RunStatus.SUCCEEDED
-    report = result.as_dict()
-    run.touched = int(report["touched"])  # type: ignore[call-overload]
-    run.counts = report["counts"]
-    run.by_workspace = report["by_workspace"]
+    run.status, run.touched, run.counts = RunStatus.SUCCEEDED, result.touched, dict(result.counts)
+    run.by_workspace = {str(ws): dict(share) for ws, share in result.by_workspace.items()}
     _finish(run, started)
     logger.info("Maintenance job %s: %s memories touched, %s", spec.job, run.touched, run.counts)
-    return run
+    return run, result
 
 
 def _finish(run: MaintenanceRun, started: float) -> None:
@@ -218,7 +216,8 @@ def ensure_schedules(*, now: datetime | None = None) -> list[str]:
                 changes.append(f"{spec.job}: every {minutes} min (new)")
             elif schedule.minutes != minutes or schedule.schedule_type != Schedule.MINUTES:
                 schedule.schedule_type, schedule.minutes = Schedule.MINUTES, minutes
-                schedule.next_run = min(schedule.next_run, now + timedelta(minutes=minutes))
+                soonest = now + timedelta(minutes=minutes)
+                schedule.next_run = min(schedule.next_run or soonest, soonest)
                 schedule.save(update_fields=["schedule_type", "minutes", "next_run"])
                 changes.append(f"{spec.job}: every {minutes} min (changed)")
     return changes

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from dewee.cli import main
 from memory.decay import check_decay_settings
-from memory.models import Agent, ImportanceSnapshot, Memory
+from memory.models import Agent, ImportanceSnapshot, MaintenanceRun, Memory
 from memory.services import (
     MemoryInput,
     decay_pass,
@@ -376,6 +376,13 @@ def test_cli_decay_with_json_and_dry_run(capsys, agent, other_agent):
     assert re.fullmatch(r"Changed the importance of [0-2] of 3 memories of support-bot\.", lines[0])
     assert lines[1].split() == ["IMPORTANCE", "BEFORE", "AFTER"]
     assert lines[6].split() == ["0.4-0.5", "2", "2"]
+    # Each run is recorded for the Maintenance page, the dry one marked as such.
+    runs = MaintenanceRun.objects.order_by("id").values_list("trigger", "dry_run", "agent_id")
+    assert list(runs) == [
+        ("cli", True, agent.pk),
+        ("cli", False, agent.pk),
+        ("cli", False, agent.pk),
+    ]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -62,7 +62,7 @@ def test_schedules_are_created_once_and_follow_the_settings(settings):
 
 def test_a_run_is_recorded_with_what_it_did(agent):
     _old_memory(agent)
-    run = run_maintenance(job="decay", agent=agent, trigger="cli")
+    run, _ = run_maintenance(job="decay", agent=agent, trigger="cli")
     run.refresh_from_db()
     assert run.status == RunStatus.SUCCEEDED
     assert run.touched == 1

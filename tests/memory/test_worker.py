@@ -157,7 +157,7 @@ def test_a_pass_killed_midway_leaves_each_memory_before_or_after(agent, start_wo
     assert {round(v, 3) for v in values} == {0.8, 0.2}
     assert memories.filter(importance__lt=0.5).count() == done
 
-    run = run_maintenance(job="decay", trigger="cli")
+    run, _ = run_maintenance(job="decay", trigger="cli")
     assert run.status == RunStatus.SUCCEEDED
     assert run.touched >= total - done
     assert not memories.filter(importance__gt=0.201).exists()
