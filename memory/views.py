@@ -21,6 +21,7 @@ from dewee.dashboard import (
     acting_access,
     domain_errors,
     flash,
+    is_fragment,
     mount_url,
     operator_access,
     render_page,
@@ -177,9 +178,11 @@ def maintenance(request: HtmxHttpRequest) -> HttpResponse:
     importance distribution over time. With htmx, the jobs table alone (it refreshes itself
     while the page is open)."""
     access = operator_access(request)
+    context: dict[str, Any] = {"jobs": maintenance_status(access=access), "nav": "maintenance"}
+    if is_fragment(request):  # the table's own refresh: no agents, no chart
+        return render_page(request, "dashboard/maintenance.html", "jobs", access, context)
     agent_ids, data = _visible_agent_ids(access, request)
     form = CursorForm(data, agent_ids=agent_ids)
-    context: dict[str, Any] = {"jobs": maintenance_status(access=access), "nav": "maintenance"}
     context |= {"form": form, "has_agents": bool(agent_ids)}
     if agent_ids and form.is_valid():
         agent = access.agent(form.cleaned_data["agent"])
