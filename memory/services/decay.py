@@ -13,7 +13,12 @@ from django.db import OperationalError, connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from memory.decay import CHANGE_EPSILON, STRATEGIES, bucket_sql, decayed_importance_sql
+from memory.decay import (
+    CHANGE_EPSILON,
+    bucket_sql,
+    check_decay_settings,
+    decayed_importance_sql,
+)
 from memory.models import Agent, ImportanceSnapshot, Memory, MemoryType
 from memory.services.passes import PassResult
 
@@ -240,11 +245,9 @@ def decay_pass(
     never rises above its base nor falls below the floor (a base under the floor stays);
     nothing is deleted; memory_version is not bumped (no cache holds importance: the SQLite
     vector cache keeps ids, vectors and deadlines). A dry run reports and writes nothing."""
-    if settings.DEWEE_DECAY_STRATEGY not in STRATEGIES:
-        raise ImproperlyConfigured(
-            f"DEWEE_DECAY_STRATEGY is {settings.DEWEE_DECAY_STRATEGY!r}; "
-            f"use one of {', '.join(STRATEGIES)}"
-        )
+    # The web server checks these at start; the CLI and a worker started by hand do not.
+    if errors := check_decay_settings():
+        raise ImproperlyConfigured("; ".join(f"{e.msg} ({e.hint or e.id})" for e in errors))
     now = now or timezone.now()
     scope = None if agents is None else list(agents.values_list("pk", flat=True))
     result = DecayResult()

@@ -413,7 +413,8 @@ def forget_memories(
 
 def record_access(memory_ids: list[int], *, now: datetime | None = None) -> None:
     """A recall or read counts as an access: count and time. Decay restarts: the curve
-    starts again at ``now`` from the importance the memory has now (the value is kept).
+    starts again at ``now`` from the importance as the last decay pass left it (at most one
+    pass interval old; the value itself is not changed).
     A memory with an expiry lives longer (spaced repetition): its deadline moves by its
     access count, this access included, x its agent's factor x base interval, so each
     recall buys more time than the one before.

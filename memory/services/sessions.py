@@ -120,11 +120,11 @@ def _idle_sessions(sessions: QuerySet[Session], now: datetime) -> list[tuple[int
         found += active.filter(
             idle_timeout_secs__isnull=True, last_activity_at__lt=now - timedelta(seconds=default)
         ).values_list("pk", "agent__workspace_id")
-    overridden = active.filter(idle_timeout_secs__gt=0, last_activity_at__lt=now)
+    overridden = active.filter(idle_timeout_secs__gt=0)
     for pk, workspace_id, last_activity_at, timeout in overridden.values_list(
         "pk", "agent__workspace_id", "last_activity_at", "idle_timeout_secs"
     ):
-        if timeout and last_activity_at + timedelta(seconds=timeout) < now:
+        if last_activity_at + timedelta(seconds=timeout) < now:
             found.append((pk, workspace_id))
     return sorted(found)
 
@@ -140,11 +140,14 @@ def _summarise(session: Session) -> tuple[str, list[int]]:
     texts = [content for _, content in rows]
     try:
         summary = get_summariser()(texts)
+        if not isinstance(summary, str):
+            raise TypeError(f"the summariser returned {type(summary).__name__}, not text")
     except Exception:
         # A broken custom summariser must not keep every session open forever.
         logger.exception("Summariser failed for session %s; using the extractive one", session.pk)
         summary = extractive_summary(texts)
-    return summary.strip()[:CONTENT_MAX_CHARS], [pk for pk, _ in rows]
+    # NUL is the one character no text column accepts.
+    return summary.replace("\x00", "").strip()[:CONTENT_MAX_CHARS], [pk for pk, _ in rows]
 
 
 def _end_idle_session(session_id: int, now: datetime) -> Literal["skipped", "ended", "summarised"]:
@@ -165,10 +168,7 @@ def _end_idle_session(session_id: int, now: datetime) -> Literal["skipped", "end
         timeout = idle_timeout(locked)
         if timeout == 0 or locked.last_activity_at + timedelta(seconds=timeout) >= now:
             return "skipped"
-        try:
-            end_session(session=locked, summary=summary[:SUMMARY_MAX_CHARS], reason="idle")
-        except SessionEnded:
-            return "skipped"
+        end_session(session=locked, summary=summary, reason="idle")
         if not summary:
             return "ended"
         # One reference to the session, then as many of its memories as fit.
@@ -205,7 +205,8 @@ def idle_sessions_pass(
 
     One transaction per session, so a failure or a kill midway leaves every session either
     ended with its summary or untouched. A session a client ends (or uses) while the pass
-    runs is skipped: the client wins. Counts: ``ended``, ``summaries``; ``touched`` is the
+    runs is skipped: the client wins; one that fails is counted as ``failed`` and the pass
+    goes on. Counts: ``ended``, ``summaries``; ``touched`` is the
     number of summary memories stored. ``dry_run`` counts the sessions it would end."""
     now = now or timezone.now()
     sessions = Session.objects.all()
@@ -216,7 +217,14 @@ def idle_sessions_pass(
         if dry_run:
             result.add(workspace_id, ended=1)
             continue
-        outcome = _end_idle_session(session_id, now)
+        try:
+            outcome = _end_idle_session(session_id, now)
+        except Exception:
+            # One session that cannot end (its summary refused, say) must not keep every
+            # later one open: it is counted, logged and tried again on the next pass.
+            logger.exception("Could not end idle session %s", session_id)
+            result.add(workspace_id, failed=1)
+            continue
         if outcome == "skipped":
             result.add(workspace_id, skipped=1)
         elif outcome == "ended":

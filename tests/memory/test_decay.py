@@ -329,6 +329,23 @@ def test_an_unknown_strategy_setting_is_refused_clearly(agent, settings):
         decay_pass(now=NOW)
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("name", "value", "code"),
+    [
+        ("DEWEE_DECAY_HALF_LIFE_HOURS", 0, "dewee.E102"),
+        ("DEWEE_DECAY_MIN_IMPORTANCE", 1.5, "dewee.E103"),
+        ("DEWEE_DECAY_BATCH_SIZE", 0, "dewee.E104"),
+    ],
+)
+def test_other_bad_decay_settings_are_refused_before_a_pass(agent, settings, name, value, code):
+    setattr(settings, name, value)
+    assert [e.id for e in check_decay_settings()] == [code]
+    aged(agent)
+    with pytest.raises(ImproperlyConfigured, match=name):
+        decay_pass(now=NOW)
+
+
 def test_sane_decay_settings_pass_the_check():
     assert check_decay_settings() == []
 

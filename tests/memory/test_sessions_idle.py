@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memory.models import Memory, Session, SessionState
+from memory.models import Agent, Memory, Session, SessionState
 from memory.recall import RecallRequest, recall
 from memory.services import (
     MemoryInput,
@@ -17,6 +17,7 @@ from memory.services import (
     touch_session,
 )
 from memory.services.sessions import SUMMARY_TAG
+from memory.summaries import extractive_summary
 from tests.factories import make_agent
 
 pytestmark = pytest.mark.django_db
@@ -148,6 +149,57 @@ def test_three_memories_or_fewer_end_without_a_summary(agent, settings):
     assert (session.state, session.ended_reason, session.summary) == ("ended", "idle", "")
     assert Memory.objects.filter(session=session).count() == 3
     assert (result.touched, result.counts.get("summaries", 0)) == (0, 0)
+
+
+def summary_without_text(texts):
+    return None
+
+
+def summary_with_a_nul(texts):
+    return "Ann likes tea\x00 and jazz"
+
+
+@pytest.mark.parametrize(
+    ("summariser", "expected"),
+    [
+        # Not text: the extractive summary stands in.
+        ("summary_without_text", None),
+        # A NUL no database column accepts: dropped.
+        ("summary_with_a_nul", "Ann likes tea and jazz"),
+    ],
+)
+def test_a_summariser_answering_nonsense_does_not_keep_sessions_open(
+    agent, settings, summariser, expected
+):
+    settings.DEWEE_SESSION_SUMMARISER = f"tests.memory.test_sessions_idle.{summariser}"
+    first, second = start_session(agent=agent), start_session(agent=agent)
+    for session in (first, second):
+        fill(session, "Ann likes green tea", "Ann plays jazz piano", "Ann lives in Porto", "Bye")
+    result = idle_sessions_pass(now=later(5 * HOUR))
+    assert result.counts["summaries"] == 2
+    for session in (first, second):
+        session = reload(session)
+        assert session.state == "ended"
+        assert session.summary == (
+            expected
+            or extractive_summary(
+                ["Ann likes green tea", "Ann plays jazz piano", "Ann lives in Porto", "Bye"]
+            )
+        )
+
+
+def test_a_session_that_cannot_end_is_counted_and_the_rest_still_end(agent, settings):
+    settings.DEWEE_SESSION_SUMMARISER = "tests.memory.test_sessions_idle.numbered_summary"
+    other = make_agent(agent.workspace, "other-bot")
+    broken, fine = start_session(agent=other), start_session(agent=agent)
+    fill(broken, "a turn", "b turn", "c turn", "d turn")
+    fill(fine, "e turn", "f turn", "g turn", "h turn")
+    # Its vectors now claim another model: the summary memory cannot be stored there.
+    Agent.objects.filter(pk=other.pk).update(embedding_model="someone-else/another-model")
+    result = idle_sessions_pass(now=later(5 * HOUR))
+    assert result.counts["failed"] == 1
+    assert reload(broken).state == "active"  # untouched, tried again next pass
+    assert reload(fine).state == "ended"
 
 
 def test_a_session_the_client_ended_is_left_alone(agent, settings):
