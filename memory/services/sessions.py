@@ -124,7 +124,7 @@ def _idle_sessions(sessions: QuerySet[Session], now: datetime) -> list[tuple[int
     for pk, workspace_id, last_activity_at, timeout in overridden.values_list(
         "pk", "agent__workspace_id", "last_activity_at", "idle_timeout_secs"
     ):
-        if last_activity_at + timedelta(seconds=timeout) < now:
+        if last_activity_at + timedelta(seconds=timeout or 0) < now:  # timeout > 0 here
             found.append((pk, workspace_id))
     return sorted(found)
 
