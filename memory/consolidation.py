@@ -255,9 +255,12 @@ def _last_dedup_start(agent: Agent) -> datetime | None:
     )
 
 
-def near_duplicate_pairs(agent: Agent, *, now: datetime) -> list[tuple[float, int, int]]:
+def near_duplicate_pairs(
+    agent: Agent, *, now: datetime
+) -> tuple[list[tuple[float, int, int]], int]:
     """The pairs the AutoPilot dedup would merge: (cosine, id, id), each memory in at most
-    one pair, most similar first.
+    one pair, most similar first; and how many similar pairs stay apart because they state
+    other details (states_other_details).
 
     Cost is bounded by comparing only what is new: the memories stored or changed since the
     start of the last successful dedup run covering this agent (at most the newest
@@ -276,11 +279,22 @@ def near_duplicate_pairs(agent: Agent, *, now: datetime) -> list[tuple[float, in
         ]
     )
     if not query_rows:
-        return []
+        return [], 0
     pairs = similar_pairs(
         _unit_rows(query_rows), _vector_blocks(memories), threshold=AUTOPILOT_DEDUP_SIMILARITY
     )
-    return greedy_matching(pairs)
+    # Pairs stating other details are dropped before matching, so that a memory whose
+    # closest match must stay apart still meets its true duplicate in this pass.
+    ids = {pk for _, first, second in pairs for pk in (first, second)}
+    loaded = {m.pk: m for m in Memory.objects.filter(pk__in=ids).prefetch_related("tag_rows")}
+    alike = [
+        (score, first, second)
+        for score, first, second in pairs
+        if first in loaded
+        and second in loaded
+        and not states_other_details(loaded[first], loaded[second])
+    ]
+    return greedy_matching(alike), len(pairs) - len(alike)
 
 
 def low_importance_clusters(agent: Agent, *, now: datetime) -> list[TagCluster]:

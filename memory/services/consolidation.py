@@ -365,20 +365,17 @@ def autopilot_dedup_pass(
     for agent in _agents(agents):
         if not agent.embedding_model:
             continue
-        for score, first, second in near_duplicate_pairs(agent, now=now):
+        pairs, kept_apart = near_duplicate_pairs(agent, now=now)
+        if kept_apart:
+            result.add(agent.workspace_id, kept_apart=kept_apart)
+        for score, first, second in pairs:
             if dry_run:
-                pair = _lock(agent, [first, second], for_update=False)
-                if len(pair) == 2 and states_other_details(*pair.values()):
-                    result.add(agent.workspace_id, kept_apart=1)
-                elif len(pair) == 2:
-                    result.add(agent.workspace_id, touched=2, merged=1)
+                result.add(agent.workspace_id, touched=2, merged=1)
                 continue
             with transaction.atomic():
                 pair = _lock(agent, [first, second])
-                if len(pair) < 2:
-                    continue
-                if states_other_details(*pair.values()):
-                    result.add(agent.workspace_id, kept_apart=1)
+                # Gone, or edited into other details, since the pairs were found.
+                if len(pair) < 2 or states_other_details(*pair.values()):
                     continue
                 kept, absorbed = sorted(pair.values(), key=lambda m: _retention(m, now))[::-1]
                 _merge_into(

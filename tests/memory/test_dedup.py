@@ -352,3 +352,18 @@ def test_autopilot_keeps_apart_near_duplicates_that_state_other_details(agent, r
 def test_which_pairs_state_other_details(remember, first, second, apart):
     pair = Memory.objects.filter(pk__in=[m.pk for m in remember(first, second)])
     assert states_other_details(*pair.prefetch_related("tag_rows")) is apart
+
+
+def test_a_pair_kept_apart_does_not_rob_a_memory_of_its_true_duplicate(agent, remember):
+    may, june, also_may = remember(
+        "Ann booked the Lisbon offsite venue for the team in May",
+        "Ann booked the Lisbon offsite venue for the team in June",
+        "Ann booked the Lisbon offsite venue for everyone in May",
+    )
+    # May's closest match is June (kept apart); its true duplicate comes second.
+    assert cosine(may, june) > cosine(may, also_may) >= 0.93 > cosine(june, also_may)
+    result = autopilot_dedup_pass()
+    assert dict(result.counts) == {"kept_apart": 1, "merged": 1}
+    left = set(Memory.objects.filter(agent=agent).values_list("pk", flat=True))
+    assert june.pk in left
+    assert len(left & {may.pk, also_may.pk}) == 1
