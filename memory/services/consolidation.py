@@ -12,7 +12,6 @@ any of them would lose provenance. Content is the exception: it is embedded, so 
 consolidated text must fit CONTENT_MAX_CHARS like any other.
 """
 
-import importlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ from memory.consolidation import (
 )
 from memory.embeddings.engine import Embedder
 from memory.exceptions import MemoryNotFound, TooManyCandidates
-from memory.models import Agent, AuditAction, Memory, MemoryTag, MemoryType
+from memory.models import Agent, AuditAction, Memory, MemoryFeedback, MemoryTag, MemoryType
 from memory.services.memories import (
     MemoryInput,
     bump_memory_version,
@@ -46,6 +45,7 @@ from memory.services.memories import (
 )
 from memory.services.passes import PassResult
 from memory.services.tenancy import record_event
+from memory.summaries import extractive_summary
 from memory.validation import CONTENT_MAX_CHARS, clean_choice
 
 logger = logging.getLogger(__name__)
@@ -141,6 +141,8 @@ def _merge_into(
         target._prefetched_objects_cache.pop("tag_rows", None)
     ids = [m.pk for m in absorbed]
     _move_fact_sources(from_ids=ids, to_id=target.pk)
+    # Votes and flags on a copy are votes on what the survivor says: its history keeps them.
+    MemoryFeedback.objects.filter(memory_id__in=ids).update(memory_id=target.pk)
     Memory.objects.filter(pk__in=ids).delete()
     bump_memory_version(target.agent)
     record_event(
@@ -400,18 +402,9 @@ def _fitting(members: list[Memory]) -> list[Memory]:
 
 
 def _summary(originals: list[Memory]) -> str | None:
-    """A short extractive summary when memory.summaries provides one; otherwise None (the
-    originals' texts are joined)."""
-    try:
-        summarise = importlib.import_module("memory.summaries").extractive_summary
-    except (ImportError, AttributeError):
-        return None
-    try:
-        summary = summarise([m.content for m in originals])
-    except Exception:  # an optional helper must not stop the pass
-        logger.exception("extractive summary failed; joining the texts instead")
-        return None
-    return summary if isinstance(summary, str) and summary.strip() else None
+    """A short extractive summary of the originals; None (their texts are joined instead)
+    when there is nothing to extract."""
+    return extractive_summary([m.content for m in originals]).strip() or None
 
 
 def _consolidate_cluster(agent: Agent, cluster: TagCluster, *, now: datetime, dry_run: bool) -> int:

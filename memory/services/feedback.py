@@ -8,6 +8,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from memory.exceptions import MemoryNotFound
 from memory.models import FeedbackKind, Memory, MemoryFeedback
 from memory.validation import clean_choice, clean_text
 
@@ -57,7 +58,9 @@ def record_feedback(
     kind = clean_choice(kind, field="kind", choices=FeedbackKind.values)
     note = clean_text(note, field="note", max_chars=NOTE_MAX_CHARS, required=False)
     now = now or timezone.now()
-    locked = Memory.objects.select_for_update().only("pk", "importance").get(pk=memory.pk)
+    rows = Memory.objects.select_for_update().only("pk", "importance").filter(pk=memory.pk)
+    if (locked := rows.first()) is None:  # deleted (or merged away) since it was loaded
+        raise MemoryNotFound(f"Memory {memory.pk} not found")
     before = locked.importance
     after = importance_after(kind, before)
     changes: dict[str, object] = {}

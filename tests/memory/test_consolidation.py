@@ -5,14 +5,17 @@ from datetime import UTC, datetime
 import pytest
 
 from facts.models import Fact, FactSource
-from memory.models import AuditAction, AuditEvent, Memory
+from memory.exceptions import MemoryNotFound
+from memory.models import AuditAction, AuditEvent, Memory, MemoryFeedback
 from memory.recall import RecallRequest, recall
 from memory.services import (
     autopilot_consolidate_pass,
     consolidate_memories,
     memory_tags,
+    record_feedback,
     user_tags,
 )
+from memory.summaries import extractive_summary
 from tests.factories import source, state
 
 pytestmark = pytest.mark.django_db
@@ -100,6 +103,27 @@ def test_fact_learned_from_an_original_survives_and_cites_the_merged_memory(agen
     assert list(FactSource.objects.filter(fact=fact).values_list("memory_id", flat=True)) == [
         merged.pk
     ]
+
+
+def test_feedback_on_an_original_stays_in_the_merged_memorys_history(agent, trio):
+    window, food, _ = trio
+    record_feedback(memory=window, kind="upvote", actor="test")
+    record_feedback(memory=food, kind="downvote", actor="test")
+    merged = consolidate_memories(agent=agent, memory_ids=[window.pk, food.pk], actor="test")
+    assert sorted(MemoryFeedback.objects.filter(memory=merged).values_list("kind", flat=True)) == [
+        "downvote",
+        "upvote",
+    ]
+
+
+def test_feedback_on_a_memory_merged_away_meanwhile_is_a_clean_404(agent, trio, api):
+    window, food, _ = trio
+    consolidate_memories(agent=agent, memory_ids=[window.pk, food.pk], actor="test")
+    with pytest.raises(MemoryNotFound):
+        record_feedback(memory=window, kind="upvote", actor="test")  # loaded before the merge
+    response = api.post(f"/v1/memories/{window.pk}/feedback", {"kind": "upvote"})
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "memory_not_found"
 
 
 def test_type_and_session_follow_the_originals(agent, remember, session):
@@ -233,7 +257,7 @@ def test_autopilot_consolidates_a_low_importance_cluster_into_one_semantic_memor
     merged = Memory.objects.get(metadata__merged_from__isnull=False)
     assert merged.memory_type == "semantic"
     assert merged.importance == 0.29
-    assert merged.content.strip()
+    assert merged.content == extractive_summary([m.content for m in low])
     assert [e["content"] for e in merged.metadata["merged_from"]] == [
         "Refund asked for order 1",
         "Refund asked for order 2",
