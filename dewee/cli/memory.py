@@ -170,7 +170,7 @@ def dedup(args: argparse.Namespace) -> None:
         print_json(report.as_dict())
         return
     verb = "Would merge" if report.dry_run else "Merged"
-    merged = sum(len(g.merged) for g in report.groups)
+    merged = report.merged
     print(
         f"{verb} {merged} duplicates into {len(report.groups)} memories of {report.agent_id} "
         f"({report.candidates} compared)."

@@ -82,6 +82,6 @@ def autopilot_trigger(request: HttpRequest, payload: TriggerIn) -> Status:
     access = request_access(request)
     agent = access.agent(payload.agent_id) if payload.agent_id is not None else None
     queued = queue_maintenance(
-        jobs=payload.jobs or [], agent=agent, workspace=None if agent else access.workspace
+        jobs=payload.jobs, agent=agent, workspace=None if agent else access.workspace
     )
     return Status(202, {"queued": queued})

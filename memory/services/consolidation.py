@@ -242,9 +242,19 @@ def consolidate_memories(
         memory_type = clean_choice(memory_type, field="memory_type", choices=MemoryType.values)
     with transaction.atomic():
         originals = _lock(agent, ids)
-        missing = [i for i in ids if i not in originals]
+        now = timezone.now()
+        # An expired memory waits only for the expiry pass: it is not there to merge.
+        missing = [i for i in ids if i not in originals or _expired(originals[i], now)]
         if missing:
             raise MemoryNotFound(f"Memory {missing[0]} not found for this agent")
+        if content is None and sum(len(m.content) + 1 for m in originals.values()) > (
+            CONTENT_MAX_CHARS + 1
+        ):
+            raise TooLarge(
+                "memory_ids",
+                f"these memories' texts joined exceed {CONTENT_MAX_CHARS} characters; "
+                "give the merged memory's content",
+            )
         return _consolidate(
             agent,
             list(originals.values()),
@@ -254,6 +264,10 @@ def consolidate_memories(
             content=content,
             embedder=embedder,
         )
+
+
+def _expired(memory: Memory, now: datetime) -> bool:
+    return memory.expires_at is not None and memory.expires_at <= now
 
 
 # --- exact dedup ---
@@ -272,12 +286,16 @@ class DedupReport:
     dry_run: bool
     groups: list[DuplicateGroup] = field(default_factory=list)
 
+    @property
+    def merged(self) -> int:
+        return sum(len(g.merged) for g in self.groups)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "agent_id": self.agent_id,
             "candidates": self.candidates,
             "dry_run": self.dry_run,
-            "merged": sum(len(g.merged) for g in self.groups),
+            "merged": self.merged,
             "groups": [{"kept": g.kept, "merged": g.merged} for g in self.groups],
         }
 
@@ -417,7 +435,7 @@ def _consolidate_cluster(agent: Agent, cluster: TagCluster, *, now: datetime, dr
                 m
                 for m in locked.values()
                 if m.importance < AUTOPILOT_LOW_IMPORTANCE
-                and (m.expires_at is None or m.expires_at > now)
+                and not _expired(m, now)
                 and set(cluster.tags) <= set(user_tags(m))
             ]
         )

@@ -168,7 +168,7 @@ def _finish(run: MaintenanceRun, started: float) -> None:
 
 
 def queue_maintenance(
-    *, jobs: list[str], agent: Agent | None = None, workspace: Workspace | None = None
+    *, jobs: list[str] | None, agent: Agent | None = None, workspace: Workspace | None = None
 ) -> list[dict[str, str]]:
     """Hand jobs to the worker (Run now, the API trigger). Returns each job's task id; the
     run shows in the status once the worker picks it up."""

@@ -223,6 +223,29 @@ def test_api_more_than_a_hundred_ids_is_refused(api, remember):
     assert response.json()["error"]["code"] == "too_large"
 
 
+def test_api_an_expired_memory_is_not_there_to_merge(api, remember):
+    alive, expired = remember("Standup is at 9:30", "Retro is on Thursdays")
+    Memory.objects.filter(pk=expired.pk).update(expires_at=datetime(2020, 1, 1, tzinfo=UTC))
+    response = api.post(
+        "/v1/memories/consolidate",
+        {"agent_id": "support-bot", "memory_ids": [alive.pk, expired.pk]},
+    )
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "memory_not_found"
+    assert Memory.objects.filter(pk__in=[alive.pk, expired.pk]).count() == 2
+
+
+def test_api_texts_too_long_to_join_ask_for_the_content(api, remember):
+    long_ones = remember("a" * 9_000, "b" * 9_000)
+    body = {"agent_id": "support-bot", "memory_ids": [m.pk for m in long_ones]}
+    response = api.post("/v1/memories/consolidate", body)
+    assert response.status_code == 413
+    error = response.json()["error"]
+    assert (error["code"], error["details"]) == ("too_large", {"field": "memory_ids"})
+    assert "content" in error["message"]
+    assert api.post("/v1/memories/consolidate", {**body, "content": "a and b"}).status_code == 201
+
+
 # --- AutoPilot consolidation ---
 
 
