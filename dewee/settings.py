@@ -6,6 +6,7 @@ that works out of the box: the embedded edition keeps everything under ``var/``.
 
 import os
 import secrets
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "django_htmx",
     "django_q",
+    "dewee",
     "memory",
     "facts",
 ]
@@ -102,22 +104,71 @@ TEMPLATES = [
 ]
 
 
+def _process_role() -> str:
+    """``web`` (the application server, set by its config), ``worker`` (the django-q2
+    cluster) or ``command`` (migrate, the CLI, tests): each gets its own database settings."""
+    if role := os.environ.get("DEWEE_PROCESS"):
+        return role
+    return "worker" if sys.argv[1:2] == ["qcluster"] else "command"
+
+
+DEWEE_PROCESS = _process_role()
+
+# Serving (see README, "Production"): the application server's processes and threads, and
+# the database connections every process of one host may hold together.
+DEWEE_WEB_WORKERS = int(os.environ.get("DEWEE_WEB_WORKERS", 2))
+DEWEE_WEB_THREADS = int(os.environ.get("DEWEE_WEB_THREADS", 8))
+DEWEE_WORKERS = int(os.environ.get("DEWEE_WORKERS", 2))
+DEWEE_DB_MAX_CONNECTIONS = int(os.environ.get("DEWEE_DB_MAX_CONNECTIONS", 40))
+# Connections per web process; a request that finds them all in use waits this long for one,
+# then gets 503 database_busy.
+DEWEE_DB_POOL_SIZE = int(os.environ.get("DEWEE_DB_POOL_SIZE", DEWEE_WEB_THREADS))
+DEWEE_DB_POOL_TIMEOUT_SECS = float(os.environ.get("DEWEE_DB_POOL_TIMEOUT_SECS", 5))
+# How long a new connection may take, and a query (0 = no limit), on PostgreSQL.
+DEWEE_DB_CONNECT_TIMEOUT_SECS = int(os.environ.get("DEWEE_DB_CONNECT_TIMEOUT_SECS", 5))
+DEWEE_DB_STATEMENT_TIMEOUT_SECS = float(os.environ.get("DEWEE_DB_STATEMENT_TIMEOUT_SECS", 0))
+# How long a SQLite writer waits for the write lock before the request gets 503.
+DEWEE_SQLITE_BUSY_TIMEOUT_SECS = float(os.environ.get("DEWEE_SQLITE_BUSY_TIMEOUT_SECS", 30))
+
+
+def _postgres_options(config: dict[str, Any]) -> dict[str, Any]:
+    options: dict[str, Any] = {**config.get("OPTIONS", {})}
+    options.setdefault("connect_timeout", DEWEE_DB_CONNECT_TIMEOUT_SECS)
+    if DEWEE_DB_STATEMENT_TIMEOUT_SECS > 0:
+        millis = round(DEWEE_DB_STATEMENT_TIMEOUT_SECS * 1000)
+        options.setdefault("options", f"-c statement_timeout={millis}")
+    if DEWEE_PROCESS == "web":
+        # A bounded pool per web process (Django's psycopg pool). Connections go back to it
+        # after each request; a broken one is checked and replaced, so the server recovers
+        # by itself when the database comes back. reconnect_timeout keeps the retries of a
+        # lost database short: once they give up, the next request tries again at once.
+        options["pool"] = {
+            "min_size": min(2, DEWEE_DB_POOL_SIZE),
+            "max_size": DEWEE_DB_POOL_SIZE,
+            "timeout": DEWEE_DB_POOL_TIMEOUT_SECS,
+            "max_idle": 300,
+            "reconnect_timeout": 5,
+        }
+    return options
+
+
 def _database() -> dict[str, Any]:
     url = os.environ.get("DATABASE_URL")
     if not url:
         VAR_DIR.mkdir(parents=True, exist_ok=True)
         url = f"sqlite:///{VAR_DIR / 'dewee.sqlite3'}"
+    # No persistent connections outside the pool: a thread's idle connection is one
+    # PostgreSQL slot that nobody else can use (with 32 clients they ran out).
     config: dict[str, Any] = dict(
-        dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+        dj_database_url.parse(url, conn_max_age=0, conn_health_checks=True)
     )
     if config["ENGINE"] == "django.db.backends.sqlite3":
-        config["CONN_MAX_AGE"] = 0
         config["OPTIONS"] = {
             # IMMEDIATE takes the write lock when a transaction starts, so two writers
             # queue on the busy timeout instead of failing with "database is locked"
             # when a read lock cannot be upgraded.
             "transaction_mode": "IMMEDIATE",
-            "timeout": 30,
+            "timeout": DEWEE_SQLITE_BUSY_TIMEOUT_SECS,
             "init_command": (
                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
             ),
@@ -127,6 +178,8 @@ def _database() -> dict[str, Any]:
         config["TEST"] = {
             "NAME": str(Path(tempfile.gettempdir()) / f"dewee-test-{os.getpid()}.sqlite3")
         }
+    else:
+        config["OPTIONS"] = _postgres_options(config)
     return config
 
 
@@ -168,13 +221,20 @@ LOGOUT_REDIRECT_URL = "login"
 # Request bodies above this size are refused with 413 before they are parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DEWEE_MAX_REQUEST_BYTES", 2 * 1024 * 1024))
 
-# A background job running longer than this is stopped (and a run left "running" by a worker
-# that died is reported as interrupted after it).
+# A background job running longer than this is stopped.
 DEWEE_WORKER_TIMEOUT_SECS = int(os.environ.get("DEWEE_WORKER_TIMEOUT_SECS", 600))
+# A running maintenance run writes a heartbeat this often; one silent for the stale time was
+# stopped with its worker and shows as interrupted. The cluster itself beats every minute
+# (a scheduled task), and /readyz wants a beat within DEWEE_WORKER_HEARTBEAT_MAX_AGE_SECS.
+DEWEE_RUN_HEARTBEAT_SECS = float(os.environ.get("DEWEE_RUN_HEARTBEAT_SECS", 10))
+DEWEE_RUN_STALE_SECS = float(os.environ.get("DEWEE_RUN_STALE_SECS", 45))
+DEWEE_WORKER_HEARTBEAT_MAX_AGE_SECS = int(
+    os.environ.get("DEWEE_WORKER_HEARTBEAT_MAX_AGE_SECS", 180)
+)
 Q_CLUSTER = {
     "name": "dewee",
     "orm": "default",
-    "workers": int(os.environ.get("DEWEE_WORKERS", 2)),
+    "workers": DEWEE_WORKERS,
     "timeout": DEWEE_WORKER_TIMEOUT_SECS,
     "retry": DEWEE_WORKER_TIMEOUT_SECS + 300,
     # A job whose worker died is delivered once more; the passes are safe to repeat.

@@ -1,14 +1,13 @@
 from django.contrib import admin
-from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
 
 from dewee.api import api, route_not_found
 from dewee.dashboard import APP_MOUNT
+from dewee.health import healthz, readyz
 from facts.views import home
 
-
-def healthz(request: HttpRequest) -> JsonResponse:
-    return JsonResponse({"status": "ok"})
+# A database outage answers 503 with Retry-After here too, not 500 (dewee.outage).
+handler500 = "dewee.outage.server_error"
 
 
 urlpatterns = [
@@ -21,6 +20,7 @@ urlpatterns = [
     path("dashboard/members/", include("memory.member_urls")),
     path("app/", include("facts.urls", namespace=APP_MOUNT["facts"])),
     path("app/memory/", include("memory.urls", namespace=APP_MOUNT["memory"])),
-    path("healthz", healthz),
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("", home, name="home"),
 ]

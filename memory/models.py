@@ -332,6 +332,8 @@ class RunStatus(models.TextChoices):
     RUNNING = "running"
     SUCCEEDED = "succeeded"
     FAILED = "failed"
+    # Its worker stopped mid-run (killed, or the machine went away): no heartbeat came.
+    INTERRUPTED = "interrupted"
 
 
 class MaintenanceRun(models.Model):
@@ -357,6 +359,8 @@ class MaintenanceRun(models.Model):
     counts = models.JSONField(default=dict, blank=True)
     by_workspace = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
+    # Written every DEWEE_RUN_HEARTBEAT_SECS while the run is going.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -364,6 +368,18 @@ class MaintenanceRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.job} {self.started_at:%Y-%m-%d %H:%M} ({self.status})"
+
+
+class WorkerHeartbeat(models.Model):
+    """The worker cluster's sign of life on one host: a scheduled task writes it every
+    minute, so a recent beat shows that the scheduler, the queue and a worker all run."""
+
+    host = models.CharField(max_length=255, unique=True)
+    pid = models.PositiveIntegerField()
+    beat_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.host} at {self.beat_at:%Y-%m-%d %H:%M:%S}"
 
 
 class ImportanceSnapshot(models.Model):

@@ -1,9 +1,10 @@
 """Reads for workspaces, agents and API keys."""
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -20,6 +21,7 @@ from memory.models import (
     MaintenanceJob,
     MaintenanceRun,
     Memory,
+    RunStatus,
     Session,
     Workspace,
     WorkspaceMember,
@@ -212,10 +214,20 @@ RECENT_RUNS = 5
 SNAPSHOT_POINTS = 48
 
 
+def is_stale_run(run: MaintenanceRun, *, now: datetime) -> bool:
+    """A run marked running whose heartbeat stopped (see stale_run_filter)."""
+    last_sign = run.heartbeat_at or run.started_at
+    return (now - last_sign).total_seconds() > settings.DEWEE_RUN_STALE_SECS
+
+
 def run_to_dict(run: MaintenanceRun, *, workspace: Workspace | None = None) -> dict[str, Any]:
     """A run as its viewer may see it: a workspace sees its own share of a run over every
     workspace, never the others' counts."""
     counts, touched = run.counts, run.touched
+    status = run.status
+    if status == RunStatus.RUNNING and is_stale_run(run, now=timezone.now()):
+        # Its worker died; the next heartbeat pass records it, but no reader should wait.
+        status = RunStatus.INTERRUPTED
     if workspace is not None and run.workspace_id is None:
         share = dict(run.by_workspace.get(str(workspace.pk), {}))
         touched = share.pop("touched", 0)
@@ -224,7 +236,7 @@ def run_to_dict(run: MaintenanceRun, *, workspace: Workspace | None = None) -> d
         "id": run.pk,
         "job": run.job,
         "trigger": run.trigger,
-        "status": run.status,
+        "status": status,
         "dry_run": run.dry_run,
         "agent_id": run.agent.agent_id if run.agent else None,
         "started_at": run.started_at,

@@ -1,7 +1,7 @@
 """django-q2 tasks: each takes ids, never objects, and calls one service."""
 
 from memory.models import Agent, Workspace
-from memory.services.maintenance import run_maintenance
+from memory.services.maintenance import beat_worker_heartbeat, run_maintenance
 
 
 def run_job(
@@ -23,3 +23,9 @@ def run_job(
             return {"job": job, "skipped": "workspace no longer exists"}
     run, _ = run_maintenance(job=job, agent=agent, workspace=workspace, trigger=trigger)
     return {"job": job, "run": run.pk, "touched": run.touched, "counts": run.counts}
+
+
+def worker_heartbeat() -> dict[str, object]:
+    """Every minute: the cluster's sign of life for /readyz."""
+    beat = beat_worker_heartbeat()
+    return {"host": beat.host, "beat_at": beat.beat_at.isoformat()}

@@ -7,25 +7,37 @@ CLI) goes through :func:`run_maintenance`, so each run leaves one MaintenanceRun
 
 import logging
 import math
+import os
+import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, connections, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from django_q.models import Schedule
 from django_q.tasks import async_task
 
 from dewee.errors import InvalidInput
-from memory.models import Agent, MaintenanceJob, MaintenanceRun, RunStatus, Workspace
+from memory.models import (
+    Agent,
+    MaintenanceJob,
+    MaintenanceRun,
+    RunStatus,
+    WorkerHeartbeat,
+    Workspace,
+)
 from memory.services.passes import PassResult
 
 logger = logging.getLogger(__name__)
 
 SCHEDULE_PREFIX = "dewee:"
+HEARTBEAT_SCHEDULE = SCHEDULE_PREFIX + "heartbeat"
 
 
 @dataclass(frozen=True)
@@ -96,13 +108,67 @@ def clean_jobs(jobs: object) -> list[str]:
     return list(dict.fromkeys(jobs))
 
 
-def _interrupted_before(job: str, now: datetime) -> None:
-    """A run still marked running after the worker's timeout was killed (the worker died or
-    was stopped): say so, so that it no longer shows as running."""
-    limit = now - timedelta(seconds=settings.DEWEE_WORKER_TIMEOUT_SECS)
-    MaintenanceRun.objects.filter(job=job, status=RunStatus.RUNNING, started_at__lt=limit).update(
-        status=RunStatus.FAILED, error="interrupted: the worker stopped mid-run"
+def stale_run_filter(now: datetime) -> Q:
+    """Runs still marked running whose heartbeat (or start, before the first beat) is older
+    than DEWEE_RUN_STALE_SECS: their worker stopped mid-run."""
+    limit = now - timedelta(seconds=settings.DEWEE_RUN_STALE_SECS)
+    return Q(status=RunStatus.RUNNING) & (
+        Q(heartbeat_at__lt=limit) | Q(heartbeat_at__isnull=True, started_at__lt=limit)
     )
+
+
+def mark_interrupted_runs(*, now: datetime) -> int:
+    """Record as interrupted every run whose worker stopped mid-run, so it no longer shows
+    as running. Its memories are each before or after the pass; the next run finishes."""
+    return MaintenanceRun.objects.filter(stale_run_filter(now)).update(
+        status=RunStatus.INTERRUPTED,
+        finished_at=now,
+        error="interrupted: its worker stopped mid-run (no heartbeat)",
+    )
+
+
+class _RunHeartbeat:
+    """Writes the run's heartbeat from a thread of its own while the pass runs (the pass
+    commits in batches and may hold a batch for seconds)."""
+
+    def __init__(self, run_pk: int) -> None:
+        self.run_pk = run_pk
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name=f"run-{run_pk}-heartbeat")
+        self.thread.daemon = True
+
+    def __enter__(self) -> "_RunHeartbeat":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        # A beat waiting for a lock may outlive the run; it writes nothing to a finished run.
+        self.thread.join(timeout=2)
+
+    def _beat(self) -> None:
+        try:
+            while not self.stopped.wait(settings.DEWEE_RUN_HEARTBEAT_SECS):
+                try:
+                    MaintenanceRun.objects.filter(pk=self.run_pk, status=RunStatus.RUNNING).update(
+                        heartbeat_at=timezone.now()
+                    )
+                except DatabaseError:
+                    logger.warning("Could not write the heartbeat of run %s", self.run_pk)
+        finally:
+            connections.close_all()
+
+
+def beat_worker_heartbeat(*, now: datetime | None = None) -> WorkerHeartbeat:
+    """The cluster's minute beat (a scheduled task): record that the scheduler, the queue and
+    a worker of this host run, and mark the runs of dead workers interrupted."""
+    now = now or timezone.now()
+    beat, _ = WorkerHeartbeat.objects.update_or_create(
+        host=socket.gethostname()[:255], defaults={"pid": os.getpid(), "beat_at": now}
+    )
+    if marked := mark_interrupted_runs(now=now):
+        logger.warning("Marked %s maintenance run(s) interrupted: their worker stopped", marked)
+    return beat
 
 
 def run_maintenance(
@@ -122,7 +188,7 @@ def run_maintenance(
     the worker records the failure too."""
     spec = JOBS[clean_jobs([job])[0]]
     now = timezone.now()
-    _interrupted_before(spec.job, now)
+    mark_interrupted_runs(now=now)
     run = MaintenanceRun.objects.create(
         job=spec.job,
         trigger=trigger,
@@ -138,7 +204,8 @@ def run_maintenance(
         agents = Agent.objects.filter(workspace=workspace)
     started = time.monotonic()
     try:
-        result = spec.run_pass()(agents=agents, now=now, dry_run=dry_run)
+        with _RunHeartbeat(run.pk):
+            result = spec.run_pass()(agents=agents, now=now, dry_run=dry_run)
     except Exception as exc:
         run.status, run.error = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"
         _finish(run, started)
@@ -195,6 +262,18 @@ def ensure_schedules(*, now: datetime | None = None) -> list[str]:
     now = now or timezone.now()
     changes = []
     with transaction.atomic():
+        if not Schedule.objects.filter(name=HEARTBEAT_SCHEDULE).exists():
+            Schedule.objects.create(
+                name=HEARTBEAT_SCHEDULE,
+                func="memory.tasks.worker_heartbeat",
+                # A beat a minute would crowd the jobs' results out of the saved tasks.
+                kwargs="q_options={'save': False}",
+                schedule_type=Schedule.MINUTES,
+                minutes=1,
+                repeats=-1,
+                next_run=now,
+            )
+            changes.append("heartbeat: every 1 min (new)")
         for spec in JOBS.values():
             schedule = Schedule.objects.filter(name=spec.schedule_name).first()
             if not spec.enabled:

@@ -1,28 +1,26 @@
 """The real django-q2 worker (`manage.py qcluster`) against the test database: a scheduled
 decay pass and a Run now both happen, a pass killed midway (kill -9) leaves every memory
 before or after and the next pass finishes the work, and `manage.py serve` (what `make run`
-starts) runs the web server with a worker and stops both on Ctrl-C."""
+starts) is tested with the server in tests/test_serving.py."""
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 from django_q.models import Schedule
 
 from memory.models import MaintenanceRun, Memory, RunStatus
 from memory.services.maintenance import JOBS, ensure_schedules, queue_maintenance, run_maintenance
+from tests.servers import database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,15 +28,6 @@ BASE_DIR = Path(settings.BASE_DIR)
 WEEK = timedelta(days=7)
 # Scheduler's first pass comes about 30 s after the cluster starts (PLATFORM.md).
 SCHEDULER_WAIT_SECS = 120
-
-
-def _database_url() -> str:
-    """The test database, reached the way this process reaches its server."""
-    name = connection.settings_dict["NAME"]
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{name}"
-    url = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit(url._replace(path="/" + quote(name)))
 
 
 @pytest.fixture
@@ -49,7 +38,7 @@ def start_worker(tmp_path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
     def start(**env: str) -> subprocess.Popen[bytes]:
         environment = {
             **os.environ,
-            "DATABASE_URL": _database_url(),
+            "DATABASE_URL": database_url(),
             "DEWEE_WORKERS": "1",
             "DEWEE_Q_SYNC": "0",
             **env,
@@ -144,14 +133,22 @@ def test_a_pass_killed_midway_leaves_each_memory_before_or_after(agent, start_wo
     _wait_for(lambda: memories.filter(importance__lt=0.5).exists(), 60, "the first batch")
     # Hold the rows (PostgreSQL) or the write lock (SQLite) so the pass cannot move on, then
     # kill the whole cluster without warning.
-    with transaction.atomic():
-        if connection.vendor == "postgresql":
-            list(memories.select_for_update().values_list("pk", flat=True))
-        else:
-            Memory.objects.filter(pk=-1).update(importance=0)  # takes the write lock
-        done = memories.filter(importance__lt=0.5).count()
-        os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait()
+    for attempt in range(5):
+        try:
+            with transaction.atomic():
+                if connection.vendor == "postgresql":
+                    list(memories.select_for_update().values_list("pk", flat=True))
+                else:
+                    Memory.objects.filter(pk=-1).update(importance=0)  # takes the write lock
+                done = memories.filter(importance__lt=0.5).count()
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait()
+            break
+        except OperationalError:
+            # On a loaded machine the deadlock detector may pick this transaction before
+            # the batch's lock timeout gives way; take the rows again.
+            if attempt == 4:
+                raise
     assert 0 < done < total, "the pass was not caught midway"
     values = set(memories.values_list("importance", flat=True))
     assert {round(v, 3) for v in values} == {0.8, 0.2}
@@ -161,67 +158,3 @@ def test_a_pass_killed_midway_leaves_each_memory_before_or_after(agent, start_wo
     assert run.status == RunStatus.SUCCEEDED
     assert run.touched >= total - done
     assert not memories.filter(importance__gt=0.201).exists()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _serve(port: int, log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "manage.py", "serve", f"127.0.0.1:{port}"],
-        cwd=BASE_DIR,
-        env={**os.environ, "DATABASE_URL": _database_url(), "DEWEE_WORKERS": "1"},
-        start_new_session=True,
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-    )
-
-
-def _nothing_left_of(process: subprocess.Popen[bytes]) -> bool:
-    time.sleep(1)
-    try:
-        os.killpg(process.pid, 0)
-    except ProcessLookupError:
-        return True
-    os.killpg(process.pid, signal.SIGKILL)
-    return False
-
-
-def test_serve_runs_the_web_server_and_the_worker_and_ctrl_c_stops_both(tmp_path):
-    port = _free_port()
-    log = tmp_path / "serve.log"
-    serve = _serve(port, log)
-    try:
-        _wait_for(lambda: _answers(f"http://127.0.0.1:{port}/healthz"), 60, "the web server")
-        _wait_for(lambda: "running" in log.read_text(), 60, "the worker")
-        assert Schedule.objects.filter(name__startswith="dewee:").count() == len(JOBS)
-        serve.send_signal(signal.SIGINT)  # what Ctrl-C sends
-        assert serve.wait(timeout=30) == 0
-        assert _nothing_left_of(serve)
-    finally:
-        print(log.read_text(errors="replace")[-3000:])
-
-
-def test_serve_stops_the_worker_when_the_web_server_cannot_start(tmp_path):
-    log = tmp_path / "serve.log"
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        serve = _serve(taken.getsockname()[1], log)
-        try:
-            assert serve.wait(timeout=60) == 1
-            assert _nothing_left_of(serve)
-            assert "stopped by itself" in log.read_text()
-        finally:
-            print(log.read_text(errors="replace")[-3000:])
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False

@@ -1,0 +1,34 @@
+"""The application server's settings (gunicorn, threaded workers), from the same environment
+variables as the rest of Dewee. Used by `manage.py serve` (what `make run` starts) and in
+production:
+
+    gunicorn -c python:dewee.gunicorn_conf dewee.wsgi
+
+Threads, not more processes, carry concurrency: each process loads the embedding model once
+and keeps one bounded database pool (see dewee.serving)."""
+
+import os
+
+# Read by dewee.settings in every worker process: web processes use the connection pool.
+os.environ["DEWEE_PROCESS"] = "web"
+
+bind = os.environ.get("DEWEE_BIND", "127.0.0.1:8000").split(",")
+workers = int(os.environ.get("DEWEE_WEB_WORKERS", 2))
+threads = int(os.environ.get("DEWEE_WEB_THREADS", 8))
+worker_class = "gthread"
+# Connections beyond the busy threads wait in the kernel's queue, up to this many.
+backlog = int(os.environ.get("DEWEE_WEB_BACKLOG", 2048))
+# A worker silent this long (its main loop stuck, not a slow request) is replaced.
+timeout = int(os.environ.get("DEWEE_WEB_TIMEOUT_SECS", 60))
+graceful_timeout = int(os.environ.get("DEWEE_WEB_GRACEFUL_TIMEOUT_SECS", 20))
+keepalive = 5
+# Behind a reverse proxy on the same host, trust its X-Forwarded-* headers.
+forwarded_allow_ips = os.environ.get("DEWEE_FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+# Errors go to stderr with the rest of the logs; the access log is off unless asked for
+# (it would hold query strings).
+errorlog = "-"
+accesslog = os.environ.get("DEWEE_ACCESS_LOG") or None
+loglevel = os.environ.get("DEWEE_LOG_LEVEL", "info").lower()
+proc_name = "dewee-web"
+# gunicornc's control socket lives in a per-user folder shared by every instance: off.
+control_socket_disable = True

@@ -1,0 +1,85 @@
+"""Health for orchestrators and load balancers.
+
+- ``/healthz``: the process is alive and serving (touches nothing else).
+- ``/readyz``: this server can do its work: the database answers, every migration is
+  applied, and the worker cluster has beaten recently. 503 names what failed.
+
+Both read only."""
+
+import time
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, connection
+from django.db.migrations.executor import MigrationExecutor
+from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+# Migrations are checked again at most this often once found applied (loading the
+# migration graph costs tens of milliseconds).
+MIGRATIONS_RECHECK_SECS = 60
+_migrations_applied_at = 0.0
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"status": "ok"})
+
+
+def _database() -> dict[str, Any]:
+    started = time.monotonic()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return {"ok": True, "latency_ms": round((time.monotonic() - started) * 1000, 1)}
+
+
+def _migrations() -> dict[str, Any]:
+    global _migrations_applied_at
+    if time.monotonic() - _migrations_applied_at < MIGRATIONS_RECHECK_SECS:
+        return {"ok": True}
+    executor = MigrationExecutor(connection)
+    pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    if pending:
+        names = [f"{migration.app_label}.{migration.name}" for migration, _ in pending]
+        return {"ok": False, "error": f"{len(names)} migration(s) not applied", "pending": names}
+    _migrations_applied_at = time.monotonic()
+    return {"ok": True}
+
+
+def _worker() -> dict[str, Any]:
+    from memory.models import WorkerHeartbeat
+
+    beat = WorkerHeartbeat.objects.order_by("-beat_at").first()
+    if beat is None:
+        return {"ok": False, "error": "the worker cluster has never beaten"}
+    age = (timezone.now() - beat.beat_at).total_seconds()
+    check = {"ok": age <= settings.DEWEE_WORKER_HEARTBEAT_MAX_AGE_SECS}
+    check.update(last_heartbeat=beat.beat_at.isoformat(), age_secs=round(age), host=beat.host)
+    if not check["ok"]:
+        check["error"] = f"no worker heartbeat for {round(age)} s"
+    return check
+
+
+@never_cache
+@require_GET
+def readyz(request: HttpRequest) -> JsonResponse:
+    checks: dict[str, dict[str, Any]] = {}
+    for name, probe in (("database", _database), ("migrations", _migrations), ("worker", _worker)):
+        try:
+            checks[name] = probe()
+        except DatabaseError as exc:
+            checks[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}".strip()}
+            if name == "database":
+                # Without a database the other checks can only fail the same way.
+                for rest in ("migrations", "worker"):
+                    checks[rest] = {"ok": False, "error": "the database cannot be reached"}
+                break
+    failed = [name for name, check in checks.items() if not check["ok"]]
+    body = {"status": "not_ready" if failed else "ready", "failed": failed, "checks": checks}
+    response = JsonResponse(body, status=503 if failed else 200)
+    if failed:
+        response["Retry-After"] = "5"
+    return response
