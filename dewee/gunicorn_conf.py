@@ -32,3 +32,14 @@ loglevel = os.environ.get("DEWEE_LOG_LEVEL", "info").lower()
 proc_name = "dewee-web"
 # gunicornc's control socket lives in a per-user folder shared by every instance: off.
 control_socket_disable = True
+
+
+def on_starting(server: object) -> None:
+    """Refuse to start on a configuration Django's checks reject (a connection plan over
+    its budget, say), before any worker boots."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dewee.settings")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("check")

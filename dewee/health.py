@@ -56,8 +56,12 @@ def _worker() -> dict[str, Any]:
     if beat is None:
         return {"ok": False, "error": "the worker cluster has never beaten"}
     age = (timezone.now() - beat.beat_at).total_seconds()
-    check = {"ok": age <= settings.DEWEE_WORKER_HEARTBEAT_MAX_AGE_SECS}
-    check.update(last_heartbeat=beat.beat_at.isoformat(), age_secs=round(age), host=beat.host)
+    check: dict[str, Any] = {
+        "ok": age <= settings.DEWEE_WORKER_HEARTBEAT_MAX_AGE_SECS,
+        "last_heartbeat": beat.beat_at.isoformat(),
+        "age_secs": round(age),
+        "host": beat.host,
+    }
     if not check["ok"]:
         check["error"] = f"no worker heartbeat for {round(age)} s"
     return check

@@ -43,7 +43,7 @@ def database_trouble(exc: BaseException | None) -> DatabaseTrouble | None:
     None for every other error."""
     if not isinstance(exc, OperationalError | InterfaceError):
         return None
-    causes = []
+    causes: list[BaseException] = []
     seen: BaseException | None = exc
     while seen is not None and len(causes) < 5:
         causes.append(seen)

