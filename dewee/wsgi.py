@@ -6,12 +6,17 @@ sees it.
 - A chunked body (no Content-Length) is read up to the size limit and handed on with its
   length, so Django parses it instead of seeing an empty body; a longer one is refused
   with 413.
-- No database connection is taken while a slow client is still sending.
+- No database connection is taken while a slow client is still sending, and a client that
+  takes longer than DEWEE_BODY_TIMEOUT_SECS to send its body (or stalls for a third of
+  that) is answered 408 and let go, so slow senders cannot hold the server's threads.
 """
 
+import contextlib
 import io
 import json
 import os
+import socket
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,6 +27,11 @@ django_application = get_wsgi_application()
 
 StartResponse = Callable[..., Any]
 READ_CHUNK = 64 * 1024
+BODY_TIMEOUT_SECS = float(os.environ.get("DEWEE_BODY_TIMEOUT_SECS", 30))
+
+
+class BodyTimeout(Exception):
+    pass
 
 
 def _refuse(
@@ -44,16 +54,46 @@ def _refuse(
     return [payload]
 
 
-def _read_up_to(stream: Any, limit: int) -> bytes:
-    """At most ``limit`` bytes, fewer only when the stream ends first."""
+def _read_up_to(environ: dict[str, Any], limit: int) -> bytes:
+    """At most ``limit`` bytes, fewer only when the stream ends first; BodyTimeout when the
+    client takes too long."""
+    stream = environ["wsgi.input"]
+    sock = environ.get("gunicorn.socket")
+    deadline = time.monotonic() + BODY_TIMEOUT_SECS
     parts, size = [], 0
-    while size < limit:
-        part = stream.read(min(READ_CHUNK, limit - size))
-        if not part:
-            break
-        parts.append(part)
-        size += len(part)
+    if isinstance(sock, socket.socket):
+        sock.settimeout(BODY_TIMEOUT_SECS / 3)
+    try:
+        while size < limit:
+            part = stream.read(min(READ_CHUNK, limit - size))
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+            if time.monotonic() > deadline:
+                raise BodyTimeout
+    except TimeoutError as exc:
+        raise BodyTimeout from exc
+    finally:
+        if isinstance(sock, socket.socket):
+            sock.settimeout(None)
     return b"".join(parts)
+
+
+def _too_slow(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+    sock = environ.get("gunicorn.socket")
+    if isinstance(sock, socket.socket):
+        # Nothing more is read from this client: without this, closing the connection
+        # would wait (in the server's main loop) for the rest of its body.
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RD)
+    return _refuse(
+        environ,
+        start_response,
+        "408 Request Timeout",
+        "body_timeout",
+        f"The request body took longer than {BODY_TIMEOUT_SECS:g} s to arrive",
+    )
 
 
 def application(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
@@ -65,7 +105,9 @@ def application(environ: dict[str, Any], start_response: StartResponse) -> Itera
     if raw_length.isdigit() and 0 < int(raw_length) <= limit:
         expected = int(raw_length)
         try:
-            body = _read_up_to(environ["wsgi.input"], expected)
+            body = _read_up_to(environ, expected)
+        except BodyTimeout:
+            return _too_slow(environ, start_response)
         except Exception:  # the server's reader raises on a broken connection
             body = b""
         if len(body) < expected:
@@ -79,7 +121,9 @@ def application(environ: dict[str, Any], start_response: StartResponse) -> Itera
         environ["wsgi.input"] = io.BytesIO(body)
     elif chunked and not raw_length:
         try:
-            body = _read_up_to(environ["wsgi.input"], limit + 1)
+            body = _read_up_to(environ, limit + 1)
+        except BodyTimeout:
+            return _too_slow(environ, start_response)
         except Exception:
             return _refuse(
                 environ,

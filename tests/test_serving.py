@@ -449,3 +449,32 @@ def test_a_database_outage_answers_503_and_the_server_recovers_by_itself(tmp_pat
             stop_server(server)
             print(server.tail())
         pg_ctl("-m", "immediate", "stop")
+
+
+def test_slow_senders_are_let_go_and_cannot_hold_the_server(serve):
+    server = serve(DEWEE_BODY_TIMEOUT_SECS="1")
+    server.key = make_key(make_workspace("slow"))
+    host, port = server.url.removeprefix("http://").split(":")
+    stalled = []
+    for _ in range(40):  # more than the server's 2 x 8 threads
+        sock = socket.create_connection((host, int(port)), timeout=30)
+        sock.sendall(
+            b"POST /v1/memories HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + f"Authorization: Bearer {server.key}\r\n".encode()
+            + b'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"agent_id": '
+        )
+        stalled.append(sock)
+    try:
+        started = time.monotonic()
+        stored = server.request("POST", "/v1/memories", {"agent_id": "slow", "content": "on time"})
+        assert stored.status == 201
+        assert time.monotonic() - started < 15
+        answers = [_read_all(sock) for sock in stalled]
+        # Let go together, not one after another.
+        assert time.monotonic() - started < 12
+    finally:
+        for sock in stalled:
+            sock.close()
+    assert all(answer.startswith(b"HTTP/1.1 408") for answer in answers), answers[0][:200]
+    assert b"body_timeout" in answers[0]
+    assert Memory.objects.filter(agent__agent_id="slow").count() == 1
