@@ -4,17 +4,20 @@ import json
 import logging
 from typing import Any
 
-from django.core.exceptions import RequestDataTooBig
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.datastructures import MultiValueDict
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import HttpBearer
 
 from dewee import __version__
-from dewee.errors import DeweeError
+from dewee.errors import DeweeError, InvalidInput
 from memory.access import Access
 from memory.queries import authenticate_api_key
+from memory.validation import refuse_lone_surrogates
 
 logger = logging.getLogger("dewee.api")
 
@@ -25,7 +28,8 @@ class MalformedJson(DeweeError):
 
 class _StrictJsonParser(Parser):
     """JSON bodies must be one object; NaN and Infinity (which Python's json accepts)
-    are not JSON and are refused."""
+    are not JSON and are refused, and so are strings no UTF-8 text can hold (lone
+    surrogates). Query parameters must not hold NUL, which PostgreSQL text refuses."""
 
     def parse_body(self, request: HttpRequest) -> dict[str, Any]:
         def refuse_constant(name: str) -> float:
@@ -33,11 +37,20 @@ class _StrictJsonParser(Parser):
 
         try:
             data = json.loads(request.body, parse_constant=refuse_constant)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise MalformedJson(f"The request body is not valid JSON: {exc}") from exc
         if not isinstance(data, dict):
             raise MalformedJson("The request body must be a JSON object")
+        refuse_lone_surrogates(data)
         return data
+
+    def parse_querydict(
+        self, data: MultiValueDict, list_fields: list[str], request: HttpRequest
+    ) -> dict[str, Any]:
+        for name, values in data.lists():
+            if any("\x00" in value for value in values):
+                raise InvalidInput(name, "must not contain NUL characters")
+        return super().parse_querydict(data, list_fields, request)
 
 
 class ApiKeyAuth(HttpBearer):
@@ -107,6 +120,20 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     if isinstance(cause, RequestDataTooBig):
         return error_response(413, "too_large", "The request body is too large")
     return error_response(exc.status_code, f"http_{exc.status_code}", str(exc))
+
+
+@api.exception_handler(SuspiciousOperation)
+def _suspicious(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
+    # What Django itself answers 400 to (a request it will not read) must not reach the
+    # catch-all below as a 500.
+    if isinstance(exc, RequestDataTooBig):
+        return error_response(413, "too_large", "The request body is too large")
+    if isinstance(exc, TooManyFieldsSent):
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return error_response(
+            400, "too_many_parameters", f"The request has more than {limit} parameters"
+        )
+    return error_response(400, "bad_request", "The request was refused as malformed")
 
 
 @api.exception_handler(Exception)

@@ -4,6 +4,7 @@ import base64
 import binascii
 
 from dewee.errors import InvalidInput
+from memory.validation import DB_ID_MAX
 
 
 def encode_cursor(last_id: int) -> str:
@@ -15,7 +16,10 @@ def decode_cursor(cursor: str) -> int:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         if not raw.startswith("f"):
             raise ValueError(raw)
-        return int(raw[1:])
+        last_id = int(raw[1:])
+        if not 1 <= last_id <= DB_ID_MAX:
+            raise ValueError(raw)
+        return last_id
     except (ValueError, binascii.Error, UnicodeDecodeError):
         raise InvalidInput("cursor", "is not a cursor this server returned") from None
 

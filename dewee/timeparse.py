@@ -6,7 +6,8 @@ from dewee.errors import InvalidInput
 
 
 def parse_time(raw: str | datetime | None, *, field: str) -> datetime | None:
-    """Return an aware datetime, ``None`` for an empty value, or raise ``invalid_time``."""
+    """Return an aware datetime, ``None`` for an empty value, or raise ``invalid_time``
+    (also for a time that cannot be written in UTC within the years 1 to 9999)."""
     if raw is None or raw == "":
         return None
     if isinstance(raw, datetime):
@@ -28,4 +29,12 @@ def parse_time(raw: str | datetime | None, *, field: str) -> datetime | None:
         raise InvalidInput(field, "must be an ISO 8601 string", code="invalid_time")
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
+    try:
+        # Stored and compared in UTC, where "0001-01-01T00:00:00+14:00" falls in year 0:
+        # SQLite cannot store it, and PostgreSQL stores it but cannot hand it back.
+        value.astimezone(UTC)
+    except OverflowError:
+        raise InvalidInput(
+            field, f"{raw!r} falls outside the years 1 to 9999 in UTC", code="invalid_time"
+        ) from None
     return value

@@ -7,6 +7,7 @@ from pydantic import Field
 from dewee.errors import ConfirmationRequired
 from dewee.timeparse import parse_time
 from facts import queries, services
+from facts.models import KEY_MAX_CHARS, VALUE_MAX_CHARS
 from facts.schemas import (
     AssertOut,
     FactAssertIn,
@@ -24,13 +25,15 @@ router = Router(tags=["facts"])
 
 
 class FactListParams(Schema):
+    # No stored fact has a longer user, subject, predicate or value; a longer text search
+    # also outgrows what SQLite's LIKE accepts.
     agent_id: str
-    user: str | None = None
-    subject: str | None = None
-    predicate: str | None = None
+    user: str | None = Field(None, max_length=KEY_MAX_CHARS)
+    subject: str | None = Field(None, max_length=KEY_MAX_CHARS)
+    predicate: str | None = Field(None, max_length=KEY_MAX_CHARS)
     status: str | None = Field(None, description="One status or a comma-separated list.")
     as_of: str | None = Field(None, description="ISO 8601: what the agent believed then.")
-    q: str | None = Field(None, description="Text search in values.")
+    q: str | None = Field(None, max_length=VALUE_MAX_CHARS, description="Text search in values.")
     cursor: str | None = None
     limit: int = queries.DEFAULT_PAGE_SIZE
 

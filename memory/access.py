@@ -16,7 +16,7 @@ from django.http import HttpRequest
 from dewee.errors import NotFound
 from memory.exceptions import AgentNotFound, NoMembership, WorkspaceNotFound
 from memory.models import Agent, AgentQuerySet, MemberRole, Workspace, WorkspaceMember
-from memory.validation import clean_agent_id
+from memory.validation import DB_ID_MAX, clean_agent_id
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,9 @@ class Access:
             objects = objects.filter(agent__workspace=self.workspace)
         if agent is not None:
             objects = objects.filter(agent=agent)
+        if isinstance(pk, int) and not 1 <= pk <= DB_ID_MAX:
+            # No row has it, and SQLite cannot even bind it: not found, on every engine.
+            raise missing(f"{label} {pk} not found")
         try:
             return objects.get(pk=pk)
         except (ObjectDoesNotExist, ValueError, TypeError):

@@ -8,12 +8,13 @@ from typing import Any
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
-from facts.models import Fact
+from facts.models import KEY_MAX_CHARS, Fact
 from facts.queries import fact_to_dict
 from memory.models import Agent, Memory, Session
 from memory.queries import memory_to_dict
 from memory.recall import RecallFilters, RecallRequest, recall
 from memory.services import record_session_activity
+from memory.validation import clean_text
 
 BUDGET_MAX_TOKENS = 32_000
 WORKING_MAX_ITEMS = 50
@@ -62,12 +63,13 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
         raise InvalidInput("budget_tokens", "must be an integer")
     if not 50 <= request.budget_tokens <= BUDGET_MAX_TOKENS:
         raise InvalidInput("budget_tokens", f"must be between 50 and {BUDGET_MAX_TOKENS}")
+    user = clean_text(request.user, field="user", max_chars=KEY_MAX_CHARS, required=False)
     budget = request.budget_tokens - HEADINGS_TOKENS
     now = timezone.now()
 
     facts = []
-    if request.user:
-        current = Fact.objects.filter(agent=agent, user_ref=request.user).current()
+    if user:
+        current = Fact.objects.filter(agent=agent, user_ref=user).current()
         facts = [
             fact_to_dict(f, now=now)
             for f in current.order_by("-last_confirmed_at")[:FACTS_MAX_ITEMS]
@@ -78,8 +80,6 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
 
     working: list[Memory] = []
     if request.session is not None:
-        # Building a turn's context is the conversation going on: activity.
-        record_session_activity(session_ids=[request.session.pk], now=now)
         recent = list(
             Memory.objects.filter(agent=agent, session=request.session)
             .live(now)
@@ -108,6 +108,10 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
             if hit.memory.pk not in in_working
         ]
         episodic, _ = _fit(ranked, remaining)
+    if request.session is not None:
+        # Building a turn's context is the conversation going on: activity, recorded once
+        # every part of the request has passed validation (a refused one changes nothing).
+        record_session_activity(session_ids=[request.session.pk], now=now)
 
     sections = []
     if facts:

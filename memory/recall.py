@@ -157,6 +157,10 @@ class RecallResult:
     routing: Routing
 
 
+# A memory as scoring sees it: (score, id, importance, recency).
+ScoredRow = tuple[float, int, float, float]
+
+
 def _validate(agent: Agent, request: RecallRequest) -> tuple[Routing, Fusion]:
     if not isinstance(request.query, str) or not request.query.strip():
         raise InvalidInput("query", "must not be empty")
@@ -282,7 +286,10 @@ def _neighbours(pool_ids: list[int]) -> dict[int, list[int]]:
         by_session.setdefault(session_id, []).append(memory_id)
     result = {}
     for memory_id, session_id in sessions.items():
-        ids = by_session[session_id]
+        # Deleted between the two reads (a client, expiry or dedup): it has no neighbours.
+        ids = by_session.get(session_id, [])
+        if memory_id not in ids:
+            continue
         at = ids.index(memory_id)
         result[memory_id] = (
             ids[max(0, at - NEIGHBOUR_SPAN) : at] + ids[at + 1 : at + 1 + NEIGHBOUR_SPAN]
@@ -358,14 +365,16 @@ def _relevance(
 def _rerank(
     reranker: CrossEncoder,
     query: str,
-    scored: list[tuple[float, int, float, float]],
+    scored: list[ScoredRow],
     parts: dict[int, dict[str, Any]],
     weights: Weights,
-) -> list[tuple[float, int, float, float]]:
+) -> list[ScoredRow]:
     """The cross-encoder's score becomes the relevance of the best candidates."""
     contents = dict(
         Memory.objects.filter(pk__in=[row[1] for row in scored]).values_list("pk", "content")
     )
+    # A memory deleted since it was scored drops out here.
+    scored = [row for row in scored if row[1] in contents]
     relevance = reranker.score(query, [contents[row[1]] for row in scored])
     rescored = []
     for (_, memory_id, importance, recency), rerank in zip(scored, relevance, strict=True):
@@ -379,6 +388,22 @@ def _rerank(
         rescored.append((score, memory_id, importance, recency))
     rescored.sort(key=lambda row: (-row[0], -row[1]))
     return rescored
+
+
+def load_winners(*, scored: list[ScoredRow], top_k: int) -> list[tuple[ScoredRow, Memory]]:
+    """The first ``top_k`` of ``scored`` (score, id, importance, recency; best first) that
+    still exist, each with its whole memory. Scoring read a few columns earlier: a memory
+    deleted since (by a client, expiry or dedup) is skipped and the next ones take its
+    place, one more query per round of losses (none when nothing vanished)."""
+    memories = Memory.objects.select_related("agent", "session").prefetch_related("tag_rows")
+    winners: list[tuple[ScoredRow, Memory]] = []
+    start = 0
+    while len(winners) < top_k and start < len(scored):
+        batch = scored[start : start + top_k - len(winners)]
+        start += len(batch)
+        by_id = {m.pk: m for m in memories.filter(pk__in=[row[1] for row in batch])}
+        winners += [(row, by_id[row[1]]) for row in batch if row[1] in by_id]
+    return winners
 
 
 def recall(
@@ -438,11 +463,10 @@ def recall(
     reranker = get_reranker() if request.rerank else None
     if reranker is not None:
         scored = _rerank(reranker, request.query, scored[:RERANK_CANDIDATES], parts, w)
-    scored = scored[: request.top_k]
-    memories = Memory.objects.select_related("agent", "session").prefetch_related("tag_rows")
-    by_id = {m.pk: m for m in memories.filter(pk__in=[row[1] for row in scored])}
     hits = []
-    for score, memory_id, importance, recency in scored:
+    for (score, memory_id, importance, recency), memory in load_winners(
+        scored=scored, top_k=request.top_k
+    ):
         explanation = {
             "query_class": query_class.value,
             "vector_weight": vector_weight,
@@ -456,7 +480,7 @@ def recall(
             },
             "score": score,
         }
-        hits.append(RecallHit(memory=by_id[memory_id], score=score, explanation=explanation))
+        hits.append(RecallHit(memory=memory, score=score, explanation=explanation))
     record_access([hit.memory.pk for hit in hits], now=now)
     if request.filters.session_id is not None:
         record_session_activity(session_ids=[request.filters.session_id], now=now)

@@ -4,11 +4,26 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from ninja import Schema
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+)
 
 from memory.models import FeedbackKind, MemoryType
+from memory.validation import DB_ID_MAX
 
 UnitFloat = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+# The id of a row, in a query parameter (text that must read as one) or, strict, in a JSON
+# body. Out of range it is a 400 invalid_input, like any bad value; an id in a URL path is
+# looked up instead (memory.access), so there it is the resource's 404.
+DbId = Annotated[int, Field(ge=1, le=DB_ID_MAX)]
+StrictDbId = Annotated[DbId, Strict()]
 
 
 class StrictSchema(Schema):
@@ -71,9 +86,15 @@ class MemoryIn(StrictSchema):
     importance: UnitFloat = 0.5
     tags: list[StrictStr] = Field(default_factory=list, description="At most 50, 100 chars each.")
     metadata: dict[str, Any] = Field(default_factory=dict, description="At most 16 KiB as JSON.")
-    session_id: StrictInt | None = None
-    ttl_seconds: StrictInt | None = Field(None, description="Expire this many seconds from now.")
-    expires_at: StrictStr | None = Field(None, description="ISO 8601; must be in the future.")
+    session_id: StrictDbId | None = None
+    ttl_seconds: StrictInt | None = Field(
+        None, description="Expire this many seconds from now: 1 s to 10 years."
+    )
+    expires_at: StrictStr | None = Field(
+        None,
+        description="ISO 8601; must be in the future. Later than 9999-01-01T00:00:00Z (the "
+        "furthest expiry) is stored as that, and recalls never move an expiry past it.",
+    )
     source_refs: list[StrictStr] = Field(default_factory=list)
     created_at: StrictStr | None = Field(None, description="ISO 8601; when it happened.")
 
@@ -97,7 +118,7 @@ class MemoryPatchIn(StrictSchema):
 
 class ForgetMemoriesIn(StrictSchema):
     agent_id: StrictStr
-    ids: list[StrictInt] | None = None
+    ids: list[StrictDbId] | None = None
     tags: list[StrictStr] | None = None
     below_importance: UnitFloat | None = None
 
@@ -142,7 +163,7 @@ class ForgetMemoriesOut(Schema):
 
 class ConsolidateIn(StrictSchema):
     agent_id: StrictStr
-    memory_ids: list[StrictInt] = Field(description="2 to 100 memories of the agent.")
+    memory_ids: list[StrictDbId] = Field(description="2 to 100 memories of the agent.")
     content: StrictStr | None = Field(
         None, description="The merged text (default: the originals' texts, oldest first)."
     )
@@ -185,7 +206,7 @@ class RecallIn(StrictSchema):
     routing: Literal["auto", "vector", "keyword", "hybrid"] = "auto"
     fusion: Literal["minmax", "rrf"] = "minmax"
     weights: ScoreWeightsIn = Field(default_factory=ScoreWeightsIn)
-    session_id: StrictInt | None = None
+    session_id: StrictDbId | None = None
     tags: list[StrictStr] = Field(default_factory=list)
     memory_type: MemoryType | None = None
     min_importance: UnitFloat | None = None
@@ -239,7 +260,7 @@ class ContextIn(StrictSchema):
     agent_id: StrictStr
     query: StrictStr = ""
     user: StrictStr = ""
-    session_id: StrictInt | None = None
+    session_id: StrictDbId | None = None
     budget_tokens: StrictInt = Field(2000, description="50 to 32,000 (about 4 chars a token).")
     top_k: StrictInt = 10
 

@@ -2,6 +2,8 @@
 
 import json
 import math
+import re
+from datetime import UTC, datetime
 
 from dewee.errors import InvalidInput, TooLarge
 from memory.exceptions import InvalidAgentId
@@ -54,12 +56,20 @@ def clean_agent_id(value: object) -> str:
     return value
 
 
+# Row ids are 64-bit signed integers on both editions: a larger number names no row, and
+# SQLite cannot even bind it as a parameter.
+DB_ID_MAX = 2**63 - 1
+
 CONTENT_MAX_CHARS = 16_000
 TAG_MAX_CHARS = 100
 TAGS_MAX = 50
 METADATA_MAX_BYTES = 16_384
 SOURCE_REFS_MAX = 200
 TTL_MAX_SECONDS = 10 * 365 * 24 * 3600
+# The latest expiry a memory can have: a later expires_at (9999-12-31 is a common "never") is
+# stored as this, and spaced repetition never moves one past it. It leaves a year below the
+# last time Python can hold, so reading and comparing expiries stays safe on both engines.
+MAX_EXPIRES_AT = datetime(9999, 1, 1, tzinfo=UTC)
 
 
 def clean_tags(value: object, *, field: str = "tags") -> list[str]:
@@ -99,3 +109,35 @@ def clean_refs(value: object, *, field: str = "source_refs") -> list[str]:
     if len(value) > SOURCE_REFS_MAX:
         raise TooLarge(field, f"has {len(value)} references; the limit is {SOURCE_REFS_MAX}")
     return list(dict.fromkeys(clean_text(ref, field=field, max_chars=255) for ref in value))
+
+
+# JSON may spell a lone UTF-16 surrogate ("\ud800"); Python keeps it in a str, but no UTF-8
+# text can hold it, so the database, the embedder and the logs all fail on it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_MESSAGE = "valid Unicode text, without lone surrogates such as \\ud800"
+
+
+def refuse_lone_surrogates(data: object) -> None:
+    """Raise ``invalid_unicode`` if any string (a value or a key) of a parsed JSON document
+    holds a surrogate code point, naming where as the API's validation errors do
+    (``items.0.content``; for a key, the object holding it). Iterative: the parser's own
+    nesting limit, not Python's recursion limit, bounds the depth."""
+    stack: list[tuple[str, object]] = [("", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                raise InvalidInput(
+                    path or "body", f"must be {_SURROGATE_MESSAGE}", code="invalid_unicode"
+                )
+        elif isinstance(value, dict):
+            children = []
+            for key, item in value.items():
+                if _SURROGATE.search(key):
+                    raise InvalidInput(
+                        path or "body", f"keys must be {_SURROGATE_MESSAGE}", code="invalid_unicode"
+                    )
+                children.append((f"{path}.{key}" if path else key, item))
+            stack.extend(reversed(children))
+        elif isinstance(value, list):
+            stack.extend(reversed([(f"{path}.{i}", item) for i, item in enumerate(value)]))

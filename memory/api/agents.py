@@ -1,6 +1,6 @@
 """Agents: create, list, read; their memories, memory policy and feedback summary."""
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
@@ -19,18 +19,24 @@ from memory.queries import (
 from memory.schemas import (
     AgentIn,
     AgentOut,
+    DbId,
     FeedbackSummaryOut,
     MemoryPageOut,
     MemoryPolicyIn,
     MemoryPolicyOut,
 )
+from memory.validation import TAG_MAX_CHARS, TAGS_MAX
 
 router = Router()
 
 
 class MemoryListParams(Schema):
-    session_id: int | None = None
-    tags: list[str] = Field(default_factory=list)
+    session_id: DbId | None = None
+    # The limits of a memory's own tags: each tag filter is one more subquery, and SQLite
+    # refuses a query nested too deep.
+    tags: list[Annotated[str, Field(max_length=TAG_MAX_CHARS)]] = Field(
+        default_factory=list, max_length=TAGS_MAX
+    )
     memory_type: str | None = None
     min_importance: float | None = None
     max_importance: float | None = None

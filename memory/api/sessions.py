@@ -61,13 +61,14 @@ def session_memories(
     request: HttpRequest, session_id: int, cursor: str | None = None, limit: int = 50
 ) -> dict[str, Any]:
     session = get_session(access=request_access(request), session_id=session_id)
-    services.record_session_activity(session_ids=[session.pk])
     page = list_memories(
         agent=session.agent,
         filters=RecallFilters(session_id=session.pk),
         cursor=cursor,
         limit=limit,
     )
+    # After the page: a request refused for its limit or cursor is not activity.
+    services.record_session_activity(session_ids=[session.pk])
     return memory_page(page)
 
 

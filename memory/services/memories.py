@@ -2,12 +2,22 @@
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import DurationField, ExpressionWrapper, F, Value
+from django.db.models import (
+    Case,
+    DateTimeField,
+    DurationField,
+    ExpressionWrapper,
+    F,
+    Value,
+    When,
+)
+from django.db.models.functions import Least
+from django.db.models.lookups import GreaterThan
 from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput, TooLarge
@@ -34,6 +44,7 @@ from memory.services.sessions import record_session_activity
 from memory.services.tenancy import ensure_agent, record_event
 from memory.validation import (
     CONTENT_MAX_CHARS,
+    MAX_EXPIRES_AT,
     TTL_MAX_SECONDS,
     clean_agent_id,
     clean_choice,
@@ -45,6 +56,7 @@ from memory.validation import (
 )
 
 BATCH_MAX = 1000
+REASON_MAX_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -88,7 +100,8 @@ def _clean_expiry(
     ttl_seconds: object, expires_at: datetime | None, now: datetime
 ) -> tuple[int | None, datetime | None]:
     """``ttl_seconds`` alone sets the deadline from now; with ``expires_at`` too (an import)
-    the deadline is kept and the TTL stays as the memory's nominal lifetime."""
+    the deadline is kept and the TTL stays as the memory's nominal lifetime. A deadline
+    past MAX_EXPIRES_AT is stored as MAX_EXPIRES_AT."""
     if ttl_seconds is not None:
         if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int):
             raise InvalidInput("ttl_seconds", "must be a whole number of seconds")
@@ -98,6 +111,8 @@ def _clean_expiry(
         raise InvalidInput("expires_at", "must be in the future")
     if ttl_seconds is not None and expires_at is None:
         expires_at = now + timedelta(seconds=ttl_seconds)
+    if expires_at is not None:
+        expires_at = min(expires_at, MAX_EXPIRES_AT)
     return ttl_seconds, expires_at
 
 
@@ -371,7 +386,9 @@ def erase_memories(
 @transaction.atomic
 def delete_memory(*, memory: Memory, actor: str, reason: str = "") -> dict[str, int]:
     """Delete one memory and the facts learned only from it (facts with other sources keep
-    those and lose this one)."""
+    those and lose this one). ``reason`` goes into the audit event, so it obeys the same
+    rule as a fact's deletion reason."""
+    reason = clean_text(reason, field="reason", max_chars=REASON_MAX_CHARS, required=False)
     return erase_memories(agent=memory.agent, memory_ids=[memory.pk], actor=actor, reason=reason)
 
 
@@ -417,7 +434,7 @@ def record_access(memory_ids: list[int], *, now: datetime | None = None) -> None
     pass interval old; the value itself is not changed).
     A memory with an expiry lives longer (spaced repetition): its deadline moves by its
     access count, this access included, x its agent's factor x base interval, so each
-    recall buys more time than the one before.
+    recall buys more time than the one before, up to MAX_EXPIRES_AT.
 
     On PostgreSQL the update commits without waiting for its WAL flush: a crash may lose
     the last few access counts, never anything a user wrote, and recall stays fast."""
@@ -459,12 +476,31 @@ def _access_with_repetition(memories: MemoryQuerySet, access: dict[str, Any]) ->
         if step <= 0:
             continue
         memories.filter(agent_id=agent_pk, expires_at__isnull=False).update(
-            **access,
-            expires_at=F("expires_at")
-            + ExpressionWrapper(
-                (F("access_count") + 1) * Value(timedelta(seconds=step)),
-                output_field=DurationField(),
-            ),
+            **access, expires_at=_repeated_expiry(step)
         )
         extended.append(agent_pk)
     return extended
+
+
+# The widest move an expiry can make: from year 1 to MAX_EXPIRES_AT.
+_EXPIRY_SPAN = MAX_EXPIRES_AT - datetime.min.replace(tzinfo=UTC)
+
+
+def _repeated_expiry(step_seconds: float) -> Case:
+    """``expires_at + (access_count + 1) x step``, never past MAX_EXPIRES_AT. The sum is
+    only computed where it stays below the cap (SQLite adds in Python, which cannot go
+    past year 9999), and the count is capped so that the product stays a valid interval
+    (a 64-bit count of microseconds) whatever the count and the step."""
+    step = timedelta(seconds=step_seconds)
+    steps_to_cap = _EXPIRY_SPAN // step + 1
+    extension = ExpressionWrapper(
+        Least(F("access_count") + 1, Value(steps_to_cap)) * Value(step),
+        output_field=DurationField(),
+    )
+    cap = Value(MAX_EXPIRES_AT, output_field=DateTimeField())
+    headroom = ExpressionWrapper(cap - F("expires_at"), output_field=DurationField())
+    return Case(
+        When(GreaterThan(extension, headroom), then=cap),
+        default=ExpressionWrapper(F("expires_at") + extension, output_field=DateTimeField()),
+        output_field=DateTimeField(),
+    )
