@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
@@ -478,3 +478,45 @@ def test_slow_senders_are_let_go_and_cannot_hold_the_server(serve):
     assert all(answer.startswith(b"HTTP/1.1 408") for answer in answers), answers[0][:200]
     assert b"body_timeout" in answers[0]
     assert Memory.objects.filter(agent__agent_id="slow").count() == 1
+
+
+@POSTGRES_ONLY
+def test_a_request_that_finds_the_pool_in_use_waits_then_gets_503_busy(serve, agent):
+    from memory.services import MemoryInput, store_memories
+
+    server = serve(DEWEE_WEB_WORKERS="1", DEWEE_DB_POOL_SIZE="1", DEWEE_DB_POOL_TIMEOUT_SECS="1")
+    server.key = make_key(agent.workspace)
+    [memory] = store_memories(agent=agent, items=[MemoryInput(content="held row")])
+    results: dict[str, object] = {}
+    with transaction.atomic():
+        # The only pooled connection blocks on this row lock...
+        Memory.objects.select_for_update().get(pk=memory.pk)
+        holder = threading.Thread(
+            target=lambda: results.update(
+                patch=server.request("PATCH", f"/v1/memories/{memory.pk}", {"importance": 0.9})
+            )
+        )
+        holder.start()
+        wait_for(lambda: _waiting_on_locks() == 1, 20, "the request to wait for the row")
+        # ...so the next request waits its second for a connection, then is told to retry.
+        started = time.monotonic()
+        busy = server.request("GET", f"/v1/memories/{memory.pk}")
+        waited = time.monotonic() - started
+    holder.join(timeout=30)
+    assert busy.status == 503
+    assert busy.json()["error"]["code"] == "database_busy"
+    assert busy.headers["Retry-After"] == "2"
+    assert 0.9 <= waited < 10
+    assert results["patch"].status == 200  # type: ignore[attr-defined]
+    assert server.request("GET", f"/v1/memories/{memory.pk}").status == 200
+
+
+def _waiting_on_locks() -> int:
+    with connection.cursor() as cursor:
+        # Inside a transaction the statistics views keep their first snapshot.
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock'"
+        )
+        return int(cursor.fetchone()[0])
