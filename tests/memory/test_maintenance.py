@@ -37,8 +37,10 @@ def _old_memory(agent, importance: float = 0.8) -> Memory:
 
 
 def test_schedules_are_created_once_and_follow_the_settings(settings):
-    assert len(ensure_schedules()) == 5
+    assert len(ensure_schedules()) == 6  # the five jobs and the worker's heartbeat
     assert ensure_schedules() == []
+    beat = Schedule.objects.get(name="dewee:heartbeat")
+    assert (beat.func, beat.minutes) == ("memory.tasks.worker_heartbeat", 1)
     decay = Schedule.objects.get(name="dewee:decay")
     assert (decay.func, decay.args, decay.minutes) == ("memory.tasks.run_job", "'decay'", 60)
     assert Schedule.objects.get(name="dewee:dedup").minutes == 360
@@ -54,6 +56,7 @@ def test_schedules_are_created_once_and_follow_the_settings(settings):
     settings.DEWEE_AUTOPILOT_ENABLED = False
     ensure_schedules()
     assert set(Schedule.objects.values_list("name", flat=True)) == {
+        "dewee:heartbeat",
         "dewee:decay",
         "dewee:expiry",
         "dewee:idle_sessions",
@@ -83,13 +86,22 @@ def test_a_failing_run_is_recorded_as_failed(agent, settings):
 
 
 def test_a_run_left_running_by_a_dead_worker_is_marked_interrupted(agent):
-    stale = MaintenanceRun.objects.create(
-        job="decay", started_at=timezone.now() - timedelta(hours=2)
+    now = timezone.now()
+    # Silent for a minute (no heartbeat), and one that never beat since it started.
+    silent = MaintenanceRun.objects.create(
+        job="decay", started_at=now - timedelta(hours=2), heartbeat_at=now - timedelta(minutes=1)
+    )
+    never = MaintenanceRun.objects.create(job="expiry", started_at=now - timedelta(minutes=2))
+    alive = MaintenanceRun.objects.create(
+        job="dedup", started_at=now - timedelta(hours=2), heartbeat_at=now
     )
     run_maintenance(job="decay")
-    stale.refresh_from_db()
-    assert stale.status == RunStatus.FAILED
-    assert "interrupted" in stale.error
+    for run in (silent, never):
+        run.refresh_from_db()
+        assert run.status == RunStatus.INTERRUPTED
+        assert "interrupted" in run.error
+    alive.refresh_from_db()
+    assert alive.status == RunStatus.RUNNING
 
 
 def test_status_shows_each_job_and_only_this_workspaces_share(api, agent, other_agent):
