@@ -15,6 +15,7 @@ from ninja.security import HttpBearer
 
 from dewee import __version__
 from dewee.errors import DeweeError, InvalidInput
+from dewee.outage import database_trouble, trouble_response
 from memory.access import Access
 from memory.queries import authenticate_api_key
 from memory.validation import refuse_lone_surrogates
@@ -138,6 +139,8 @@ def _suspicious(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
 
 @api.exception_handler(Exception)
 def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
+    if (trouble := database_trouble(exc)) is not None:
+        return trouble_response(request, trouble)
     logger.exception("Unhandled error in %s %s", request.method, request.path)
     return error_response(500, "internal_error", "An unexpected error occurred; it was logged")
 

@@ -7,6 +7,8 @@ middleware alike); the API's own exception handler calls the same function."""
 
 import logging
 import sys
+import threading
+import time
 from dataclasses import dataclass
 
 from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections
@@ -16,19 +18,20 @@ from django.views.decorators.csrf import requires_csrf_token
 
 logger = logging.getLogger("dewee.outage")
 
-# Phrases of "the database is there but full or locked" (PostgreSQL's connection limit,
-# SQLite's write lock, a lock or statement timeout); anything else is "unavailable".
-_BUSY_PHRASES = (
-    "too many clients",
-    "remaining connection slots",
-    "database is locked",
-    "database table is locked",
-    "canceling statement due to",
-    "deadlock detected",
-    "could not serialize access",
-)
+# PostgreSQL error states of a database that is there but full, locked or slow: too many
+# connections, statement or lock timeout, deadlock, serialization failure.
+_BUSY_STATES = {"53300", "57014", "55P03", "40P01", "40001"}
+# ... and of one going away: shut down by an operator, crashed, starting up.
+_GONE_STATES = {"57P01", "57P02", "57P03"}
+# SQLite says it in words.
+_SQLITE_BUSY = ("database is locked", "database table is locked")
+_SQLITE_GONE = ("unable to open database file", "disk i/o error")
+# PostgreSQL refuses a new connection with a message, not a state.
+_CONNECT_BUSY = ("too many clients", "remaining connection slots")
 BUSY_RETRY_AFTER_SECS = 2
 UNAVAILABLE_RETRY_AFTER_SECS = 5
+# A pool that failed to connect within this time is taken to face a database outage.
+POOL_ERRORS_RECENT_SECS = 15.0
 
 
 @dataclass(frozen=True)
@@ -48,29 +51,72 @@ def database_trouble(exc: BaseException | None) -> DatabaseTrouble | None:
     while seen is not None and len(causes) < 5:
         causes.append(seen)
         seen = seen.__cause__ or seen.__context__
-    text = " ".join(f"{type(c).__name__} {c}" for c in causes).lower()
-    pool_waited = "pooltimeout" in text or "toomanyrequests" in text
-    if (pool_waited and not _pool_cannot_connect()) or any(p in text for p in _BUSY_PHRASES):
+    kind = _kind_of_trouble(exc, causes)
+    if kind == "busy":
         return DatabaseTrouble(
-            "database_busy",
-            "The database is busy; try again shortly",
-            BUSY_RETRY_AFTER_SECS,
+            "database_busy", "The database is busy; try again shortly", BUSY_RETRY_AFTER_SECS
         )
-    return DatabaseTrouble(
-        "database_unavailable",
-        "The database cannot be reached; try again shortly",
-        UNAVAILABLE_RETRY_AFTER_SECS,
-    )
+    if kind == "gone":
+        return DatabaseTrouble(
+            "database_unavailable",
+            "The database cannot be reached; try again shortly",
+            UNAVAILABLE_RETRY_AFTER_SECS,
+        )
+    return None
+
+
+def _kind_of_trouble(exc: BaseException, causes: list[BaseException]) -> str | None:
+    """busy, gone, or None when the error is not the database's condition (a query the
+    database refuses, for instance, stays an error of ours)."""
+    names = {type(cause).__name__ for cause in causes}
+    if names & {"PoolTimeout", "TooManyRequests"}:
+        return "gone" if _pool_cannot_connect() else "busy"
+    if isinstance(exc, InterfaceError):
+        return "gone"  # the connection was closed under us
+    text = " ".join(str(cause) for cause in causes).lower()
+    if any(phrase in text for phrase in (*_SQLITE_BUSY, *_CONNECT_BUSY)):
+        return "busy"
+    if any(phrase in text for phrase in _SQLITE_GONE):
+        return "gone"
+    states = [getattr(cause, "sqlstate", None) for cause in causes]
+    psycopg_error = any(type(cause).__module__.startswith("psycopg") for cause in causes)
+    if not psycopg_error:
+        return None
+    if any(state in _BUSY_STATES for state in states):
+        return "busy"
+    if any(state in _GONE_STATES or (state or "").startswith("08") for state in states):
+        return "gone"
+    # No state at all: the client library lost the server (refused, reset, timed out).
+    return "gone" if all(state is None for state in states) else None
+
+
+class _PoolErrors:
+    """When this process's pool last failed to open a connection. psycopg's pool counts its
+    failed attempts; a count that grew since the last look means a failure just now."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.seen = 0
+        self.failed_at = float("-inf")
+
+    def failing_recently(self) -> bool:
+        pool = getattr(connections[DEFAULT_DB_ALIAS], "pool", None)
+        if pool is None:
+            return False
+        errors = pool.get_stats().get("connections_errors", 0)
+        with self.lock:
+            if errors > self.seen:
+                self.seen, self.failed_at = errors, time.monotonic()
+            return time.monotonic() - self.failed_at < POOL_ERRORS_RECENT_SECS
+
+
+_pool_errors = _PoolErrors()
 
 
 def _pool_cannot_connect() -> bool:
-    """Whether this process's pool failed to open a connection since the last time we
-    asked: a wait for a connection then means the database is out of reach, not that every
-    connection was in use."""
-    pool = getattr(connections[DEFAULT_DB_ALIAS], "pool", None)
-    if pool is None:
-        return False
-    return bool(pool.pop_stats().get("connections_errors", 0))
+    """Whether this process's pool failed to open a connection lately: a wait for a
+    connection then means the database is out of reach, not that all were in use."""
+    return _pool_errors.failing_recently()
 
 
 def trouble_response(request: HttpRequest, trouble: DatabaseTrouble) -> HttpResponse:

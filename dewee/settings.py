@@ -64,8 +64,9 @@ INSTALLED_APPS = [
     # Required by pgvector fields on Django 6 (check postgres.E005); harmless on SQLite.
     "django.contrib.postgres",
     "django_htmx",
-    "django_q",
+    # Before django_q: its `qcluster` command is dewee's (a cluster that restarts whole).
     "dewee",
+    "django_q",
     "memory",
     "facts",
 ]
@@ -118,6 +119,9 @@ DEWEE_PROCESS = _process_role()
 # the database connections every process of one host may hold together.
 DEWEE_WEB_WORKERS = int(os.environ.get("DEWEE_WEB_WORKERS", 2))
 DEWEE_WEB_THREADS = int(os.environ.get("DEWEE_WEB_THREADS", 8))
+# Time the web server gives requests in flight to finish when it stops (read by gunicorn's
+# config too).
+DEWEE_WEB_GRACEFUL_TIMEOUT_SECS = int(os.environ.get("DEWEE_WEB_GRACEFUL_TIMEOUT_SECS", 20))
 DEWEE_WORKERS = int(os.environ.get("DEWEE_WORKERS", 2))
 DEWEE_DB_MAX_CONNECTIONS = int(os.environ.get("DEWEE_DB_MAX_CONNECTIONS", 40))
 # Connections per web process; a request that finds them all in use waits this long for one,

@@ -27,7 +27,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from dewee.serving import connection_plan
 from memory.services.maintenance import ensure_schedules
 
-STOP_GRACE_SECS = 15
+# How long the children get to stop cleanly: longer than the web server's graceful timeout,
+# so requests in flight finish.
+STOP_GRACE_EXTRA_SECS = 10
 # A web server that stops within this time of its first start could not start at all.
 STARTUP_GRACE_SECS = 15
 BACKOFF_FIRST_SECS = 1.0
@@ -191,7 +193,8 @@ class Command(BaseCommand):
                 # The leader stops its own processes cleanly (gunicorn its workers, the
                 # cluster its sentinel and workers); the group is killed only after.
                 child.process.terminate()  # type: ignore[union-attr]
-        deadline = time.monotonic() + STOP_GRACE_SECS
+        grace = settings.DEWEE_WEB_GRACEFUL_TIMEOUT_SECS + STOP_GRACE_EXTRA_SECS
+        deadline = time.monotonic() + grace
         for child in children:
             if child.process is None:
                 continue
