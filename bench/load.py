@@ -1426,10 +1426,19 @@ def kill_worker_fault(
         events["worker_killed_at"] = round(clock(), 2)
         os.kill(worker.pid, signal.SIGKILL)
 
+        old_cluster = {proc.pid, *before}
+
         def replaced() -> bool:
+            """Its workers are back: the same cluster replaced the killed one, or (what
+            Dewee does when an idle worker dies, since it may hold the queue's lock) a
+            fresh cluster with as many processes runs under serve."""
             now = proc_table()
-            under = descendants(now, proc.pid) if proc.pid in now else set()
-            return bool(under - before) and len(under) >= len(before)
+            if proc.pid in now:
+                under = descendants(now, proc.pid)
+                if under - before and len(under) >= len(before):
+                    return True
+            fresh = [m for m in qcluster_masters(now, server.pid) if m.pid not in old_cluster]
+            return any(len(descendants(now, m.pid)) >= len(before) for m in fresh)
 
         back = wait_for(lambda: replaced() or None, limit=2 * RESPAWN_LIMIT_SECS)
         events["worker_respawn_s"] = (
