@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -22,7 +21,7 @@ from memory.access import Access
 from memory.models import MaintenanceRun, Memory, RunStatus
 from memory.queries import maintenance_status
 from memory.services.maintenance import JOBS, ensure_schedules, queue_maintenance, run_maintenance
-from tests.servers import database_url
+from tests.servers import database_url, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,15 +68,6 @@ def start_worker(tmp_path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
                 worker.wait()
 
 
-def _wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-
-
 def _aged(agent, count: int) -> None:
     """``count`` memories, accessed once, whose decay started two weeks ago at 0.8: an
     episodic memory then stands at 0.8 x 0.5^2 = 0.2 after a pass (half-life one week)."""
@@ -115,8 +105,8 @@ def test_the_worker_runs_the_scheduled_pass_and_run_now(agent, start_worker):
             job=job, trigger=trigger, status=RunStatus.SUCCEEDED
         ).exists()
 
-    _wait_for(lambda: finished("expiry", "manual"), 60, "the queued expiry run")
-    _wait_for(lambda: finished("decay", "schedule"), SCHEDULER_WAIT_SECS, "the scheduled pass")
+    wait_for(lambda: finished("expiry", "manual"), 60, "the queued expiry run")
+    wait_for(lambda: finished("decay", "schedule"), SCHEDULER_WAIT_SECS, "the scheduled pass")
     run = MaintenanceRun.objects.get(job="decay")
     assert run.touched == 20
     for importance in Memory.objects.filter(agent=agent).values_list("importance", flat=True):
@@ -132,9 +122,9 @@ def test_a_pass_killed_midway_leaves_each_memory_before_or_after(agent, start_wo
     memories = Memory.objects.filter(agent=agent)
     worker = start_worker(DEWEE_DECAY_BATCH_SIZE="250", DEWEE_RUN_HEARTBEAT_SECS="0.2")
     queue_maintenance(jobs=["decay"])
-    _wait_for(lambda: memories.filter(importance__lt=0.5).exists(), 60, "the first batch")
+    wait_for(lambda: memories.filter(importance__lt=0.5).exists(), 60, "the first batch")
     beating = MaintenanceRun.objects.filter(job="decay", heartbeat_at__isnull=False)
-    _wait_for(beating.exists, 30, "the run's heartbeat")
+    wait_for(beating.exists, 30, "the run's heartbeat")
     # Hold the rows (PostgreSQL) or the write lock (SQLite) so the pass cannot move on, then
     # kill the whole cluster without warning.
     for attempt in range(5):
@@ -162,7 +152,7 @@ def test_a_pass_killed_midway_leaves_each_memory_before_or_after(agent, start_wo
     # next run records it so and runs.
     settings.DEWEE_RUN_STALE_SECS = 2
     killed = MaintenanceRun.objects.get(job="decay")
-    _wait_for(lambda: _shown_status(killed.pk) == "interrupted", 10, "the run to show interrupted")
+    wait_for(lambda: _shown_status(killed.pk) == "interrupted", 10, "the run to show interrupted")
     run, _ = run_maintenance(job="decay", trigger="cli")
     assert MaintenanceRun.objects.get(pk=killed.pk).status == RunStatus.INTERRUPTED
     assert run.status == RunStatus.SUCCEEDED
