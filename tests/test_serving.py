@@ -195,7 +195,7 @@ def test_a_killed_worker_is_restarted_while_the_api_keeps_answering(serve):
     # An idle worker killed inside the cluster (it may take the task queue's lock with it)
     # brings a fresh cluster within seconds, and jobs run again.
     new_master = server.worker_master()
-    wait_for(lambda: _idle_workers(server, new_master), 60, "the new cluster's workers")
+    wait_for(lambda: bool(_idle_workers(server, new_master)), 60, "the new cluster's workers")
     os.kill(_idle_workers(server, new_master)[0], signal.SIGKILL)
     wait_for(lambda: server.worker_master() not in (None, new_master), 10, "a fresh cluster")
     assert "died suddenly; stopping the cluster" in server.log.read_text()
