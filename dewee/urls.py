@@ -11,8 +11,12 @@ handler500 = "dewee.outage.server_error"
 
 
 urlpatterns = [
+    # Every path under /v1/ that no API route serves, any method, is 404 route_not_found.
+    # The root first: ninja's view there only lets the API reverse its prefix, and without
+    # this APPEND_SLASH would redirect /v1, losing a POST.
+    re_path(r"^v1/?$", route_not_found),
     path("v1/", api.urls),
-    re_path(r"^v1/(?P<rest>.*)$", route_not_found),
+    re_path(r"^v1/", route_not_found),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("dashboard/", include("facts.urls")),
