@@ -69,6 +69,24 @@ def error_response(status: int, code: str, message: str, details: Any = None) ->
     )
 
 
+def body_too_large() -> JsonResponse:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return error_response(413, "too_large", f"The request body is over the {limit}-byte limit")
+
+
+def unreadable_request(exc: BaseException | None) -> JsonResponse:
+    """The answer to a request Django refuses to read (SuspiciousOperation, BadRequest),
+    whichever layer catches it: the API's handlers or Django's handler400."""
+    if isinstance(exc, RequestDataTooBig):
+        return body_too_large()
+    if isinstance(exc, TooManyFieldsSent):
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return error_response(
+            400, "too_many_parameters", f"The request has more than {limit} parameters"
+        )
+    return error_response(400, "bad_request", "The request was refused as malformed")
+
+
 api = NinjaAPI(
     title="Dewee",
     version=__version__,
@@ -120,7 +138,7 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     if isinstance(cause, DeweeError):
         return _domain_error(request, cause)
     if isinstance(cause, RequestDataTooBig):
-        return error_response(413, "too_large", "The request body is too large")
+        return body_too_large()
     return error_response(exc.status_code, f"http_{exc.status_code}", str(exc))
 
 
@@ -128,14 +146,7 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 def _suspicious(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
     # What Django itself answers 400 to (a request it will not read) must not reach the
     # catch-all below as a 500.
-    if isinstance(exc, RequestDataTooBig):
-        return error_response(413, "too_large", "The request body is too large")
-    if isinstance(exc, TooManyFieldsSent):
-        limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
-        return error_response(
-            400, "too_many_parameters", f"The request has more than {limit} parameters"
-        )
-    return error_response(400, "bad_request", "The request was refused as malformed")
+    return unreadable_request(exc)
 
 
 @api.exception_handler(Exception)

@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
-from dewee.api import error_response
+from dewee.api import body_too_large, error_response
 from dewee.dashboard import mount_of, mount_twin
 
 API_PREFIX = "/v1/"
@@ -26,9 +26,7 @@ def api_error_shape(get_response: Callable[[HttpRequest], HttpResponse]) -> Call
         length = request.META.get("CONTENT_LENGTH") or "0"
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         if length.isdigit() and limit is not None and int(length) > limit:
-            return error_response(
-                413, "too_large", f"The request body is over the {limit}-byte limit"
-            )
+            return body_too_large()
         response = get_response(request)
         content_type = response.get("Content-Type", "")
         if response.status_code >= 400 and not content_type.startswith("application/json"):

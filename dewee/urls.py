@@ -8,6 +8,8 @@ from facts.views import home
 
 # A database outage answers 503 with Retry-After here too, not 500 (dewee.outage).
 handler500 = "dewee.outage.server_error"
+# A body over the size limit is 413, whoever reads it first (dewee.error_pages).
+handler400 = "dewee.error_pages.bad_request"
 
 
 urlpatterns = [
