@@ -3,6 +3,8 @@
 import argparse
 from typing import Any
 
+from django.db import transaction
+
 from dewee.cli.output import add_json_flag, print_fields, print_json, print_table
 from dewee.cli.runner import cli_access, operator_name
 from dewee.errors import ConfirmationRequired
@@ -208,23 +210,25 @@ def delete_fact(args: argparse.Namespace) -> None:
 
 def assert_fact(args: argparse.Namespace) -> None:
     access = cli_access()
-    agent = ensure_agent(workspace=default_workspace(), agent_id=args.agent)
     operator = operator_name()
-    result = services.assert_fact(
-        agent=agent,
-        user=args.user,
-        subject=args.subject,
-        predicate=args.predicate,
-        qualifier=args.qualifier,
-        value=args.value,
-        verification=args.verification,
-        confidence=args.confidence,
-        category=args.category,
-        valid_from=parse_time(args.valid_from, field="valid_from"),
-        valid_to=parse_time(args.valid_to, field="valid_to"),
-        source=services.SourceInput(kind="operator", operator=operator, excerpt=args.note),
-        actor=access.actor,
-    )
+    # A new agent is created with its first fact, so a refused fact leaves no agent behind.
+    with transaction.atomic():
+        agent = ensure_agent(workspace=default_workspace(), agent_id=args.agent)
+        result = services.assert_fact(
+            agent=agent,
+            user=args.user,
+            subject=args.subject,
+            predicate=args.predicate,
+            qualifier=args.qualifier,
+            value=args.value,
+            verification=args.verification,
+            confidence=args.confidence,
+            category=args.category,
+            valid_from=parse_time(args.valid_from, field="valid_from"),
+            valid_to=parse_time(args.valid_to, field="valid_to"),
+            source=services.SourceInput(kind="operator", operator=operator, excerpt=args.note),
+            actor=access.actor,
+        )
     fact = queries.fact_to_dict(result.fact)
     if args.json:
         other = queries.fact_to_dict(result.other) if result.other else None

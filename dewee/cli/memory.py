@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
 
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
@@ -246,8 +247,10 @@ def import_file(args: argparse.Namespace) -> None:
     if not agent_id:
         raise InvalidInput("agent", "the file names no agent; pass --agent")
     existing = cli_access().agents().filter(agent_id=agent_id).first()
-    agent = existing or ensure_agent(workspace=get_workspace(args.workspace), agent_id=agent_id)
-    result = import_records(agent, records)
+    # A new agent is created with what it imports, so a refused file leaves no agent behind.
+    with transaction.atomic():
+        agent = existing or ensure_agent(workspace=get_workspace(args.workspace), agent_id=agent_id)
+        result = import_records(agent, records)
     data = {
         "agent_id": agent.agent_id,
         "sessions": result.sessions,

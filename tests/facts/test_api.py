@@ -3,7 +3,7 @@
 import pytest
 
 from facts.models import Fact, FactSource
-from memory.models import ErasureReceipt
+from memory.models import Agent, ErasureReceipt
 from tests.factories import state
 
 pytestmark = pytest.mark.django_db
@@ -304,6 +304,17 @@ def test_forget_with_no_or_two_scopes_is_400(api, agent):
     )
     assert Fact.objects.count() == 1
     assert not ErasureReceipt.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "overrides", [{}, {"confidence": 1.5}, {"category": "gossip"}, {"value": ""}]
+)
+def test_asserting_for_an_unknown_agent_creates_nothing(api, workspace, overrides):
+    """The REST API never creates an agent for a fact: valid or not, it is a 404 or a 400."""
+    response = api.post("/v1/facts", body(agent_id="fresh-bot", **overrides))
+    assert response.status_code in (400, 404), response.content
+    assert not Agent.objects.filter(agent_id="fresh-bot").exists()
+    assert not Fact.objects.exists()
 
 
 def test_unknown_route_is_json_404(api):

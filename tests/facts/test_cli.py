@@ -10,7 +10,7 @@ import pytest
 
 from dewee.cli import main
 from facts.models import Fact, FactSource
-from memory.models import Agent, AuditEvent, ErasureReceipt
+from memory.models import Agent, AuditEvent, ErasureReceipt, Workspace
 from tests.factories import make_agent, make_workspace, state
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -202,6 +202,43 @@ def test_bad_values_are_domain_errors_and_write_nothing(capsys):
     code, _, err = run(capsys, "memory", "facts", "list", "--agent", "A", "--as-of", "soon")
     assert code == 1
     assert not Fact.objects.exists()
+
+
+ASSERT_NEW_AGENT = [
+    "memory",
+    "facts",
+    "assert",
+    "--agent",
+    "new-bot",
+    "--subject",
+    "user",
+    "--predicate",
+    "employer",
+]
+
+
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        (["--value", "Acme", "--confidence", "1.5"], "confidence"),
+        (["--value", "   "], "value"),
+        (["--value", "x" * 4097], "value"),
+        (["--value", "Acme", "--valid-from", "soon"], "valid_from"),
+        (["--value", "Acme", "--valid-from", "2030-01-01", "--valid-to", "2020-01-01"], "valid"),
+    ],
+)
+def test_a_refused_assert_on_a_new_agent_writes_nothing_not_even_the_agent(capsys, bad, field):
+    workspaces = list(Workspace.objects.values_list("slug", flat=True))
+    code, _, err = run(capsys, *ASSERT_NEW_AGENT, *bad)
+    assert code == 1
+    assert field in err
+    assert not Agent.objects.filter(agent_id="new-bot").exists()
+    assert list(Workspace.objects.values_list("slug", flat=True)) == workspaces
+    assert not Fact.objects.exists()
+    assert not AuditEvent.objects.exists()
+    code, _, err = run(capsys, *ASSERT_NEW_AGENT, "--value", "Acme")
+    assert code == 0, err
+    assert Agent.objects.filter(agent_id="new-bot").exists()
 
 
 def test_workspaces_agents_and_keys_commands(capsys):

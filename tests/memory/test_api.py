@@ -34,6 +34,27 @@ def test_a_refused_first_memory_creates_no_agent(api, workspace):
     assert not Agent.objects.filter(agent_id="fresh-bot").exists()
 
 
+@pytest.mark.parametrize(
+    ("fields", "status", "code"),
+    [
+        ({"importance": 1.5}, 400, "invalid_input"),
+        ({"memory_type": "dream"}, 400, "invalid_input"),
+        ({"tags": ["x" * 101]}, 413, "too_large"),
+        ({"session_id": 999}, 404, "session_not_found"),
+        ({"expires_at": "soon"}, 400, "invalid_time"),
+    ],
+)
+def test_a_first_memory_refused_for_any_field_creates_no_agent(
+    api, workspace, fields, status, code
+):
+    body = {"agent_id": "fresh-bot", "content": "hello", **fields}
+    assert_error(api.post("/v1/memories", body), status, code)
+    batch = {"agent_id": "fresh-bot", "items": [{"content": "ok"}, {"content": "hello", **fields}]}
+    assert_error(api.post("/v1/memories/batch", batch), status, code)
+    assert not Agent.objects.filter(agent_id="fresh-bot").exists()
+    assert not Memory.objects.exists()
+
+
 def test_store_read_patch_delete(api, agent):
     created = store(api, tags=["drinks"], importance=0.7, metadata={"k": "v"})
     assert created.status_code == 201

@@ -146,6 +146,22 @@ def test_import_of_a_broken_file_names_the_line_and_keeps_nothing(capsys, tmp_pa
     assert (code, "line 1" in err) == (1, True)
 
 
+def test_a_refused_import_into_a_new_agent_leaves_no_agent(capsys, tmp_path, workspace):
+    path = tmp_path / "broken.jsonl"
+    path.write_text(
+        '{"kind": "memory", "content": "fine"}\n'
+        '{"kind": "memory", "content": "bad", "importance": 7}\n'
+    )
+    argv = ["memory", "import", str(path), "--agent", "new-bot", "--workspace", "acme"]
+    code, _, err = run(capsys, *argv)
+    assert (code, "line 2" in err) == (1, True)
+    assert not Agent.objects.filter(agent_id="new-bot").exists()
+    assert not Memory.objects.exists()
+    path.write_text('{"kind": "memory", "content": "fine"}\n')
+    assert run(capsys, *argv)[0] == 0
+    assert Agent.objects.get(agent_id="new-bot").workspace == workspace
+
+
 def test_index_all_re_embeds_everything_and_reports(capsys, stocked):
     Memory.objects.update(embedding=np.zeros(384, dtype=np.float32))
     code, out, _ = run(capsys, "memory", "index-all", "--agent", "support-bot", "--json")
