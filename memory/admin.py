@@ -1,9 +1,11 @@
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from memory.exceptions import InvalidAgentId
 from memory.models import (
     Agent,
     ApiKey,
@@ -15,6 +17,7 @@ from memory.models import (
     WorkspaceMember,
 )
 from memory.services import add_member, change_member_role, remove_member
+from memory.validation import clean_new_agent_id
 
 
 def operator_actor(request: HttpRequest) -> str:
@@ -60,8 +63,24 @@ class WorkspaceMemberAdmin(admin.ModelAdmin):
             remove_member(member=member, actor=operator_actor(request))
 
 
+class AgentAdminForm(forms.ModelForm):
+    # No Meta: the admin builds the form for Agent with the fields it shows.
+    def clean_agent_id(self) -> str:
+        agent_id = self.cleaned_data["agent_id"]
+        if self.instance.pk is not None and agent_id == self.instance.agent_id:
+            return agent_id  # an older agent keeps its id, '/' and all, until renamed
+        try:
+            return clean_new_agent_id(agent_id)
+        except InvalidAgentId as exc:
+            raise forms.ValidationError(exc.message) from None
+
+
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
+    """Where an operator renames or deletes an agent whose id holds a '/' (accepted before
+    new ids were refused one), which some of the API's paths cannot name."""
+
+    form = AgentAdminForm
     list_display = ["agent_id", "workspace", "name", "created_at"]
     list_filter = ["workspace"]
     search_fields = ["agent_id", "name"]

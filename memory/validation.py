@@ -56,6 +56,20 @@ def clean_agent_id(value: object) -> str:
     return value
 
 
+def clean_new_agent_id(value: object) -> str:
+    """An id for a new agent: as :func:`clean_agent_id`, and without '/'. Ids are part of
+    URL paths (/v1/agents/{agent_id}/memories), where 'x/memories' could not be told from
+    the memories of 'x'. Agents that already have a '/' are still found by their id."""
+    agent_id = clean_agent_id(value)
+    if "/" in agent_id:
+        raise InvalidAgentId(
+            "agent_id",
+            "must not contain '/': agent ids are part of URL paths such as "
+            "/v1/agents/{agent_id}/memories",
+        )
+    return agent_id
+
+
 # Row ids are 64-bit signed integers on both editions: a larger number names no row, and
 # SQLite cannot even bind it as a parameter.
 DB_ID_MAX = 2**63 - 1

@@ -27,7 +27,7 @@ from memory.models import (
     Workspace,
     WorkspaceMember,
 )
-from memory.validation import clean_agent_id, clean_text
+from memory.validation import clean_agent_id, clean_new_agent_id, clean_text
 
 API_KEY_PREFIX = "dw_"
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -147,8 +147,9 @@ def remove_member(*, member: WorkspaceMember, actor: str) -> None:
 def create_agent(
     *, workspace: Workspace, agent_id: str, name: str = "", metadata: dict | None = None
 ) -> Agent:
-    """Agent ids are unique in the whole deployment, whatever the workspace."""
-    agent_id = clean_agent_id(agent_id)
+    """Agent ids are unique in the whole deployment, whatever the workspace, and new ones
+    hold no '/' (see clean_new_agent_id)."""
+    agent_id = clean_new_agent_id(agent_id)
     name = clean_text(name, field="name", max_chars=200, required=False)
     if metadata is not None and not isinstance(metadata, dict):
         raise InvalidInput("metadata", "must be an object")
