@@ -2,6 +2,7 @@
 
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -77,28 +78,109 @@ def touch_session(*, session: Session) -> Session:
     return session
 
 
-@transaction.atomic
-def end_session(*, session: Session, summary: str = "", reason: str = "client") -> Session:
-    """End the session once; ``reason`` is "client" or "idle" (the idle pass ends sessions
-    through this same function)."""
-    session = Session.objects.select_for_update().get(pk=session.pk)
-    if session.state == SessionState.ENDED:
-        raise SessionEnded(f"Session {session.pk} already ended ({session.ended_reason})")
-    session.summary = clean_text(
-        summary, field="summary", max_chars=SUMMARY_MAX_CHARS, required=False
+SUMMARY_TAG = "session-summary"
+# A session of this many memories or fewer ends without a summary memory: the turns
+# themselves are as short as a summary would be.
+SUMMARY_MIN_MEMORIES = 3
+# Who wrote a summary memory (its ``metadata["generated_by"]``).
+IDLE_ACTOR = "system:idle-sessions"
+END_ACTOR = "system:session-end"
+CLIENT_AUTHOR = "client"
+
+EndReason = Literal["client", "idle"]
+
+
+@dataclass(frozen=True)
+class _Ending:
+    """How a session ends: its summary ("" for none), the memories of the session (oldest
+    first, at most as many as a summary memory can cite) and who wrote the summary."""
+
+    summary: str
+    memory_ids: list[int]
+    written_by: str
+
+    @property
+    def stores_summary_memory(self) -> bool:
+        return bool(self.summary) and len(self.memory_ids) > SUMMARY_MIN_MEMORIES
+
+
+def _plan_ending(session: Session, *, summary: str, reason: EndReason) -> _Ending:
+    """The one rule for how a session ends, whoever ends it. Its summary is the client's own
+    when it sent one, else one made by DEWEE_SESSION_SUMMARISER for a session of more than
+    SUMMARY_MIN_MEMORIES memories (else none). A session of more than SUMMARY_MIN_MEMORIES
+    memories also gets that summary as a summary memory. Runs before the session's row is
+    locked: the summariser may be slow (an HTTP call)."""
+    given = clean_text(summary, field="summary", max_chars=SUMMARY_MAX_CHARS, required=False)
+    if given:
+        memory_ids = Memory.objects.filter(session=session).order_by("id")
+        return _Ending(
+            summary=given,
+            memory_ids=list(memory_ids.values_list("pk", flat=True)[: SOURCE_REFS_MAX - 1]),
+            written_by=CLIENT_AUTHOR,
+        )
+    generated, all_ids = _summarise(session)
+    return _Ending(
+        summary=generated,
+        memory_ids=all_ids[: SOURCE_REFS_MAX - 1],
+        written_by=IDLE_ACTOR if reason == "idle" else END_ACTOR,
     )
+
+
+def _close(session: Session, ending: _Ending, *, reason: EndReason) -> bool:
+    """Write the end of ``session`` (locked by the caller and still active) and its summary
+    memory when ``ending`` has one, in the caller's transaction; whether it stored one."""
+    from memory.services.memories import MemoryInput, store_memories
+
+    session.summary = ending.summary
     session.state = SessionState.ENDED
     session.ended_at = timezone.now()
     session.ended_reason = reason
     session.save(update_fields=["summary", "state", "ended_at", "ended_reason"])
-    return session
+    if not ending.stores_summary_memory:
+        return False
+    # One reference to the session, then as many of its memories as fit.
+    refs = [f"session:{session.pk}", *(f"memory:{pk}" for pk in ending.memory_ids)]
+    # Stored after the end, so it does not count as activity (ended sessions take none).
+    store_memories(
+        agent=session.agent,
+        items=[
+            MemoryInput(
+                content=ending.summary[:CONTENT_MAX_CHARS],
+                memory_type=MemoryType.SEMANTIC,
+                tags=[SUMMARY_TAG],
+                session_id=session.pk,
+                source_refs=refs,
+                metadata={"generated_by": ending.written_by},
+            )
+        ],
+    )
+    return True
 
 
-SUMMARY_TAG = "session-summary"
-# A session of this many memories or fewer ends idle without a summary memory: the turns
-# themselves are as short as a summary would be.
-SUMMARY_MIN_MEMORIES = 3
-IDLE_ACTOR = "system:idle-sessions"
+def end_session(*, session: Session, summary: str = "", reason: EndReason = "client") -> Session:
+    """End the session once: the client's end (``reason`` "client") and the idle pass's
+    ("idle") follow the same rule (_plan_ending), so a session of more than
+    SUMMARY_MIN_MEMORIES memories always ends with a summary memory tagged SUMMARY_TAG whose
+    source_refs cite the session and its memories: the client's ``summary`` if it sent one,
+    else a generated one. Raises SessionEnded when it has already ended.
+
+    The summary is made before the row is locked; the end and the summary memory are then
+    written in one transaction, so a summary memory that cannot be stored (the agent awaits
+    re-embedding, say) leaves the session open rather than ended without it."""
+    # Checked before summarising (no summariser call for a session already ended), and
+    # again under the lock.
+    _refuse_if_ended(Session.objects.get(pk=session.pk))
+    ending = _plan_ending(session, summary=summary, reason=reason)
+    with transaction.atomic():
+        locked = Session.objects.select_for_update().get(pk=session.pk)
+        _refuse_if_ended(locked)
+        _close(locked, ending, reason=reason)
+    return locked
+
+
+def _refuse_if_ended(session: Session) -> None:
+    if session.state == SessionState.ENDED:
+        raise SessionEnded(f"Session {session.pk} already ended ({session.ended_reason})")
 
 
 def idle_timeout(session: Session) -> int:
@@ -151,44 +233,22 @@ def _summarise(session: Session) -> tuple[str, list[int]]:
 
 
 def _end_idle_session(session_id: int, now: datetime) -> Literal["skipped", "ended", "summarised"]:
-    """End one idle session, with its summary memory when it has enough memories; "skipped"
-    when it is no longer idle (a client ended it, or used it, meanwhile)."""
-    from memory.services.memories import MemoryInput, store_memories
-
-    session = Session.objects.select_related("agent").filter(pk=session_id).first()
+    """End one idle session as end_session would, with its summary memory when it has
+    enough memories; "skipped" when it is no longer idle (a client ended it, or used it,
+    meanwhile)."""
+    session = Session.objects.filter(pk=session_id).first()
     if session is None or session.state != SessionState.ACTIVE:
         return "skipped"
-    # The summariser may be slow (an HTTP call): it runs before the row is locked, and the
-    # lock below re-checks that nothing happened meanwhile.
-    summary, memory_ids = _summarise(session)
+    ending = _plan_ending(session, summary="", reason="idle")
     with transaction.atomic():
+        # The summary was made before the lock: re-check that nothing happened meanwhile.
         locked = Session.objects.select_for_update().filter(pk=session_id).first()
         if locked is None or locked.state != SessionState.ACTIVE:
             return "skipped"
         timeout = idle_timeout(locked)
         if timeout == 0 or locked.last_activity_at + timedelta(seconds=timeout) >= now:
             return "skipped"
-        end_session(session=locked, summary=summary, reason="idle")
-        if not summary:
-            return "ended"
-        # One reference to the session, then as many of its memories as fit.
-        refs = [f"session:{session_id}"]
-        refs += [f"memory:{pk}" for pk in memory_ids[: SOURCE_REFS_MAX - 1]]
-        # Stored after the end, so it does not count as activity (ended sessions take none).
-        store_memories(
-            agent=session.agent,
-            items=[
-                MemoryInput(
-                    content=summary,
-                    memory_type=MemoryType.SEMANTIC,
-                    tags=[SUMMARY_TAG],
-                    session_id=session_id,
-                    source_refs=refs,
-                    metadata={"generated_by": IDLE_ACTOR},
-                )
-            ],
-        )
-        return "summarised"
+        return "summarised" if _close(locked, ending, reason="idle") else "ended"
 
 
 def idle_sessions_pass(
@@ -198,10 +258,11 @@ def idle_sessions_pass(
     dry_run: bool = False,
 ) -> PassResult:
     """End every active session idle longer than its timeout (the session's own, else
-    DEWEE_SESSION_IDLE_TIMEOUT_SECS; 0 = never) exactly as a client end would, through
-    end_session(reason="idle"). A session of more than SUMMARY_MIN_MEMORIES memories gets
-    a summary (DEWEE_SESSION_SUMMARISER) as its ``summary`` and as a semantic memory in it,
-    tagged SUMMARY_TAG, whose source_refs point at the session and its memories.
+    DEWEE_SESSION_IDLE_TIMEOUT_SECS; 0 = never) exactly as a client end without a summary
+    would (the rule of end_session), with ``ended_reason`` "idle". A session of more than
+    SUMMARY_MIN_MEMORIES memories gets a summary (DEWEE_SESSION_SUMMARISER) as its
+    ``summary`` and as a semantic memory in it, tagged SUMMARY_TAG, whose source_refs point
+    at the session and its memories.
 
     One transaction per session, so a failure or a kill midway leaves every session either
     ended with its summary or untouched. A session a client ends (or uses) while the pass
