@@ -300,7 +300,6 @@ def store_memories_as(
 _UNSET: Any = object()
 
 
-@transaction.atomic
 def update_memory(
     *,
     memory: Memory,
@@ -311,39 +310,54 @@ def update_memory(
     metadata: dict[str, Any] = _UNSET,
     embedder: Embedder | None = None,
 ) -> Memory:
-    """Change what is given, leave the rest. New content is re-embedded and re-tagged (the
-    keyword index follows by trigger or generated column)."""
-    fields = ["updated_at"]
+    """Change what is given, leave the rest; all or nothing. Everything is validated, and
+    new content embedded, before anything is written; then the memory's row is locked and
+    the memory, its tags (new content is re-tagged; the keyword index follows by trigger or
+    generated column), the vector cache's version and its session's activity are written
+    in one transaction. An edit is activity of the memory's session. A memory deleted (or
+    merged away) meanwhile is MemoryNotFound. Returns the memory as stored."""
+    now = timezone.now()
+    changes: dict[str, Any] = {}
     if memory_type is not _UNSET:
-        memory.memory_type = clean_choice(
+        changes["memory_type"] = clean_choice(
             memory_type, field="memory_type", choices=MemoryType.values
         )
-        fields.append("memory_type")
     if importance is not _UNSET:
-        memory.importance = clean_unit_interval(importance, field="importance")
+        value = clean_unit_interval(importance, field="importance")
         # An explicit importance restarts decay from the new value.
-        memory.decay_base, memory.decay_from = memory.importance, timezone.now()
-        fields += ["importance", "decay_base", "decay_from"]
+        changes.update(importance=value, decay_base=value, decay_from=now)
     if metadata is not _UNSET:
-        memory.metadata = clean_metadata(metadata)
-        fields.append("metadata")
+        changes["metadata"] = clean_metadata(metadata)
     new_tags = clean_tags(tags) if tags is not _UNSET else None
+    model: Embedder | None = None
     if content is not _UNSET:
-        memory.content = clean_text(content, field="content", max_chars=CONTENT_MAX_CHARS)
-        embedder = embedder or get_embedder()
-        _claim_embedding_model(memory.agent, embedder)
-        memory.embedding = embedder.embed_one(memory.content)
-        memory.embedding_model = embedder.model_id
-        fields += ["content", "embedding", "embedding_model"]
-    memory.updated_at = timezone.now()
-    memory.save(update_fields=fields)
-    if new_tags is not None or content is not _UNSET:
-        keep = new_tags if new_tags is not None else user_tags(memory)
-        MemoryTag.objects.filter(memory=memory).delete()
-        MemoryTag.objects.bulk_create(_tag_rows(memory, keep))
-    if content is not _UNSET:
-        bump_memory_version(memory.agent)
-    return memory
+        text = clean_text(content, field="content", max_chars=CONTENT_MAX_CHARS)
+        model = embedder or get_embedder()
+        changes.update(
+            content=text, embedding=model.embed_one(text), embedding_model=model.model_id
+        )
+
+    with transaction.atomic():
+        # Locked, so that two edits of one memory do not interleave their tag rewrites.
+        stored = Memory.objects.select_for_update().filter(pk=memory.pk).first()
+        if stored is None:
+            raise MemoryNotFound(f"Memory {memory.pk} not found for this agent")
+        stored.agent = memory.agent
+        if model is not None:
+            _claim_embedding_model(stored.agent, model)
+        for name, value in changes.items():
+            setattr(stored, name, value)
+        stored.updated_at = now
+        stored.save(update_fields=[*changes, "updated_at"])
+        if new_tags is not None or "content" in changes:
+            keep = new_tags if new_tags is not None else user_tags(stored)
+            MemoryTag.objects.filter(memory=stored).delete()
+            MemoryTag.objects.bulk_create(_tag_rows(stored, keep))
+        if "content" in changes:
+            bump_memory_version(stored.agent)
+        if stored.session_id is not None:
+            record_session_activity(session_ids=[stored.session_id], now=now)
+    return stored
 
 
 def user_tags(memory: Memory) -> list[str]:

@@ -54,10 +54,11 @@ def start_session(
 
 def record_session_activity(*, session_ids: Iterable[int], now: datetime | None = None) -> int:
     """The one place where a session's activity is recorded, which postpones its idle end.
-    Activity is: storing a memory into it (store_memories), a recall filtered by it
-    (recall), listing or searching its memories through the API, building a turn's context
-    for it (build_context), and ``touch``. Reading it
-    in the dashboard is not: an operator looking must not keep a conversation open.
+    Activity is: storing a memory into it (store_memories), editing one of its memories
+    (update_memory), a recall filtered by it (recall), listing or searching its memories
+    through the API, building a turn's context for it (build_context), and ``touch``.
+    Reading it in the dashboard is not: an operator looking must not keep a conversation
+    open.
 
     Ended sessions are left alone, so the idle pass (which locks the row and then ends it)
     and a late request never fight: the request's update matches nothing. Returns how many

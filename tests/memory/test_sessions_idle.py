@@ -322,6 +322,18 @@ def _context_for_the_session(api, session):
     assert response.status_code == 200
 
 
+def _edit_a_memory(api, session):
+    memory = Memory.objects.filter(session=session).first()
+    assert memory is not None
+    response = api.client.patch(
+        f"/v1/memories/{memory.pk}",
+        data={"importance": 0.9},
+        content_type="application/json",
+        headers=api.headers,
+    )
+    assert response.status_code == 200
+
+
 def _recall_elsewhere(api, session):
     """Not activity: a recall over the whole agent names no session."""
     response = api.post("/v1/memory/recall", {"agent_id": "support-bot", "query": "green tea"})
@@ -336,6 +348,7 @@ def _recall_elsewhere(api, session):
         (_list_session, True),
         (_touch, True),
         (_context_for_the_session, True),
+        (_edit_a_memory, True),
         (_recall_elsewhere, False),
     ],
 )

@@ -10,7 +10,15 @@ from dewee.errors import InvalidInput, TooLarge
 from facts.models import Fact, FactSource
 from facts.services import SourceInput, assert_fact
 from memory.exceptions import EmbeddingModelMismatch, MemoryNotFound, SessionNotFound
-from memory.models import Agent, AuditAction, AuditEvent, Memory, MemoryTag, SessionState
+from memory.models import (
+    Agent,
+    AuditAction,
+    AuditEvent,
+    Memory,
+    MemoryTag,
+    Session,
+    SessionState,
+)
 from memory.search import keyword_search
 from memory.services import (
     MemoryInput,
@@ -107,6 +115,50 @@ def test_update_changes_only_what_is_given(agent, remember):
     memory = Memory.objects.get(pk=memory.pk)
     assert (memory.importance, memory.content) == (0.9, "Ann likes tea")
     assert "drinks" in memory_tags(memory)
+
+
+def test_editing_a_memory_is_activity_of_its_session(agent, remember, session):
+    (memory,) = remember("Ann likes tea", session_id=session.pk)
+    idle_since = timezone.now() - timedelta(hours=5)
+    Session.objects.filter(pk=session.pk).update(last_activity_at=idle_since)
+    update_memory(memory=memory, tags=["drinks"])
+    assert Session.objects.get(pk=session.pk).last_activity_at > idle_since
+
+
+def test_a_refused_edit_changes_nothing(agent, remember):
+    (memory,) = remember("Ann likes tea", tags=["drinks"])
+    with pytest.raises(InvalidInput):
+        update_memory(memory=memory, memory_type="semantic", importance=0.9, content="")
+    # Neither the row nor the caller's object: the edit is all or nothing.
+    assert (memory.memory_type, memory.importance) == ("episodic", 0.5)
+    stored = Memory.objects.get(pk=memory.pk)
+    assert (stored.memory_type, stored.importance, stored.content) == (
+        "episodic",
+        0.5,
+        "Ann likes tea",
+    )
+
+
+def test_an_edit_that_fails_while_writing_writes_nothing(agent, remember, monkeypatch):
+    (memory,) = remember("Ann likes tea", tags=["drinks"])
+
+    def broken_tags(*args, **kwargs):
+        raise RuntimeError("the tag rows could not be written")
+
+    monkeypatch.setattr("memory.services.memories._tag_rows", broken_tags)
+    with pytest.raises(RuntimeError):
+        update_memory(memory=memory, importance=0.9, tags=["coffee"])
+    stored = Memory.objects.get(pk=memory.pk)
+    assert stored.importance == 0.5
+    assert [t for t in memory_tags(stored) if not t.startswith("entity:")] == ["drinks"]
+
+
+def test_editing_a_memory_deleted_meanwhile_is_not_found(agent, remember):
+    (memory,) = remember("Ann likes tea")
+    Memory.objects.filter(pk=memory.pk).delete()
+    with pytest.raises(MemoryNotFound):
+        update_memory(memory=memory, importance=0.9)
+    assert not Memory.objects.filter(pk=memory.pk).exists()
 
 
 def test_storing_into_an_ended_session_succeeds(agent, session):
