@@ -410,7 +410,7 @@ def recall(
     *, agent: Agent, request: RecallRequest, embedder: Embedder | None = None
 ) -> RecallResult:
     """Rank the agent's memories for ``request.query``. Records an access on each returned
-    memory; never changes importance."""
+    memory, and returns them as that access left them; never changes importance."""
     routing, fusion = _validate(agent, request)
     now = timezone.now()
     query_class = classify_query(request.query)
@@ -481,7 +481,12 @@ def recall(
             "score": score,
         }
         hits.append(RecallHit(memory=memory, score=score, explanation=explanation))
-    record_access([hit.memory.pk for hit in hits], now=now)
+    # The hits show their access as this recall left it (count, time, an expiry moved by
+    # spaced repetition), from the one read record_access makes.
+    accessed = record_access([hit.memory.pk for hit in hits], now=now)
+    for hit in hits:
+        for name, value in accessed.get(hit.memory.pk, {}).items():
+            setattr(hit.memory, name, value)
     if request.filters.session_id is not None:
         record_session_activity(session_ids=[request.filters.session_id], now=now)
     return RecallResult(hits=hits, query_class=query_class, routing=routing)

@@ -442,7 +442,13 @@ def forget_memories(
     )
 
 
-def record_access(memory_ids: list[int], *, now: datetime | None = None) -> None:
+# What an access changes in a memory.
+ACCESS_FIELDS = ("access_count", "last_accessed_at", "expires_at", "decay_base", "decay_from")
+
+
+def record_access(
+    memory_ids: list[int], *, now: datetime | None = None
+) -> dict[int, dict[str, Any]]:
     """A recall or read counts as an access: count and time. Decay restarts: the curve
     starts again at ``now`` from the importance as the last decay pass left it (at most one
     pass interval old; the value itself is not changed).
@@ -450,10 +456,13 @@ def record_access(memory_ids: list[int], *, now: datetime | None = None) -> None
     access count, this access included, x its agent's factor x base interval, so each
     recall buys more time than the one before, up to MAX_EXPIRES_AT.
 
+    Returns each memory's ACCESS_FIELDS as this access left them, read back in the same
+    transaction (one query for them all), so that a recall shows what it did.
+
     On PostgreSQL the update commits without waiting for its WAL flush: a crash may lose
     the last few access counts, never anything a user wrote, and recall stays fast."""
     if not memory_ids:
-        return
+        return {}
     now = now or timezone.now()
     memories = Memory.objects.filter(pk__in=memory_ids)
     access: dict[str, Any] = {
@@ -471,6 +480,12 @@ def record_access(memory_ids: list[int], *, now: datetime | None = None) -> None
         if extended:
             # The vector cache of every process masks expired memories by their deadline.
             Agent.objects.filter(pk__in=extended).update(memory_version=F("memory_version") + 1)
+        # Inside the transaction: the rows stay locked by the update, so what is read is
+        # this access's result, not a later one's.
+        return {
+            pk: dict(zip(ACCESS_FIELDS, values, strict=True))
+            for pk, *values in memories.values_list("pk", *ACCESS_FIELDS)
+        }
 
 
 def _access_with_repetition(memories: MemoryQuerySet, access: dict[str, Any]) -> list[int]:

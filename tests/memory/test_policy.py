@@ -319,6 +319,26 @@ def test_a_recall_through_the_api_extends_the_expiry(api, agent):
 
 
 @pytest.mark.django_db
+def test_a_recall_response_shows_the_expiry_and_count_it_left(api, agent):
+    stored = api.post(
+        "/v1/memories",
+        {"agent_id": "support-bot", "content": "Ann lands in Lisbon at 9", "ttl_seconds": 7200},
+    ).json()
+    response = api.post("/v1/memory/recall", {"agent_id": "support-bot", "query": "Ann Lisbon"})
+    (item,) = response.json()["items"]
+    row = Memory.objects.get(pk=stored["id"])
+    assert row.expires_at is not None
+    assert row.last_accessed_at is not None
+    assert item["access_count"] == row.access_count == 1
+    # The API gives times to the millisecond.
+    shown = parse_datetime(item["expires_at"])
+    assert abs(shown - row.expires_at) < timedelta(milliseconds=1)
+    assert shown - parse_datetime(stored["expires_at"]) > DAY - timedelta(milliseconds=1)
+    last = parse_datetime(item["last_accessed_at"])
+    assert abs(last - row.last_accessed_at) < timedelta(milliseconds=1)
+
+
+@pytest.mark.django_db
 def test_get_memory_policy_fills_in_defaults(agent):
     set_memory_policy(agent=agent, policy={"default_ttl_seconds": {"working": 60}}, actor="t")
     agent.refresh_from_db()

@@ -4,6 +4,8 @@ and leaves importance alone."""
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
@@ -150,6 +152,30 @@ def test_recall_records_access_but_keeps_importance(agent, corpus):
     memory = Memory.objects.get(content=CORPUS[2])
     assert (memory.access_count, memory.importance) == (1, 0.5)
     assert Memory.objects.filter(access_count=0).count() == len(CORPUS) - 1
+
+
+def test_a_recall_shows_the_access_it_recorded(agent, corpus):
+    request = RecallRequest(query="TLS certificate", top_k=1)
+    (first,) = recall(agent=agent, request=request).hits
+    stored = Memory.objects.get(pk=first.memory.pk)
+    assert (first.memory.access_count, first.memory.last_accessed_at) == (
+        1,
+        stored.last_accessed_at,
+    )
+    assert first.memory.last_accessed_at is not None
+    (second,) = recall(agent=agent, request=request).hits
+    assert second.memory.access_count == 2 == Memory.objects.get(pk=stored.pk).access_count
+
+
+def test_showing_the_access_costs_no_query_per_hit(agent, corpus):
+    def queries(top_k):
+        with CaptureQueriesContext(connection) as captured:
+            hits = recall(agent=agent, request=RecallRequest(query="Ann", top_k=top_k)).hits
+        assert len(hits) == top_k
+        return len(captured)
+
+    queries(1)  # the vector cache is loaded once, by the first recall
+    assert queries(5) == queries(1)
 
 
 @pytest.mark.parametrize(
