@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from django.db.models import Q, QuerySet
@@ -43,6 +43,22 @@ def duplicate_key(content: str, tags: Iterable[str]) -> tuple[tuple[str, ...], f
     """Memories with the same key are duplicates: same words in the same order and the same
     entity tags (user tags may differ; the merge keeps them all)."""
     return content_words(content), frozenset(t for t in tags if t.startswith(ENTITY_PREFIX))
+
+
+# Merges stay within one conversation: a memory merges only with memories of its own
+# session, and a memory without a session only with others without one. Merging turns of
+# two sessions would take a turn out of its conversation, and out of what its summary cites.
+NO_SESSION = 0
+
+
+def merge_scope(session_id: int | None) -> int:
+    """The scope within which a memory may merge (dedup, exact or AutoPilot): its session's
+    id, or NO_SESSION (never a session's id) when it has none."""
+    return session_id if session_id is not None else NO_SESSION
+
+
+def same_scope(first: Memory, second: Memory) -> bool:
+    return merge_scope(first.session_id) == merge_scope(second.session_id)
 
 
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
@@ -109,28 +125,48 @@ def retention_score(
     )
 
 
+class VectorRows(NamedTuple):
+    """Memories as the near-duplicate search sees them: ids, unit vectors (one row each)
+    and the merge scope of each (merge_scope); without scopes, every row shares one."""
+
+    ids: np.ndarray
+    matrix: np.ndarray
+    scopes: np.ndarray | None = None
+
+
+def _scopes(rows: VectorRows) -> np.ndarray:
+    if rows.scopes is not None:
+        return rows.scopes
+    return np.full(len(rows.ids), NO_SESSION, dtype=np.int64)
+
+
 def similar_pairs(
-    queries: tuple[np.ndarray, np.ndarray],
-    blocks: Iterator[tuple[np.ndarray, np.ndarray]],
+    queries: VectorRows,
+    blocks: Iterator[VectorRows],
     *,
     threshold: float,
     per_memory: int = 5,
 ) -> list[tuple[float, int, int]]:
-    """Pairs (similarity, id, id) of unit vectors with cosine >= ``threshold``, between the
-    ``queries`` (ids, matrix) and every block (ids, matrix) of the corpus, best first, each
+    """Pairs (similarity, id, id) of unit vectors with cosine >= ``threshold`` and the same
+    merge scope, between the ``queries`` and every block of the corpus, best first, each
     pair once (smaller id first). Memory stays bounded by one block times the queries: only
     the ``per_memory`` best neighbours of each query are kept (a greedy merge uses at most
-    one of them anyway, and a crowd of copies is merged over successive passes)."""
-    query_ids, query_matrix = queries
+    one of them anyway, and a crowd of copies is merged over successive passes). Rows of
+    other scopes are masked before that choice, so that copies in other sessions never
+    crowd out a memory's duplicate in its own."""
+    query_ids, query_matrix = queries.ids, queries.matrix
     if len(query_ids) == 0:
         return []
+    query_scopes = _scopes(queries)
     best_scores = np.full((len(query_ids), per_memory), -np.inf, dtype=np.float32)
     best_ids = np.full((len(query_ids), per_memory), -1, dtype=np.int64)
-    for block_ids, block_matrix in blocks:
+    for block in blocks:
+        block_ids, block_matrix = block.ids, block.matrix
         if len(block_ids) == 0 or block_matrix.shape[1] != query_matrix.shape[1]:
             continue
         scores = query_matrix @ block_matrix.T
         scores[query_ids[:, None] == block_ids[None, :]] = -np.inf
+        scores[query_scopes[:, None] != _scopes(block)[None, :]] = -np.inf
         rows = np.nonzero((scores >= threshold).any(axis=1))[0]
         if len(rows) == 0:
             continue
@@ -217,23 +253,29 @@ def tag_clusters(
 # --- what the AutoPilot passes would merge ---
 
 
-def _unit_rows(rows: list[tuple[int, Any]]) -> tuple[np.ndarray, np.ndarray]:
+# What _unit_rows reads of a memory.
+_VECTOR_COLUMNS = ("pk", "session_id", "embedding")
+
+
+def _unit_rows(rows: list[tuple[int, int | None, Any]]) -> VectorRows:
+    """(id, session id, vector) rows as VectorRows of unit vectors."""
     ids = np.array([r[0] for r in rows], dtype=np.int64)
+    scopes = np.array([merge_scope(r[1]) for r in rows], dtype=np.int64)
     if not rows:
-        return ids, np.zeros((0, 0), dtype=np.float32)
-    matrix = np.vstack([r[1] for r in rows]).astype(np.float32)
+        return VectorRows(ids, np.zeros((0, 0), dtype=np.float32), scopes)
+    matrix = np.vstack([r[2] for r in rows]).astype(np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return ids, matrix / np.where(norms == 0, 1, norms)
+    return VectorRows(ids, matrix / np.where(norms == 0, 1, norms), scopes)
 
 
-def _vector_blocks(memories: QuerySet[Memory]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def _vector_blocks(memories: QuerySet[Memory]) -> Iterator[VectorRows]:
     """The vectors of ``memories`` by id ranges, AUTOPILOT_DEDUP_BLOCK rows at a time."""
     after = 0
     while True:
         rows = list(
             memories.filter(pk__gt=after)
             .order_by("pk")
-            .values_list("pk", "embedding")[:AUTOPILOT_DEDUP_BLOCK]
+            .values_list(*_VECTOR_COLUMNS)[:AUTOPILOT_DEDUP_BLOCK]
         )
         if not rows:
             return
@@ -258,9 +300,9 @@ def _last_dedup_start(agent: Agent) -> datetime | None:
 def near_duplicate_pairs(
     agent: Agent, *, now: datetime
 ) -> tuple[list[tuple[float, int, int]], int]:
-    """The pairs the AutoPilot dedup would merge: (cosine, id, id), each memory in at most
-    one pair, most similar first; and how many similar pairs stay apart because they state
-    other details (states_other_details).
+    """The pairs the AutoPilot dedup would merge: (cosine, id, id) of the same merge scope
+    (one session, or none), each memory in at most one pair, most similar first; and how
+    many similar pairs stay apart because they state other details (states_other_details).
 
     Cost is bounded by comparing only what is new: the memories stored or changed since the
     start of the last successful dedup run covering this agent (at most the newest
@@ -274,9 +316,7 @@ def near_duplicate_pairs(
     if (since := _last_dedup_start(agent)) is not None:
         recent = recent.filter(updated_at__gte=since)
     query_rows = list(
-        recent.order_by("-updated_at", "-pk").values_list("pk", "embedding")[
-            :AUTOPILOT_DEDUP_RECENT
-        ]
+        recent.order_by("-updated_at", "-pk").values_list(*_VECTOR_COLUMNS)[:AUTOPILOT_DEDUP_RECENT]
     )
     if not query_rows:
         return [], 0

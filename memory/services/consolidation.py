@@ -4,7 +4,10 @@ Every merge goes through :func:`_merge_into`: the surviving memory (a new one fo
 consolidation, the kept copy for a dedup) takes every source reference, user tag, access and
 the highest importance of what it absorbs, keeps the absorbed texts in ``metadata
 ["merged_from"]``, and inherits their fact provenance before they are deleted, so no fact is
-erased by a merge.
+erased by a merge. Every other ``memory:<id>`` reference to an absorbed memory (a session
+summary's source_refs, a fact source's reference) is repointed to the survivor, so none is
+left dangling. Dedup, exact or AutoPilot, never merges across sessions
+(memory.consolidation.merge_scope).
 
 The client-input limits on tags, source references and metadata (memory.validation) are not
 applied to what a merge accumulates: those values were each valid when stored, and dropping
@@ -12,6 +15,7 @@ any of them would lose provenance. Content is the exception: it is embedded, so 
 consolidated text must fit CONTENT_MAX_CHARS like any other.
 """
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,7 +23,8 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput, TooLarge
@@ -29,8 +34,10 @@ from memory.consolidation import (
     TagCluster,
     duplicate_key,
     low_importance_clusters,
+    merge_scope,
     near_duplicate_pairs,
     retention_score,
+    same_scope,
     states_other_details,
 )
 from memory.embeddings.engine import Embedder
@@ -93,10 +100,18 @@ def _merge_into(
     """Fold ``absorbed`` into ``target`` and delete them. ``fresh``: ``target`` was just
     made from them, so its own expiry does not count. Runs in the caller's transaction."""
     group = [*([] if fresh else [target]), *absorbed]
-    refs = list(target.source_refs)
+    ids = [m.pk for m in absorbed]
+    # As stored: an earlier merge of the same run may have repointed them since they were
+    # loaded.
+    stored_refs = dict(
+        Memory.objects.filter(pk__in=[target.pk, *ids]).values_list("pk", "source_refs")
+    )
+    refs = list(stored_refs.get(target.pk, target.source_refs))
     for memory in absorbed:
-        refs += [*memory.source_refs, f"memory:{memory.pk}"]
-    target.source_refs = list(dict.fromkeys(refs))
+        refs += [*stored_refs.get(memory.pk, memory.source_refs), f"memory:{memory.pk}"]
+    # Its own ``memory:<id>`` refs are the record of what it absorbed; it never cites itself.
+    itself = f"memory:{target.pk}"
+    target.source_refs = [ref for ref in dict.fromkeys(refs) if ref != itself]
     merged_from = list(target.metadata.get("merged_from", []))
     for memory in absorbed:
         merged_from += _absorbed_texts(memory)
@@ -139,8 +154,8 @@ def _merge_into(
     )
     if gained and hasattr(target, "_prefetched_objects_cache"):
         target._prefetched_objects_cache.pop("tag_rows", None)
-    ids = [m.pk for m in absorbed]
     _move_fact_sources(from_ids=ids, to_id=target.pk)
+    _repoint_citations(target.agent, from_ids=ids, to_id=target.pk)
     # Votes and flags on a copy are votes on what the survivor says: its history keeps them.
     MemoryFeedback.objects.filter(memory_id__in=ids).update(memory_id=target.pk)
     Memory.objects.filter(pk__in=ids).delete()
@@ -163,7 +178,43 @@ def _move_fact_sources(*, from_ids: list[int], to_id: int) -> None:
     from them)."""
     from facts.models import FactSource
 
-    FactSource.objects.filter(memory_id__in=from_ids).update(memory_id=to_id)
+    sources = FactSource.objects.filter(memory_id__in=from_ids)
+    # The reference a source was given by default names the memory too.
+    sources.filter(reference__in=[f"memory:{pk}" for pk in from_ids]).update(
+        reference=f"memory:{to_id}"
+    )
+    sources.update(memory_id=to_id)
+
+
+def _repoint_citations(agent: Agent, *, from_ids: list[int], to_id: int) -> int:
+    """The agent's other memories that cite an absorbed memory (``memory:<id>`` in their
+    source_refs: a session's summary cites its turns, a merged memory what it absorbed)
+    cite the survivor instead; how many changed. source_refs is a JSON list, which no
+    lookup searches on both databases: its text is searched for the quoted reference, and
+    the match is confirmed in Python. Their ``updated_at`` stays: what they say is
+    unchanged (and the next AutoPilot dedup need not compare them again)."""
+    cited = {f"memory:{pk}" for pk in from_ids}
+    survivor = f"memory:{to_id}"
+    mentions = Q()
+    for ref in cited:
+        mentions |= Q(refs_text__contains=json.dumps(ref))
+    citing = (
+        Memory.objects.filter(agent=agent)
+        .exclude(pk__in=[to_id, *from_ids])
+        .annotate(refs_text=Cast("source_refs", output_field=TextField()))
+        .filter(mentions)
+        .select_for_update()
+        .only("pk", "source_refs")
+    )
+    changed = 0
+    for memory in citing:
+        if not cited.intersection(memory.source_refs):
+            continue
+        refs = [survivor if ref in cited else ref for ref in memory.source_refs]
+        memory.source_refs = list(dict.fromkeys(refs))
+        memory.save(update_fields=["source_refs"])
+        changed += 1
+    return changed
 
 
 # --- manual consolidation ---
@@ -308,7 +359,8 @@ def _keep_first(memory: Memory) -> tuple[float, datetime, int]:
 def _duplicate_groups(memories: list[Memory]) -> list[list[Memory]]:
     groups: dict[object, list[Memory]] = {}
     for memory in memories:
-        groups.setdefault(duplicate_key(memory.content, memory_tags(memory)), []).append(memory)
+        key = (merge_scope(memory.session_id), duplicate_key(memory.content, memory_tags(memory)))
+        groups.setdefault(key, []).append(memory)
     found = [sorted(g, key=_keep_first) for g in groups.values() if len(g) > 1]
     return sorted(found, key=lambda g: g[0].pk)
 
@@ -317,8 +369,9 @@ def deduplicate_memories(
     *, agent: Agent, actor: str, memory_type: str | None = None, dry_run: bool = False
 ) -> DedupReport:
     """Merge the agent's true duplicates: the same words in the same order (case,
-    punctuation and spacing aside) and the same entity tags. Each group keeps its most
-    important copy (then the oldest), which absorbs the others (see the module docstring).
+    punctuation and spacing aside), the same entity tags and the same session (or none:
+    merge_scope). Each group keeps its most important copy (then the oldest), which absorbs
+    the others (see the module docstring).
     At most DEDUP_MAX_CANDIDATES live memories (after the ``memory_type`` filter) are
     compared; more is refused rather than half done. ``dry_run`` reports the groups and
     writes nothing."""
@@ -375,11 +428,12 @@ def _retention(memory: Memory, now: datetime) -> tuple[float, float, int]:
 def autopilot_dedup_pass(
     *, agents: QuerySet[Agent] | None = None, now: datetime | None = None, dry_run: bool = False
 ) -> PassResult:
-    """Merge each agent's near duplicates (cosine >= AUTOPILOT_DEDUP_SIMILARITY): of each
-    pair the memory with the higher retention score absorbs the other through the same
-    merge as the exact dedup. Pairs that state other numbers or entities stay apart
-    (counted as ``kept_apart``). A memory is merged at most once per pass; each merge is its
-    own transaction, and a pair that changed or vanished meanwhile is skipped."""
+    """Merge each agent's near duplicates (cosine >= AUTOPILOT_DEDUP_SIMILARITY) of the same
+    session, or both without one (merge_scope): of each pair the memory with the higher
+    retention score absorbs the other through the same merge as the exact dedup. Pairs that
+    state other numbers or entities stay apart (counted as ``kept_apart``). A memory is
+    merged at most once per pass; each merge is its own transaction, and a pair that changed
+    or vanished meanwhile is skipped."""
     now = now or timezone.now()
     result = PassResult()
     for agent in _agents(agents):
@@ -394,8 +448,13 @@ def autopilot_dedup_pass(
                 continue
             with transaction.atomic():
                 pair = _lock(agent, [first, second])
-                # Gone, or edited into other details, since the pairs were found.
-                if len(pair) < 2 or states_other_details(*pair.values()):
+                # Gone, edited into other details or out of its session, since the pairs
+                # were found.
+                if (
+                    len(pair) < 2
+                    or not same_scope(*pair.values())
+                    or states_other_details(*pair.values())
+                ):
                     continue
                 kept, absorbed = sorted(pair.values(), key=lambda m: _retention(m, now))[::-1]
                 _merge_into(

@@ -9,15 +9,27 @@ from django.utils import timezone
 
 from dewee.cli import main
 from facts.models import Fact, FactSource
-from memory.consolidation import content_words, retention_score, states_other_details
+from memory.consolidation import (
+    VectorRows,
+    content_words,
+    greedy_matching,
+    retention_score,
+    similar_pairs,
+    states_other_details,
+)
 from memory.exceptions import TooManyCandidates
 from memory.models import Memory
 from memory.services import (
     autopilot_dedup_pass,
+    consolidate_memories,
     deduplicate_memories,
+    end_session,
+    idle_sessions_pass,
+    start_session,
     user_tags,
 )
 from memory.services.consolidation import DEDUP_MAX_CANDIDATES
+from memory.services.sessions import SUMMARY_TAG
 from tests.factories import source, state
 
 pytestmark = pytest.mark.django_db
@@ -299,18 +311,17 @@ def test_autopilot_compares_only_what_changed_since_its_last_run(agent, remember
     assert Memory.objects.filter(pk__in=[m.pk for m in [*old, new]]).count() == 2
 
 
+def unit(*rows):
+    matrix = np.array(rows, dtype=np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
 def test_similar_pairs_across_blocks_best_first_each_pair_once():
-    from memory.consolidation import greedy_matching, similar_pairs
-
-    def unit(*rows):
-        matrix = np.array(rows, dtype=np.float32)
-        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
-
     ids = np.array([1, 2, 3, 4], dtype=np.int64)
     matrix = unit([1, 0], [0.99, 0.141], [1, 0.01], [0, 1])
-    blocks = iter([(ids[i : i + 1], matrix[i : i + 1]) for i in range(4)])
+    blocks = iter([VectorRows(ids[i : i + 1], matrix[i : i + 1]) for i in range(4)])
     # Queries 1 and 3 (the recent ones) against every memory, one row per block.
-    pairs = similar_pairs((ids[[0, 2]], matrix[[0, 2]]), blocks, threshold=0.98)
+    pairs = similar_pairs(VectorRows(ids[[0, 2]], matrix[[0, 2]]), blocks, threshold=0.98)
     # cos(1,3) = 0.99995, cos(2,3) = 0.9914, cos(1,2) = 0.9901; 4 is orthogonal.
     assert [(a, b) for _, a, b in pairs] == [(1, 3), (2, 3), (1, 2)]
     assert pairs[0][0] == pytest.approx(0.99995, abs=1e-4)
@@ -367,3 +378,163 @@ def test_a_pair_kept_apart_does_not_rob_a_memory_of_its_true_duplicate(agent, re
     left = set(Memory.objects.filter(agent=agent).values_list("pk", flat=True))
     assert june.pk in left
     assert len(left & {may.pk, also_may.pk}) == 1
+
+
+# --- merges stay within a conversation and leave no reference dangling ---
+
+
+def dangling_references(agent) -> list[tuple[int, str]]:
+    """(memory id, reference) for each ``memory:<id>`` that names no memory of the agent,
+    apart from a merged memory's record of what it absorbed (also in merged_from)."""
+    ids = set(Memory.objects.filter(agent=agent).values_list("pk", flat=True))
+    found = []
+    for memory in Memory.objects.filter(agent=agent):
+        absorbed = {entry["id"] for entry in memory.metadata.get("merged_from", [])}
+        for ref in memory.source_refs:
+            if ref.startswith("memory:") and int(ref[7:]) not in ids | absorbed:
+                found.append((memory.pk, ref))
+    return found
+
+
+def test_exact_dedup_merges_only_within_a_session_or_among_memories_without_one(agent, remember):
+    one, two = start_session(agent=agent), start_session(agent=agent)
+    (first,) = remember("Thanks, that is all for today.", session_id=one.pk)
+    (again,) = remember("thanks, that is all for today", session_id=one.pk)
+    (elsewhere,) = remember("Thanks, that is all for today.", session_id=two.pk)
+    (loose,) = remember("Thanks, that is all for today!")
+    (loose_again,) = remember("thanks that is all for today")
+
+    report = deduplicate_memories(agent=agent, actor="test")
+
+    assert sorted((g.kept, g.merged) for g in report.groups) == [
+        (first.pk, [again.pk]),
+        (loose.pk, [loose_again.pk]),
+    ]
+    left = set(Memory.objects.filter(agent=agent).values_list("pk", flat=True))
+    assert left == {first.pk, elsewhere.pk, loose.pk}
+    assert Memory.objects.get(pk=elsewhere.pk).session_id == two.pk
+
+
+def test_api_deduplicate_keeps_every_sessions_turns(api, agent, remember):
+    sessions = [start_session(agent=agent) for _ in range(3)]
+    for session in sessions:
+        remember("Thanks, bye!", session_id=session.pk)
+    remember("Thanks, bye!")
+    response = api.post("/v1/memories/deduplicate", {"agent_id": "support-bot"})
+    assert response.status_code == 200
+    assert (response.json()["candidates"], response.json()["merged"]) == (4, 0)
+    for session in sessions:
+        assert Memory.objects.filter(session=session).count() == 1
+
+
+def test_autopilot_never_merges_near_duplicates_of_different_sessions(agent, remember, settings):
+    # Each turn embedded alone, so that the copies are as alike as their words.
+    settings.DEWEE_EMBED_SESSION_CONTEXT = False
+    one, two = start_session(agent=agent), start_session(agent=agent)
+    (mine,) = remember("The user's favourite programming language is Python", session_id=one.pk)
+    (theirs,) = remember("The user's favorite programming language is Python", session_id=two.pk)
+    (loose,) = remember("The user's favourite programming language is Python.")
+    assert min(cosine(mine, theirs), cosine(mine, loose)) >= 0.93
+
+    assert autopilot_dedup_pass().touched == 0
+    assert Memory.objects.filter(agent=agent).count() == 3
+
+    # A copy in the same session still merges.
+    (copy,) = remember("The user's favourite programming language is Python!", session_id=one.pk)
+    result = autopilot_dedup_pass()
+    assert dict(result.counts) == {"merged": 1}
+    left = set(Memory.objects.filter(agent=agent).values_list("pk", flat=True))
+    assert {theirs.pk, loose.pk} <= left
+    assert len(left & {mine.pk, copy.pk}) == 1
+
+
+def test_similar_pairs_pair_only_rows_of_one_scope():
+    ids = np.array([1, 2, 3, 4], dtype=np.int64)
+    matrix = unit([1, 0], [1, 0], [1, 0], [1, 0])
+    # Sessions 7 and 8, and 0 for a memory without one.
+    scopes = np.array([7, 8, 7, 0], dtype=np.int64)
+    corpus = VectorRows(ids, matrix, scopes)
+    # One neighbour per memory: its copies in other scopes must not take that place.
+    pairs = similar_pairs(corpus, iter([corpus]), threshold=0.9, per_memory=1)
+    assert [(a, b) for _, a, b in greedy_matching(pairs)] == [(1, 3)]
+
+
+def test_a_summary_citing_a_merged_turn_cites_the_survivor(agent, remember):
+    session = start_session(agent=agent)
+    turns = remember(
+        "Ann asked about tea.",
+        "We have green tea.",
+        "We have green tea!",
+        "Ann ordered two boxes.",
+        session_id=session.pk,
+    )
+    idle_sessions_pass(now=timezone.now() + timedelta(hours=5))
+    summary = Memory.objects.get(tag_rows__name=SUMMARY_TAG)
+    assert summary.source_refs == [f"session:{session.pk}"] + [f"memory:{m.pk}" for m in turns]
+
+    report = deduplicate_memories(agent=agent, actor="test")
+
+    assert [(g.kept, g.merged) for g in report.groups] == [(turns[1].pk, [turns[2].pk])]
+    summary.refresh_from_db()
+    assert summary.source_refs == [
+        f"session:{session.pk}",
+        f"memory:{turns[0].pk}",
+        f"memory:{turns[1].pk}",
+        f"memory:{turns[3].pk}",
+    ]
+    assert dangling_references(agent) == []
+
+
+def test_autopilot_repoints_a_summary_to_the_turn_that_absorbed_another(agent, remember, settings):
+    settings.DEWEE_EMBED_SESSION_CONTEXT = False
+    session = start_session(agent=agent)
+    turns = remember(
+        "Which language should the new service use?",
+        "The user's favourite programming language is Python",
+        "The user's favorite programming language is Python",
+        "Then the service will be written in Python.",
+        session_id=session.pk,
+    )
+    end_session(session=session, summary="The new service will be written in Python")
+
+    assert dict(autopilot_dedup_pass().counts) == {"merged": 1}
+
+    (survivor,) = Memory.objects.filter(pk__in=[turns[1].pk, turns[2].pk])
+    summary = Memory.objects.get(tag_rows__name=SUMMARY_TAG)
+    assert f"memory:{survivor.pk}" in summary.source_refs
+    assert dangling_references(agent) == []
+    # The survivor records what it absorbed, and never cites itself.
+    absorbed = turns[2] if survivor.pk == turns[1].pk else turns[1]
+    assert f"memory:{absorbed.pk}" in survivor.source_refs
+    assert f"memory:{survivor.pk}" not in survivor.source_refs
+
+
+def test_a_consolidation_repoints_what_cited_its_originals(agent, remember):
+    session = start_session(agent=agent)
+    turns = remember(
+        "Standup is at 9:30.",
+        "Retro is on Thursdays.",
+        "Planning is on Mondays.",
+        "Demos are on Fridays.",
+        session_id=session.pk,
+    )
+    idle_sessions_pass(now=timezone.now() + timedelta(hours=5))
+    merged = consolidate_memories(agent=agent, memory_ids=[turns[0].pk, turns[1].pk], actor="t")
+    summary = Memory.objects.get(tag_rows__name=SUMMARY_TAG)
+    assert summary.source_refs == [
+        f"session:{session.pk}",
+        f"memory:{merged.pk}",
+        f"memory:{turns[2].pk}",
+        f"memory:{turns[3].pk}",
+    ]
+    assert dangling_references(agent) == []
+
+
+def test_a_fact_sources_reference_follows_the_merge(agent, cats):
+    plain, _, shout, _ = cats
+    learned = source(kind="memory_document", memory_id=plain.pk, reference="")
+    fact = state(agent, "Acme", source=learned).fact
+    assert FactSource.objects.get(fact=fact).reference == f"memory:{plain.pk}"
+    deduplicate_memories(agent=agent, actor="test")
+    moved = FactSource.objects.get(fact=fact)
+    assert (moved.memory_id, moved.reference) == (shout.pk, f"memory:{shout.pk}")
