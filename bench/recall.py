@@ -5,9 +5,10 @@
         .venv/bin/python bench/recall.py --memories 10000 100000
 
 For each size: a fresh agent is filled through the product's batch store path (embedding,
-entity tags, keyword index, sessions of 20 turns), then timed on recall() with a mix of
-keyword-like and natural-language queries, query embedding included. Texts are synthetic
-but shaped like an assistant's memories: people, places, dates, tickets, preferences.
+entity tags, keyword index, sessions of 20 turns), then timed on recall() as an agent's own
+recall is (its access recorded) with a mix of keyword-like and natural-language queries,
+query embedding included. Texts are synthetic but shaped like an assistant's memories:
+people, places, dates, tickets, preferences.
 """
 
 import argparse
@@ -209,12 +210,20 @@ def main() -> None:
             with connection.cursor() as cursor:
                 cursor.execute("ANALYZE memory_memory")
         for _ in range(5):
-            recall(agent=agent, request=RecallRequest(query=query_text(rng), top_k=10))
+            recall(
+                agent=agent,
+                request=RecallRequest(query=query_text(rng), top_k=10),
+                record_access=True,
+            )
         samples = []
         for _ in range(args.queries):
             query = query_text(rng)
             begun = time.perf_counter()
-            recall(agent=agent, request=RecallRequest(query=query, top_k=10))
+            recall(
+                agent=agent,
+                request=RecallRequest(query=query, top_k=10),
+                record_access=True,
+            )
             samples.append(time.perf_counter() - begun)
         p50 = statistics.median(samples) * 1000
         p95 = statistics.quantiles(samples, n=100)[94] * 1000

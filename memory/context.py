@@ -100,6 +100,7 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
             request=RecallRequest(
                 query=request.query, top_k=request.top_k, filters=RecallFilters()
             ),
+            record_access=True,
         )
         in_working = {m.pk for m in working}
         ranked = [

@@ -21,7 +21,8 @@ from memory.exceptions import SessionNotFound
 from memory.models import Agent, Memory, MemoryQuerySet, MemoryTag, MemoryType, Session
 from memory.rerank import RERANK_CANDIDATES, CrossEncoder, get_reranker
 from memory.search import keyword_search, keyword_terms, vector_search
-from memory.services import record_access, record_session_activity
+from memory.services import record_access as record_memory_access
+from memory.services import record_session_activity
 from memory.validation import clean_tags, clean_unit_interval
 
 TOP_K_MAX = 100
@@ -407,10 +408,19 @@ def load_winners(*, scored: list[ScoredRow], top_k: int) -> list[tuple[ScoredRow
 
 
 def recall(
-    *, agent: Agent, request: RecallRequest, embedder: Embedder | None = None
+    *,
+    agent: Agent,
+    request: RecallRequest,
+    record_access: bool = False,
+    embedder: Embedder | None = None,
 ) -> RecallResult:
-    """Rank the agent's memories for ``request.query``. Records an access on each returned
-    memory, and returns them as that access left them; never changes importance."""
+    """Rank the agent's memories for ``request.query``; never changes importance.
+
+    Only the agent's own recall is a use of its memories: with ``record_access`` each
+    returned memory gets an access (count, time, decay restart, spaced repetition) and is
+    returned as that access left it, and a recall within a session is that session's
+    activity. Without it (the default, so that a forgotten caller cannot write) the recall
+    is a pure read: an operator's search changes nothing."""
     routing, fusion = _validate(agent, request)
     now = timezone.now()
     query_class = classify_query(request.query)
@@ -481,9 +491,11 @@ def recall(
             "score": score,
         }
         hits.append(RecallHit(memory=memory, score=score, explanation=explanation))
+    if not record_access:
+        return RecallResult(hits=hits, query_class=query_class, routing=routing)
     # The hits show their access as this recall left it (count, time, an expiry moved by
-    # spaced repetition), from the one read record_access makes.
-    accessed = record_access([hit.memory.pk for hit in hits], now=now)
+    # spaced repetition), from the one read record_memory_access makes.
+    accessed = record_memory_access([hit.memory.pk for hit in hits], now=now)
     for hit in hits:
         for name, value in accessed.get(hit.memory.pk, {}).items():
             setattr(hit.memory, name, value)

@@ -177,6 +177,7 @@ def recall_memories(request: HttpRequest, payload: RecallIn) -> dict[str, Any]:
             explain=payload.explain,
             rerank=payload.rerank,
         ),
+        record_access=True,
     )
     return {
         "query_class": result.query_class,

@@ -4,7 +4,7 @@ scores, htmx fragments, the delete confirmation, the second mount and query coun
 import pytest
 
 from facts.models import Fact
-from memory.models import Agent, Memory
+from memory.models import Agent, Memory, Session
 from memory.services import (
     MemoryInput,
     end_session,
@@ -104,6 +104,35 @@ def test_search_ranks_the_answering_memory_first_with_its_scores(staff_client, a
     assert "page" not in response.context  # ranked, not paged
     assert "<details" in response.text
     assert "Keyword" in response.text
+
+
+ACCESS = ("access_count", "last_accessed_at", "decay_base", "decay_from", "expires_at")
+
+
+@pytest.mark.parametrize("headers", [{}, HTMX], ids=["page", "htmx"])
+def test_searching_changes_no_memory_nor_session(staff_client, agent, headers):
+    """An operator's search is a read: no access, no decay restart, no expiry moved by
+    spaced repetition, no session activity."""
+    session = start_session(agent=agent, user="u1")
+    remember(
+        agent,
+        "The user's favourite tea is sencha",
+        "The user drinks tea every morning",
+        session_id=session.pk,
+        ttl_seconds=3600,
+    )
+    memories = Memory.objects.filter(agent=agent)
+    before = sorted(memories.values_list("pk", *ACCESS))
+    active = Session.objects.get(pk=session.pk).last_activity_at
+    for params in ({"q": "favourite tea"}, {"q": "tea", "session": session.pk}):
+        response = staff_client.get(LIST, params, headers=headers)
+        assert response.status_code == 200
+        rows = response.context["rows"]
+        assert rows
+        # Each row shows the memory as it is stored.
+        assert {row["access_count"] for row in rows} == {0}
+    assert sorted(memories.values_list("pk", *ACCESS)) == before
+    assert Session.objects.get(pk=session.pk).last_activity_at == active
 
 
 def test_full_page_without_htmx_and_only_the_table_with_it(staff_client, agent):

@@ -202,6 +202,18 @@ def test_context_assembles_three_tiers_within_the_budget(api, agent):
     assert body["used_tokens"] <= 300
 
 
+def test_a_turns_context_records_access_on_the_memories_it_recalls(api, agent):
+    stored = store(api, "Ann travels to Lisbon for the offsite every October").json()
+    body = api.post(
+        "/v1/context",
+        {"agent_id": "support-bot", "query": "Where does Ann travel?", "budget_tokens": 300},
+    ).json()
+    (item,) = body["episodic"]
+    memory = Memory.objects.get(pk=stored["id"])
+    assert item["access_count"] == memory.access_count == 1
+    assert memory.last_accessed_at is not None
+
+
 def test_context_budget_drops_what_does_not_fit(api, agent):
     for i in range(30):
         store(api, f"Ann detail number {i}: " + "filler words " * 20)

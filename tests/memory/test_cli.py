@@ -90,6 +90,22 @@ def test_search_prints_ranked_results_and_json(capsys, stocked):
     assert "keyword" in data["items"][0]["explanation"]
 
 
+ACCESS = ("access_count", "last_accessed_at", "decay_base", "decay_from", "expires_at")
+
+
+def test_search_changes_no_memory(capsys, stocked):
+    """An operator's search is a read: no access, no decay restart, no expiry moved."""
+    before = sorted(Memory.objects.values_list("pk", *ACCESS))
+    args = ("memory", "search", "--agent", "support-bot", "--query", "Ann offsite menu")
+    assert run(capsys, *args)[0] == 0
+    code, out, _ = run(capsys, *args, "--json")
+    assert code == 0
+    assert sorted(Memory.objects.values_list("pk", *ACCESS)) == before
+    shown = {item["id"]: item["access_count"] for item in json.loads(out)["items"]}
+    assert {stocked[0].pk, stocked[1].pk} <= set(shown)
+    assert shown == {pk: count for pk, count, *_ in before if pk in shown}
+
+
 def test_export_then_import_loses_nothing(capsys, tmp_path, stocked):
     path = tmp_path / "export.jsonl"
     assert run(capsys, "memory", "export", "--agent", "support-bot", "-o", str(path))[0] == 0

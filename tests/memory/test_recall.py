@@ -147,8 +147,24 @@ def test_neighbouring_turns_of_a_strong_match_are_recalled(agent):
     assert set(ranked) == {turns[0], turns[1]}
 
 
+ACCESS = ("access_count", "last_accessed_at", "decay_base", "decay_from", "expires_at")
+
+
+def access_of_all() -> dict[int, tuple]:
+    return {pk: tuple(rest) for pk, *rest in Memory.objects.values_list("pk", *ACCESS)}
+
+
+def test_a_recall_records_no_access_unless_asked(agent, corpus):
+    before = access_of_all()
+    (hit,) = recall(agent=agent, request=RecallRequest(query="TLS certificate", top_k=1)).hits
+    assert access_of_all() == before
+    # The hit shows the memory as it is, not an access that did not happen.
+    assert tuple(getattr(hit.memory, name) for name in ACCESS) == before[hit.memory.pk]
+
+
 def test_recall_records_access_but_keeps_importance(agent, corpus):
-    recall(agent=agent, request=RecallRequest(query="TLS certificate", top_k=1))
+    request = RecallRequest(query="TLS certificate", top_k=1)
+    recall(agent=agent, request=request, record_access=True)
     memory = Memory.objects.get(content=CORPUS[2])
     assert (memory.access_count, memory.importance) == (1, 0.5)
     assert Memory.objects.filter(access_count=0).count() == len(CORPUS) - 1
@@ -156,21 +172,22 @@ def test_recall_records_access_but_keeps_importance(agent, corpus):
 
 def test_a_recall_shows_the_access_it_recorded(agent, corpus):
     request = RecallRequest(query="TLS certificate", top_k=1)
-    (first,) = recall(agent=agent, request=request).hits
+    (first,) = recall(agent=agent, request=request, record_access=True).hits
     stored = Memory.objects.get(pk=first.memory.pk)
     assert (first.memory.access_count, first.memory.last_accessed_at) == (
         1,
         stored.last_accessed_at,
     )
     assert first.memory.last_accessed_at is not None
-    (second,) = recall(agent=agent, request=request).hits
+    (second,) = recall(agent=agent, request=request, record_access=True).hits
     assert second.memory.access_count == 2 == Memory.objects.get(pk=stored.pk).access_count
 
 
 def test_showing_the_access_costs_no_query_per_hit(agent, corpus):
     def queries(top_k):
         with CaptureQueriesContext(connection) as captured:
-            hits = recall(agent=agent, request=RecallRequest(query="Ann", top_k=top_k)).hits
+            request = RecallRequest(query="Ann", top_k=top_k)
+            hits = recall(agent=agent, request=request, record_access=True).hits
         assert len(hits) == top_k
         return len(captured)
 
@@ -192,7 +209,7 @@ def test_showing_the_access_costs_no_query_per_hit(agent, corpus):
 )
 def test_bad_requests_are_refused(agent, corpus, fields, field):
     with pytest.raises(InvalidInput) as error:
-        recall(agent=agent, request=RecallRequest(**{"query": "x", **fields}))
+        recall(agent=agent, request=RecallRequest(**{"query": "x", **fields}), record_access=True)
     assert error.value.field == field
     assert not Memory.objects.filter(access_count__gt=0).exists()
 
