@@ -12,12 +12,13 @@ from django.db import transaction
 
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
-from dewee.errors import InvalidInput
+from dewee.errors import ConfirmationRequired, InvalidInput
 from memory.models import MemoryType
 from memory.queries import memory_to_dict
 from memory.recall import RecallRequest, recall
 from memory.services import (
     DecayResult,
+    DedupReport,
     ReindexProgress,
     deduplicate_memories,
     ensure_agent,
@@ -57,6 +58,7 @@ def register(memory_commands: Any) -> None:
     p.add_argument("--agent", required=True)
     p.add_argument("--memory-type", choices=MemoryType.values, help="Only memories of this type.")
     p.add_argument("--dry-run", action="store_true", help="Show the groups, change nothing.")
+    p.add_argument("--yes", action="store_true", help="Confirm the merge; it cannot be undone.")
     add_json_flag(p)
     p.set_defaults(handler=dedup)
 
@@ -160,21 +162,36 @@ def index_all(args: argparse.Namespace) -> None:
 
 
 def dedup(args: argparse.Namespace) -> None:
+    """Merging cannot be undone: without --yes it is a dry run that shows what would merge
+    and, when anything would, asks for --yes (exit 2, like every destructive command)."""
     access = cli_access()
+    agent = access.agent(args.agent)
     report = deduplicate_memories(
-        agent=access.agent(args.agent),
+        agent=agent,
         actor=access.actor,
         memory_type=args.memory_type,
-        dry_run=args.dry_run,
+        dry_run=args.dry_run or not args.yes,
     )
+    if report.groups and not (args.yes or args.dry_run):
+        if not args.json:
+            _print_dedup(report)
+        raise ConfirmationRequired(
+            f"refusing to merge {report.merged} duplicates into {len(report.groups)} memories "
+            f"of agent {agent.agent_id!r} without --yes; run it again with --yes to merge "
+            "(this cannot be undone)",
+            details=report.as_dict(),
+        )
     if args.json:
         print_json(report.as_dict())
         return
+    _print_dedup(report)
+
+
+def _print_dedup(report: DedupReport) -> None:
     verb = "Would merge" if report.dry_run else "Merged"
-    merged = report.merged
     print(
-        f"{verb} {merged} duplicates into {len(report.groups)} memories of {report.agent_id} "
-        f"({report.candidates} compared)."
+        f"{verb} {report.merged} duplicates into {len(report.groups)} memories of "
+        f"{report.agent_id} ({report.candidates} compared)."
     )
     for group in report.groups:
         print(f"  keep {group.kept} <- {', '.join(map(str, group.merged))}")

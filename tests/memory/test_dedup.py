@@ -18,7 +18,7 @@ from memory.consolidation import (
     states_other_details,
 )
 from memory.exceptions import TooManyCandidates
-from memory.models import Memory
+from memory.models import Memory, MemoryTag
 from memory.services import (
     autopilot_dedup_pass,
     consolidate_memories,
@@ -181,11 +181,11 @@ def test_cli_dedup_json(capsys, cats):
     assert code == 0
     assert json.loads(out)["groups"] == [{"kept": shout.pk, "merged": [comma.pk, plain.pk]}]
     assert Memory.objects.count() == 4
-    code = main(["memory", "dedup", "--agent", "support-bot", "--json"])
+    code = main(["memory", "dedup", "--agent", "support-bot", "--yes", "--json"])
     out, _ = capsys.readouterr()
     assert (code, json.loads(out)["merged"], json.loads(out)["dry_run"]) == (0, 2, False)
     assert Memory.objects.count() == 2
-    code = main(["memory", "dedup", "--agent", "support-bot"])
+    code = main(["memory", "dedup", "--agent", "support-bot", "--yes"])
     out, _ = capsys.readouterr()
     assert code == 0
     assert "Merged 0 duplicates" in out
@@ -193,6 +193,65 @@ def test_cli_dedup_json(capsys, cats):
     out, _ = capsys.readouterr()
     assert code == 1
     assert json.loads(out)["error"]["code"] == "agent_not_found"
+
+
+def everything() -> list[tuple]:
+    # The embeddings are arrays (no plain ==); the content they come from is compared.
+    columns = [f.attname for f in Memory._meta.concrete_fields if f.name != "embedding"]
+    memories = Memory.objects.order_by("pk").values_list(*columns)
+    tags = MemoryTag.objects.order_by("pk").values_list()
+    return [*memories, *tags, *FactSource.objects.order_by("pk").values_list()]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cli_dedup_without_yes_shows_what_would_merge_and_changes_nothing(capsys, cats):
+    plain, comma, shout, _ = cats
+    before = everything()
+    code = main(["memory", "dedup", "--agent", "support-bot"])
+    out, err = capsys.readouterr()
+    assert code == 2  # as every destructive command without --yes
+    assert out.splitlines() == [
+        "Would merge 2 duplicates into 1 memories of support-bot (4 compared).",
+        f"  keep {shout.pk} <- {comma.pk}, {plain.pk}",
+    ]
+    assert "--yes" in err
+    assert everything() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cli_dedup_json_without_yes_is_one_refusal_with_the_groups(capsys, cats):
+    plain, comma, shout, _ = cats
+    before = everything()
+    code = main(["memory", "dedup", "--agent", "support-bot", "--json"])
+    out, _ = capsys.readouterr()
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (2, "confirmation_required")
+    assert "--yes" in error["message"]
+    assert error["details"] == {
+        "agent_id": "support-bot",
+        "candidates": 4,
+        "dry_run": True,
+        "merged": 2,
+        "groups": [{"kept": shout.pk, "merged": [comma.pk, plain.pk]}],
+    }
+    assert everything() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cli_dedup_with_nothing_to_merge_needs_no_yes(capsys, agent):
+    code = main(["memory", "dedup", "--agent", "support-bot"])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    assert "Would merge 0 duplicates" in out
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cli_dedup_dry_run_wins_over_yes(capsys, cats):
+    before = everything()
+    code = main(["memory", "dedup", "--agent", "support-bot", "--dry-run", "--yes", "--json"])
+    out, _ = capsys.readouterr()
+    assert (code, json.loads(out)["dry_run"], json.loads(out)["merged"]) == (0, True, 2)
+    assert everything() == before
 
 
 # --- AutoPilot dedup ---
