@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from memory.exceptions import InvalidAgentId
+from memory.exceptions import InvalidAgentId, InvalidMemoryPolicy
 from memory.models import (
     Agent,
     ApiKey,
@@ -17,6 +17,7 @@ from memory.models import (
     WorkspaceMember,
 )
 from memory.services import add_member, change_member_role, remove_member
+from memory.services.policy import clean_policy, set_memory_policy
 from memory.validation import clean_new_agent_id
 
 
@@ -63,6 +64,19 @@ class WorkspaceMemberAdmin(admin.ModelAdmin):
             remove_member(member=member, actor=operator_actor(request))
 
 
+POLICY_HELP = (
+    "Changed as PUT /v1/agents/{agent_id}/memory_policy changes it: checked whole, and "
+    "audited with you as the operator."
+)
+NO_DELETE_NOTE = (
+    "Agents are not deleted here: a deletion would take their memories, sessions and facts "
+    "without the audit events and erasure receipts that forgetting leaves, and no command "
+    "erases a whole agent. To erase what an agent holds, forget its memories "
+    "(POST /v1/memories/forget) and its facts (POST /v1/facts/forget, or "
+    "`dewee memory facts forget --agent AGENT_ID --user USER --yes`)."
+)
+
+
 class AgentAdminForm(forms.ModelForm):
     # No Meta: the admin builds the form for Agent with the fields it shows.
     def clean_agent_id(self) -> str:
@@ -74,16 +88,46 @@ class AgentAdminForm(forms.ModelForm):
         except InvalidAgentId as exc:
             raise forms.ValidationError(exc.message) from None
 
+    def clean_memory_policy(self) -> dict[str, Any]:
+        # Checked here to show the message on the form; set_memory_policy checks it again.
+        try:
+            return clean_policy(self.cleaned_data["memory_policy"])
+        except InvalidMemoryPolicy as exc:
+            raise forms.ValidationError(exc.message) from None
+
 
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
-    """Where an operator renames or deletes an agent whose id holds a '/' (accepted before
-    new ids were refused one), which some of the API's paths cannot name."""
+    """Where an operator renames an agent whose id holds a '/' (accepted before new ids
+    were refused one), which some of the API's paths cannot name. A policy change goes
+    through set_memory_policy; agents cannot be deleted here (see NO_DELETE_NOTE)."""
 
     form = AgentAdminForm
     list_display = ["agent_id", "workspace", "name", "created_at"]
     list_filter = ["workspace"]
     search_fields = ["agent_id", "name"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [(None, {"fields": self.get_fields(request, obj), "description": NO_DELETE_NOTE})]
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        if "memory_policy" in form.base_fields:
+            form.base_fields["memory_policy"].help_text = POLICY_HELP
+        return form
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        policy = obj.memory_policy
+        stored = Agent.objects.filter(pk=obj.pk).values_list("memory_policy", flat=True)
+        obj.memory_policy = (stored.first() if change else None) or {}
+        super().save_model(request, obj, form, change)
+        if policy != obj.memory_policy:
+            set_memory_policy(agent=obj, policy=policy, actor=operator_actor(request))
 
 
 @admin.register(ApiKey)
