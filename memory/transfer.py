@@ -9,7 +9,6 @@ metadata, sources, sessions, access counts and times.
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -17,9 +16,9 @@ from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput
 from dewee.timeparse import parse_time
-from memory.models import Agent, Memory, Session
+from memory.models import Agent, Memory, Session, SessionState
 from memory.services import MemoryInput, store_memories, user_tags
-from memory.services.sessions import start_session
+from memory.services.sessions import restore_last_activity, restore_session
 
 FORMAT_VERSION = 1
 IMPORT_BATCH = 500
@@ -73,28 +72,18 @@ class ImportResult:
 
 
 def _session_from(agent: Agent, record: dict[str, Any]) -> Session:
-    session = start_session(
+    return restore_session(
         agent=agent,
         user=record.get("user") or "",
         metadata=record.get("metadata") or {},
         idle_timeout_secs=record.get("idle_timeout_secs"),
+        state=record.get("state") or SessionState.ACTIVE,
+        started_at=parse_time(record.get("started_at"), field="started_at"),
+        last_activity_at=parse_time(record.get("last_activity_at"), field="last_activity_at"),
+        ended_at=parse_time(record.get("ended_at"), field="ended_at"),
+        ended_reason=record.get("ended_reason") or "",
+        summary=record.get("summary") or "",
     )
-    fields = {
-        "state": record.get("state") or session.state,
-        "started_at": parse_time(record.get("started_at"), field="started_at")
-        or session.started_at,
-        "last_activity_at": parse_time(record.get("last_activity_at"), field="last_activity_at")
-        or session.last_activity_at,
-        "ended_at": parse_time(record.get("ended_at"), field="ended_at"),
-        "ended_reason": record.get("ended_reason") or "",
-        "summary": record.get("summary") or "",
-    }
-    if fields["state"] not in ("active", "ended"):
-        raise InvalidInput("state", "must be active or ended")
-    for name, value in fields.items():
-        setattr(session, name, value)
-    session.save(update_fields=list(fields))
-    return session
 
 
 def _memory_input(record: dict[str, Any], sessions: dict[Any, Session]) -> MemoryInput:
@@ -125,7 +114,6 @@ def import_records(agent: Agent, records: Iterable[tuple[int, dict[str, Any]]]) 
     its line and nothing of the file is kept. Memories already expired are skipped."""
     result = ImportResult()
     sessions: dict[Any, Session] = {}
-    last_activity: dict[Any, datetime] = {}
     pending: list[tuple[int, MemoryInput]] = []
     now = timezone.now()
 
@@ -150,7 +138,6 @@ def import_records(agent: Agent, records: Iterable[tuple[int, dict[str, Any]]]) 
             if kind == "session":
                 session = _session_from(agent, record)
                 sessions[record.get("id")] = session
-                last_activity[record.get("id")] = session.last_activity_at
                 result.sessions += 1
             elif kind == "memory":
                 item = _memory_input(record, sessions)
@@ -168,6 +155,6 @@ def import_records(agent: Agent, records: Iterable[tuple[int, dict[str, Any]]]) 
             raise InvalidInput(f"line {line}", exc.message) from None
     flush()
     # Storing the memories counted as session activity; keep the times of the export.
-    for record_id, session in sessions.items():
-        Session.objects.filter(pk=session.pk).update(last_activity_at=last_activity[record_id])
+    for session in sessions.values():
+        restore_last_activity(session=session)
     return result

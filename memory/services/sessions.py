@@ -4,7 +4,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from django.conf import settings
 from django.db import transaction
@@ -50,6 +50,58 @@ def start_session(
         metadata=clean_metadata(metadata),
         idle_timeout_secs=_clean_timeout(idle_timeout_secs),
     )
+
+
+def restore_session(
+    *,
+    agent: Agent,
+    user: str = "",
+    metadata: dict[str, Any] | None = None,
+    idle_timeout_secs: int | None = None,
+    state: str = SessionState.ACTIVE,
+    started_at: datetime | None = None,
+    last_activity_at: datetime | None = None,
+    ended_at: datetime | None = None,
+    ended_reason: str = "",
+    summary: str = "",
+) -> Session:
+    """A session as an export recorded it (``dewee memory import``): started as
+    start_session starts one, with the state, times, end and summary of the export, each
+    checked as the session's own writes check it. Times left out are now."""
+    if state not in SessionState.values:
+        raise InvalidInput("state", f"must be {' or '.join(SessionState.values)}")
+    summary = clean_text(summary, field="summary", max_chars=SUMMARY_MAX_CHARS, required=False)
+    if state == SessionState.ENDED:
+        if ended_reason not in get_args(EndReason):
+            raise InvalidInput("ended_reason", f"must be {' or '.join(get_args(EndReason))}")
+    elif ended_at is not None or ended_reason or summary:
+        raise InvalidInput("state", "an active session has no end, end reason or summary")
+    session = start_session(
+        agent=agent, user=user, metadata=metadata, idle_timeout_secs=idle_timeout_secs
+    )
+    session.state = state
+    session.started_at = started_at or session.started_at
+    session.last_activity_at = last_activity_at or session.last_activity_at
+    session.ended_at = ended_at if state == SessionState.ACTIVE else ended_at or timezone.now()
+    session.ended_reason = ended_reason
+    session.summary = summary
+    session.save(
+        update_fields=[
+            "state",
+            "started_at",
+            "last_activity_at",
+            "ended_at",
+            "ended_reason",
+            "summary",
+        ]
+    )
+    return session
+
+
+def restore_last_activity(*, session: Session) -> None:
+    """Put back the last activity ``session`` had when restored (restore_session): storing
+    an import's memories into it counted as activity, which the export's was not."""
+    Session.objects.filter(pk=session.pk).update(last_activity_at=session.last_activity_at)
 
 
 def record_session_activity(*, session_ids: Iterable[int], now: datetime | None = None) -> int:

@@ -17,6 +17,7 @@ from memory.services import (
     store_memories,
 )
 from memory.services.indexing import CHECKPOINT_KEY, reindex_agent
+from memory.services.sessions import SUMMARY_MAX_CHARS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -176,6 +177,67 @@ def test_a_refused_import_into_a_new_agent_leaves_no_agent(capsys, tmp_path, wor
     path.write_text('{"kind": "memory", "content": "fine"}\n')
     assert run(capsys, *argv)[0] == 0
     assert Agent.objects.get(agent_id="new-bot").workspace == workspace
+
+
+ENDED = {
+    "kind": "session",
+    "id": 7,
+    "state": "ended",
+    "started_at": "2026-01-05T09:00:00+00:00",
+    "last_activity_at": "2026-01-05T09:30:00+00:00",
+    "ended_at": "2026-01-05T10:00:00+00:00",
+    "ended_reason": "client",
+    "summary": "Talked about tea.",
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"summary": "x" * (SUMMARY_MAX_CHARS + 1)}, "summary"),
+        ({"ended_reason": "exploded"}, "ended_reason: must be client or idle"),
+        ({"state": "paused"}, "state: must be active or ended"),
+        ({"state": "active"}, "state: an active session has no end"),
+        ({"idle_timeout_secs": -1}, "idle_timeout_secs"),
+        ({"user": 42}, "user: must be a string"),
+    ],
+)
+def test_an_imported_session_is_checked_as_the_sessions_own_writes_check_it(
+    capsys, tmp_path, agent, change, message
+):
+    path = tmp_path / "sessions.jsonl"
+    session = {**ENDED, **change}
+    memory = {"kind": "memory", "content": "Ann likes tea", "session": 7}
+    path.write_text(f"{json.dumps(session)}\n{json.dumps(memory)}\n")
+    code, _, err = run(capsys, "memory", "import", str(path), "--agent", "support-bot")
+    assert code == 1
+    assert "line 1" in err
+    assert message in err, err
+    assert not Session.objects.exists()
+    assert not Memory.objects.exists()
+
+
+def test_an_imported_session_keeps_the_exports_times_and_gets_a_started_sessions_defaults(
+    capsys, tmp_path, agent
+):
+    path = tmp_path / "sessions.jsonl"
+    active = {"kind": "session", "id": 8, "last_activity_at": "2026-01-05T09:30:00+00:00"}
+    memory = {"kind": "memory", "content": "Ann likes tea", "session": 8}
+    lines = [ENDED, active, memory]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert run(capsys, "memory", "import", str(path), "--agent", "support-bot")[0] == 0
+    ended, open_ = Session.objects.filter(agent=agent).order_by("id")
+    assert (ended.state, ended.ended_reason, ended.summary) == ("ended", "client", ENDED["summary"])
+    assert ended.ended_at is not None
+    assert ended.ended_at.isoformat() == ENDED["ended_at"]
+    assert (open_.state, open_.user_ref, open_.metadata, open_.idle_timeout_secs) == (
+        "active",
+        "",
+        {},
+        None,
+    )
+    assert (open_.ended_at, open_.ended_reason, open_.summary) == (None, "", "")
+    assert open_.last_activity_at.isoformat() == active["last_activity_at"]
 
 
 def test_index_all_re_embeds_everything_and_reports(capsys, stocked):
