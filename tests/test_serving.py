@@ -447,7 +447,10 @@ def test_a_database_outage_answers_503_and_the_server_recovers_by_itself(tmp_pat
             "the server to work again",
         )
         assert time.monotonic() - back_at < 15
-        listed = server.request("GET", "/v1/agents/outage/memories?limit=100").json()
+        # Each web process's pool finds the database again by itself.
+        path = "/v1/agents/outage/memories?limit=100"
+        wait_for(lambda: server.request("GET", path).status == 200, 10, "every process back")
+        listed = server.request("GET", path).json()
         contents = sorted(item["content"] for item in listed["items"])
         assert "while down" not in contents
         assert contents[0] == "after"
