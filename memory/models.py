@@ -2,7 +2,7 @@
 the audit log and erasure receipts."""
 
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import models
@@ -336,6 +336,17 @@ class RunStatus(models.TextChoices):
     INTERRUPTED = "interrupted"
 
 
+class MaintenanceRunQuerySet(models.QuerySet["MaintenanceRun"]):
+    def stale(self, now: datetime) -> "MaintenanceRunQuerySet":
+        """Runs still marked running whose heartbeat (or start, before the first beat) is
+        older than DEWEE_RUN_STALE_SECS: their worker stopped mid-run."""
+        limit = now - timedelta(seconds=settings.DEWEE_RUN_STALE_SECS)
+        return self.filter(
+            Q(status=RunStatus.RUNNING)
+            & (Q(heartbeat_at__lt=limit) | Q(heartbeat_at__isnull=True, started_at__lt=limit))
+        )
+
+
 class MaintenanceRun(models.Model):
     """One run of a background job: what it did, to how many memories, how long it took.
     ``agent`` is set when the run was limited to one agent (the CLI, a Run now of an agent);
@@ -362,12 +373,20 @@ class MaintenanceRun(models.Model):
     # Written every DEWEE_RUN_HEARTBEAT_SECS while the run is going.
     heartbeat_at = models.DateTimeField(null=True, blank=True)
 
+    objects = MaintenanceRunQuerySet.as_manager()
+
     class Meta:
         ordering = ["-started_at", "-id"]
         indexes = [models.Index(fields=["job", "-started_at"], name="maintenance_job_time_idx")]
 
     def __str__(self) -> str:
         return f"{self.job} {self.started_at:%Y-%m-%d %H:%M} ({self.status})"
+
+    def is_stale(self, now: datetime) -> bool:
+        """The same test as MaintenanceRunQuerySet.stale, for a run already loaded."""
+        last_sign = self.heartbeat_at or self.started_at
+        stale_secs = settings.DEWEE_RUN_STALE_SECS
+        return self.status == RunStatus.RUNNING and (now - last_sign).total_seconds() > stale_secs
 
 
 class WorkerHeartbeat(models.Model):

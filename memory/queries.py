@@ -1,10 +1,9 @@
 """Reads for workspaces, agents and API keys."""
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -214,18 +213,12 @@ RECENT_RUNS = 5
 SNAPSHOT_POINTS = 48
 
 
-def is_stale_run(run: MaintenanceRun, *, now: datetime) -> bool:
-    """A run marked running whose heartbeat stopped (see stale_run_filter)."""
-    last_sign = run.heartbeat_at or run.started_at
-    return (now - last_sign).total_seconds() > settings.DEWEE_RUN_STALE_SECS
-
-
 def run_to_dict(run: MaintenanceRun, *, workspace: Workspace | None = None) -> dict[str, Any]:
     """A run as its viewer may see it: a workspace sees its own share of a run over every
     workspace, never the others' counts."""
     counts, touched = run.counts, run.touched
     status = run.status
-    if status == RunStatus.RUNNING and is_stale_run(run, now=timezone.now()):
+    if run.is_stale(timezone.now()):
         # Its worker died; the next heartbeat pass records it, but no reader should wait.
         status = RunStatus.INTERRUPTED
     if workspace is not None and run.workspace_id is None:

@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -90,7 +90,6 @@ class Server:
     token: str
     log: Path
     key: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
 
     def request(
         self,
@@ -152,7 +151,7 @@ def start_server(tmp_path: Path, **env: str) -> Server:
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
     )
-    return Server(f"http://127.0.0.1:{port}", process, token, log, env=environment)
+    return Server(f"http://127.0.0.1:{port}", process, token, log)
 
 
 def wait_until_serving(server: Server, timeout: float = 90) -> None:

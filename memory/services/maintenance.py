@@ -17,7 +17,6 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, connections, transaction
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from django_q.models import Schedule
@@ -108,19 +107,10 @@ def clean_jobs(jobs: object) -> list[str]:
     return list(dict.fromkeys(jobs))
 
 
-def stale_run_filter(now: datetime) -> Q:
-    """Runs still marked running whose heartbeat (or start, before the first beat) is older
-    than DEWEE_RUN_STALE_SECS: their worker stopped mid-run."""
-    limit = now - timedelta(seconds=settings.DEWEE_RUN_STALE_SECS)
-    return Q(status=RunStatus.RUNNING) & (
-        Q(heartbeat_at__lt=limit) | Q(heartbeat_at__isnull=True, started_at__lt=limit)
-    )
-
-
 def mark_interrupted_runs(*, now: datetime) -> int:
     """Record as interrupted every run whose worker stopped mid-run, so it no longer shows
     as running. Its memories are each before or after the pass; the next run finishes."""
-    return MaintenanceRun.objects.filter(stale_run_filter(now)).update(
+    return MaintenanceRun.objects.stale(now).update(
         status=RunStatus.INTERRUPTED,
         finished_at=now,
         error="interrupted: its worker stopped mid-run (no heartbeat)",

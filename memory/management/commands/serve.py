@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,6 @@ class Child:
     starts: int = 0
     backoff: float = BACKOFF_FIRST_SECS
     restart_at: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def start(self) -> None:
         self.process = subprocess.Popen(
