@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from bench.facts import bulk_facts
 from facts.models import Fact
-from memory.services import create_agent, default_workspace
+from tenancy.services import create_agent, default_workspace
 
 
 def main() -> None:

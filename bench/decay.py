@@ -47,14 +47,10 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, connections  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from memory.models import Agent, Memory  # noqa: E402
-from memory.services import (  # noqa: E402
-    DecayResult,
-    create_agent,
-    decay_pass,
-    default_workspace,
-    record_access,
-)
+from memory.models import Memory  # noqa: E402
+from memory.services import DecayResult, decay_pass, record_access  # noqa: E402
+from tenancy.models import Agent  # noqa: E402
+from tenancy.services import create_agent, default_workspace  # noqa: E402
 
 TYPES = ["episodic", "episodic", "semantic", "procedural", "working"]
 WORDS = ["Lisbon", "the offsite", "ticket INC-4021", "Ann", "the deploy", "tea", "Kofi", "Q3"]

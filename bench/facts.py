@@ -35,8 +35,8 @@ from django.utils import timezone  # noqa: E402
 from facts.models import Fact, FactSource, Status  # noqa: E402
 from facts.queries import FactFilters, list_facts  # noqa: E402
 from facts.services import SourceInput, assert_fact, forget_facts  # noqa: E402
-from memory.models import Agent  # noqa: E402
-from memory.services import create_agent, default_workspace  # noqa: E402
+from tenancy.models import Agent  # noqa: E402
+from tenancy.services import create_agent, default_workspace  # noqa: E402
 
 PREDICATES = [f"attr_{i:02d}" for i in range(40)] + ["employer", "city", "email", "likes"]
 STATUS_MIX = [Status.CURRENT] * 6 + [Status.HISTORY] * 3 + [Status.DISPUTED]

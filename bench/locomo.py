@@ -36,15 +36,10 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from memory.models import Agent  # noqa: E402
 from memory.recall import RecallRequest, recall  # noqa: E402
-from memory.services import (  # noqa: E402
-    MemoryInput,
-    default_workspace,
-    ensure_agent,
-    start_session,
-    store_memories,
-)
+from memory.services import MemoryInput, start_session, store_memories  # noqa: E402
+from tenancy.models import Agent  # noqa: E402
+from tenancy.services import default_workspace, ensure_agent  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo" / "locomo10.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -35,13 +35,8 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
 from memory.recall import RecallRequest, recall  # noqa: E402
-from memory.services import (  # noqa: E402
-    MemoryInput,
-    create_agent,
-    default_workspace,
-    start_session,
-    store_memories,
-)
+from memory.services import MemoryInput, start_session, store_memories  # noqa: E402
+from tenancy.services import create_agent, default_workspace  # noqa: E402
 
 PEOPLE = [
     "Ann",

@@ -17,9 +17,9 @@ from ninja.security import HttpBearer
 from dewee import __version__
 from dewee.errors import DeweeError, InvalidInput
 from dewee.outage import database_trouble, trouble_response
-from memory.access import Access
-from memory.queries import authenticate_api_key
-from memory.validation import refuse_lone_surrogates
+from tenancy.access import Access
+from tenancy.queries import authenticate_api_key
+from tenancy.validation import refuse_lone_surrogates
 
 logger = logging.getLogger("dewee.api")
 

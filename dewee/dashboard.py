@@ -16,8 +16,8 @@ from django_htmx.middleware import HtmxDetails
 
 from dewee.errors import InvalidInput, NotFound
 from facts.queries import disputed_count
-from memory.access import Access, access_for_user
-from memory.exceptions import NoMembership
+from tenancy.access import Access, access_for_user
+from tenancy.exceptions import NoMembership
 
 # Each app's instance namespace under /app/; under /dashboard/ it is the app's own name.
 APP_MOUNT = {"facts": "app", "memory": "app-memory"}

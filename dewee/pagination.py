@@ -4,7 +4,7 @@ import base64
 import binascii
 
 from dewee.errors import InvalidInput
-from memory.validation import DB_ID_MAX
+from tenancy.validation import DB_ID_MAX
 
 
 def encode_cursor(last_id: int) -> str:

@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     # Before django_q: its `qcluster` command is dewee's (a cluster that restarts whole).
     "dewee",
     "django_q",
+    "tenancy",
     "memory",
     "facts",
 ]

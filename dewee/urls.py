@@ -23,7 +23,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("dashboard/", include("facts.urls")),
     path("dashboard/memory/", include("memory.urls")),
-    path("dashboard/members/", include("memory.member_urls")),
+    path("dashboard/members/", include("tenancy.urls")),
     path("app/", include("facts.urls", namespace=APP_MOUNT["facts"])),
     path("app/memory/", include("memory.urls", namespace=APP_MOUNT["memory"])),
     path("healthz", healthz, name="healthz"),

@@ -13,7 +13,7 @@ from django.utils.html import format_html_join
 from dewee.errors import DeweeError
 from facts import services
 from facts.models import Fact, FactSource
-from memory.admin import operator_actor
+from tenancy.admin import admin_actor
 
 
 class FactSourceInline(admin.TabularInline):
@@ -42,7 +42,7 @@ def _apply(
     done, failed = 0, []
     for fact in queryset.select_related("agent"):
         try:
-            operation(fact=fact, actor=operator_actor(request), **kwargs)
+            operation(fact=fact, actor=admin_actor(request), **kwargs)
             done += 1
         except DeweeError as exc:
             failed.append(f"fact {fact.pk}: {exc.message}")

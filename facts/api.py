@@ -18,8 +18,8 @@ from facts.schemas import (
     ReceiptOut,
     ResolveIn,
 )
-from memory.access import request_access
-from memory.queries import receipt_to_dict
+from tenancy.access import request_access
+from tenancy.queries import receipt_to_dict
 
 router = Router(tags=["facts"])
 

@@ -10,7 +10,7 @@ from datetime import datetime
 from django.db import models
 from django.db.models import Q
 
-from memory.models import Agent
+from tenancy.models import Agent
 
 VALUE_MAX_CHARS = 4096
 KEY_MAX_CHARS = 255

@@ -14,8 +14,9 @@ from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, decode_cursor, enco
 from facts.exceptions import FactNotFound, ReceiptNotFound
 from facts.models import Fact, FactQuerySet, FactSource, Status
 from facts.rules import freshness, freshness_label
-from memory.access import Access
-from memory.models import Agent, AuditEvent, ErasureReceipt, Memory
+from memory.models import Memory
+from tenancy.access import Access
+from tenancy.models import Agent, AuditEvent, ErasureReceipt
 
 
 @dataclass(frozen=True)

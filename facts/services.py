@@ -25,9 +25,10 @@ from facts.models import (
 )
 from facts.rules import category_for, normalise_value, stronger_verification, trust_key
 from memory.exceptions import MemoryNotFound
-from memory.models import Agent, AuditAction, AuditEvent, ErasureReceipt, Memory
-from memory.services import record_event
-from memory.validation import clean_choice, clean_text, clean_unit_interval
+from memory.models import Memory
+from tenancy.audit import record_event
+from tenancy.models import Agent, AuditAction, AuditEvent, ErasureReceipt
+from tenancy.validation import clean_choice, clean_text, clean_unit_interval
 
 # Attempts before a contended slot is reported as busy. Each retry sees the committed
 # winner of the previous race, so more than a couple are only needed under heavy load.

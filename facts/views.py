@@ -40,8 +40,8 @@ from facts.queries import (
     status_counts,
 )
 from facts.services import count_forgettable, delete_fact, forget_facts, resolve_fact
-from memory.access import Access, access_for_user
-from memory.queries import receipt_to_dict
+from tenancy.access import Access, access_for_user
+from tenancy.queries import receipt_to_dict
 
 PAGE_SIZE = 25
 

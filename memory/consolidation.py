@@ -17,7 +17,8 @@ import numpy as np
 from django.db.models import Q, QuerySet
 
 from memory.entities import ENTITY_PREFIX
-from memory.models import Agent, MaintenanceJob, MaintenanceRun, Memory, MemoryTag, RunStatus
+from memory.models import MaintenanceJob, MaintenanceRun, Memory, MemoryTag, RunStatus
+from tenancy.models import Agent
 
 _WORD = re.compile(r"\w+")
 

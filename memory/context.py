@@ -10,11 +10,12 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from facts.models import KEY_MAX_CHARS, Fact
 from facts.queries import fact_to_dict
-from memory.models import Agent, Memory, Session
+from memory.models import Memory, Session
 from memory.queries import memory_to_dict
 from memory.recall import RecallFilters, RecallRequest, recall
 from memory.services import record_session_activity
-from memory.validation import clean_text
+from tenancy.models import Agent
+from tenancy.validation import clean_text
 
 BUDGET_MAX_TOKENS = 32_000
 WORKING_MAX_ITEMS = 50

@@ -1,55 +1,12 @@
 from dewee.errors import Conflict, DeweeError, InvalidInput, NotFound
 
 
-class AgentNotFound(NotFound):
-    code = "agent_not_found"
-
-
-class WorkspaceNotFound(NotFound):
-    code = "workspace_not_found"
-
-
-class NoMembership(WorkspaceNotFound):
-    """A signed-in person who belongs to no workspace (yet): the dashboard explains whom to
-    ask instead of showing a bare 404."""
-
-    code = "no_membership"
-
-
-class UserNotFound(NotFound):
-    code = "user_not_found"
-
-
-class MemberNotFound(NotFound):
-    code = "member_not_found"
-
-
-class MemberExists(Conflict):
-    code = "member_exists"
-
-
 class MemoryNotFound(NotFound):
     code = "memory_not_found"
 
 
 class SessionNotFound(NotFound):
     code = "session_not_found"
-
-
-class AgentExists(Conflict):
-    code = "agent_exists"
-
-
-class WorkspaceExists(Conflict):
-    code = "workspace_exists"
-
-
-class ApiKeyNotFound(NotFound):
-    code = "api_key_not_found"
-
-
-class InvalidAgentId(InvalidInput):
-    code = "invalid_agent_id"
 
 
 class EmbeddingModelMismatch(Conflict):

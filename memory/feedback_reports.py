@@ -9,7 +9,8 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from dewee.pagination import clean_limit, decode_cursor, encode_cursor
-from memory.models import Agent, FeedbackKind, Memory, MemoryFeedback
+from memory.models import FeedbackKind, Memory, MemoryFeedback
+from tenancy.models import Agent
 
 SHORT_CONTENT_CHARS = 120
 TOP_MEMORIES = 5

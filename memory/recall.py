@@ -18,12 +18,13 @@ from dewee.errors import InvalidInput
 from memory.embeddings.engine import Embedder, get_embedder
 from memory.entities import query_names
 from memory.exceptions import SessionNotFound
-from memory.models import Agent, Memory, MemoryQuerySet, MemoryTag, MemoryType, Session
+from memory.models import Memory, MemoryQuerySet, MemoryTag, MemoryType, Session
 from memory.rerank import RERANK_CANDIDATES, CrossEncoder, get_reranker
 from memory.search import keyword_search, keyword_terms, vector_search
 from memory.services import record_access as record_memory_access
 from memory.services import record_session_activity
-from memory.validation import clean_tags, clean_unit_interval
+from tenancy.models import Agent
+from tenancy.validation import clean_tags, clean_unit_interval
 
 TOP_K_MAX = 100
 POOL_MIN = 100

@@ -16,7 +16,7 @@ from pydantic import (
 )
 
 from memory.models import FeedbackKind, MemoryType
-from memory.validation import DB_ID_MAX
+from tenancy.validation import DB_ID_MAX
 
 UnitFloat = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 # The id of a row, in a query parameter (text that must read as one) or, strict, in a JSON

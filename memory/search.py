@@ -22,7 +22,8 @@ from django.db import connection, transaction
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from memory.models import Agent, Memory, MemoryQuerySet
+from memory.models import Memory, MemoryQuerySet
+from tenancy.models import Agent
 
 # Words too common to say anything about which memory is meant.
 STOPWORDS = frozenset(

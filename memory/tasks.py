@@ -1,7 +1,7 @@
 """django-q2 tasks: each takes ids, never objects, and calls one service."""
 
-from memory.models import Agent, Workspace
 from memory.services.maintenance import beat_worker_heartbeat, run_maintenance
+from tenancy.models import Agent, Workspace
 
 
 def run_job(

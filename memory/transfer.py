@@ -16,9 +16,10 @@ from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput
 from dewee.timeparse import parse_time
-from memory.models import Agent, Memory, Session, SessionState
+from memory.models import Memory, Session, SessionState
 from memory.services import MemoryInput, store_memories, user_tags
 from memory.services.sessions import restore_last_activity, restore_session
+from tenancy.models import Agent
 
 FORMAT_VERSION = 1
 IMPORT_BATCH = 500

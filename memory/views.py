@@ -27,7 +27,6 @@ from dewee.dashboard import (
     render_page,
 )
 from facts.queries import fact_to_dict, facts_learned_from
-from memory.access import Access, access_for_user
 from memory.forms import CursorForm, DeleteMemoryForm, MemoryFilterForm, RunJobForm
 from memory.models import MaintenanceJob, Memory
 from memory.queries import (
@@ -41,6 +40,7 @@ from memory.queries import (
 from memory.recall import RecallRequest, recall
 from memory.services import delete_memory
 from memory.services.maintenance import queue_maintenance
+from tenancy.access import Access, access_for_user
 
 PAGE_SIZE = 25
 SEARCH_TOP_K = 20

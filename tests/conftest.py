@@ -5,7 +5,7 @@ from urllib.parse import urlencode
 import pytest
 from django.test import Client
 
-from memory.models import Agent, Workspace
+from tenancy.models import Agent, Workspace
 from tests.factories import make_agent, make_key, make_workspace
 
 # Playwright drives the browser from an event loop in the test thread; the test's own ORM

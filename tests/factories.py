@@ -4,8 +4,8 @@ from typing import Any
 
 from facts.models import Fact
 from facts.services import AssertResult, SourceInput, assert_fact
-from memory.models import Agent, Workspace
-from memory.services import create_agent, create_api_key, create_workspace
+from tenancy.models import Agent, Workspace
+from tenancy.services import create_agent, create_api_key, create_workspace
 
 _counter = {"n": 0}
 

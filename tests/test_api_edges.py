@@ -15,7 +15,8 @@ from django.test import Client, RequestFactory
 import dewee.wsgi
 from dewee.api import api as ninja_api
 from dewee.error_pages import bad_request
-from memory.models import Agent, Memory
+from memory.models import Memory
+from tenancy.models import Agent
 from tests.factories import make_key
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from django.utils.dateparse import parse_datetime
 
 from dewee.api import api as ninja_api
 from facts.models import Fact
-from memory.models import Agent, AuditEvent, Memory, MemoryTag, Session
+from memory.models import Memory, MemoryTag, Session
 from memory.recall import RecallRequest, load_winners, recall
 from memory.services import (
     MemoryInput,
@@ -27,7 +27,8 @@ from memory.services import (
     start_session,
     store_memories,
 )
-from memory.validation import MAX_EXPIRES_AT
+from tenancy.models import Agent, AuditEvent
+from tenancy.validation import MAX_EXPIRES_AT
 from tests.factories import state
 
 pytestmark = pytest.mark.django_db

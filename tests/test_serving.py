@@ -287,7 +287,7 @@ def test_a_run_whose_worker_died_shows_interrupted_and_is_recorded_so(db, settin
     beating = MaintenanceRun.objects.create(
         job="expiry", started_at=now - timedelta(minutes=5), heartbeat_at=now
     )
-    from memory.access import Access
+    from tenancy.access import Access
 
     shown = {
         job["job"]: job["last_runs"][0]["status"]

@@ -11,8 +11,8 @@ from dewee.errors import ConfirmationRequired
 from dewee.timeparse import parse_time
 from facts import queries, services
 from facts.models import Category, Status, Verification
-from memory.queries import receipt_to_dict
-from memory.services import default_workspace, ensure_agent
+from tenancy.queries import receipt_to_dict
+from tenancy.services import default_workspace, ensure_agent
 
 FACT_COLUMNS = [
     ("id", "ID"),

@@ -21,12 +21,11 @@ from memory.services import (
     DedupReport,
     ReindexProgress,
     deduplicate_memories,
-    ensure_agent,
-    get_workspace,
     reindex_agent,
 )
 from memory.services.maintenance import run_maintenance
 from memory.transfer import export_records, import_records
+from tenancy.services import ensure_agent, get_workspace
 
 
 def register(memory_commands: Any) -> None:

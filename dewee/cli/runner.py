@@ -7,7 +7,7 @@ import sys
 
 from dewee.cli.output import print_json
 from dewee.errors import ConfirmationRequired, DeweeError
-from memory.access import Access
+from tenancy.access import Access
 
 EXIT_OK, EXIT_DOMAIN_ERROR, EXIT_USAGE = 0, 1, 2
 

@@ -5,9 +5,9 @@ from typing import Any
 
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
-from memory.models import DEFAULT_WORKSPACE_SLUG, ApiKey, Workspace
-from memory.queries import agent_to_dict
-from memory.services import (
+from tenancy.models import DEFAULT_WORKSPACE_SLUG, ApiKey, Workspace
+from tenancy.queries import agent_to_dict
+from tenancy.services import (
     create_agent,
     create_api_key,
     create_workspace,

@@ -7,15 +7,11 @@ from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
 from memory import services
-from memory.access import request_access
 from memory.api.common import memory_page, recall_filters
 from memory.feedback_reports import (
     agent_feedback_summary,
 )
-from memory.queries import (
-    agent_to_dict,
-    list_memories,
-)
+from memory.queries import list_memories
 from memory.schemas import (
     AgentIn,
     AgentOut,
@@ -25,7 +21,10 @@ from memory.schemas import (
     MemoryPolicyIn,
     MemoryPolicyOut,
 )
-from memory.validation import TAG_MAX_CHARS, TAGS_MAX
+from tenancy import services as tenancy_services
+from tenancy.access import request_access
+from tenancy.queries import agent_to_dict
+from tenancy.validation import TAG_MAX_CHARS, TAGS_MAX
 
 router = Router()
 
@@ -50,7 +49,7 @@ class MemoryListParams(Schema):
 def create_agent(request: HttpRequest, payload: AgentIn) -> Status:
     access = request_access(request)
     assert access.workspace is not None
-    agent = services.create_agent(
+    agent = tenancy_services.create_agent(
         workspace=access.workspace,
         agent_id=payload.agent_id,
         name=payload.name,

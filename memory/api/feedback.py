@@ -6,7 +6,6 @@ from django.http import HttpRequest
 from ninja import Router, Status
 
 from memory import services
-from memory.access import request_access
 from memory.feedback_reports import (
     feedback_health,
     feedback_to_dict,
@@ -22,6 +21,7 @@ from memory.schemas import (
     FeedbackPageOut,
     FeedbackResultOut,
 )
+from tenancy.access import request_access
 
 router = Router()
 

@@ -8,10 +8,10 @@ from django.http import HttpRequest
 from ninja import Router, Schema, Status
 from pydantic import Field, StrictStr
 
-from memory.access import request_access
 from memory.queries import maintenance_status
 from memory.schemas import StrictSchema
 from memory.services.maintenance import queue_maintenance
+from tenancy.access import request_access
 
 router = Router(tags=["maintenance"])
 

@@ -8,7 +8,6 @@ from ninja import Router, Status
 from dewee.errors import DeweeError
 from dewee.timeparse import parse_time
 from memory import services
-from memory.access import request_access
 from memory.api.common import recall_filters
 from memory.models import Memory
 from memory.queries import (
@@ -32,6 +31,7 @@ from memory.schemas import (
     StoredOut,
     StoreMemoryIn,
 )
+from tenancy.access import request_access
 
 router = Router()
 

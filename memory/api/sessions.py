@@ -6,7 +6,6 @@ from django.http import HttpRequest
 from ninja import Router, Status
 
 from memory import services
-from memory.access import request_access
 from memory.api.common import memory_page
 from memory.context import ContextRequest, build_context
 from memory.queries import (
@@ -23,6 +22,7 @@ from memory.schemas import (
     SessionIn,
     SessionOut,
 )
+from tenancy.access import request_access
 
 router = Router()
 

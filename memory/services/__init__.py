@@ -1,4 +1,4 @@
-"""Writes of the memory app: tenancy (workspaces, agents, keys, audit), memories, sessions.
+"""Writes of the memory app: memories, sessions, feedback, policy and maintenance.
 
 Every interface imports from here; each function is the one place its rule lives.
 """
@@ -36,24 +36,8 @@ from memory.services.sessions import (
     start_session,
     touch_session,
 )
-from memory.services.tenancy import (
-    API_KEY_PREFIX,
-    add_member,
-    change_member_role,
-    create_agent,
-    create_api_key,
-    create_workspace,
-    default_workspace,
-    ensure_agent,
-    get_workspace,
-    hash_api_key,
-    record_event,
-    remove_member,
-    revoke_api_key,
-)
 
 __all__ = [
-    "API_KEY_PREFIX",
     "DecayResult",
     "DedupReport",
     "FeedbackResult",
@@ -61,37 +45,25 @@ __all__ = [
     "MemoryPolicy",
     "ReindexProgress",
     "SessionEnded",
-    "add_member",
     "autopilot_consolidate_pass",
     "autopilot_dedup_pass",
     "bump_memory_version",
-    "change_member_role",
     "consolidate_memories",
-    "create_agent",
-    "create_api_key",
-    "create_workspace",
     "decay_pass",
     "deduplicate_memories",
-    "default_workspace",
     "delete_memory",
     "end_session",
-    "ensure_agent",
     "ensure_vector_index",
     "erase_memories",
     "expiry_pass",
     "forget_memories",
     "get_memory_policy",
-    "get_workspace",
-    "hash_api_key",
     "idle_sessions_pass",
     "memory_tags",
     "record_access",
-    "record_event",
     "record_feedback",
     "record_session_activity",
     "reindex_agent",
-    "remove_member",
-    "revoke_api_key",
     "set_memory_policy",
     "start_session",
     "store_memories",

@@ -42,7 +42,7 @@ from memory.consolidation import (
 )
 from memory.embeddings.engine import Embedder
 from memory.exceptions import MemoryNotFound, TooManyCandidates
-from memory.models import Agent, AuditAction, Memory, MemoryFeedback, MemoryTag, MemoryType
+from memory.models import Memory, MemoryFeedback, MemoryTag, MemoryType
 from memory.services.memories import (
     MemoryInput,
     bump_memory_version,
@@ -51,9 +51,10 @@ from memory.services.memories import (
     user_tags,
 )
 from memory.services.passes import PassResult
-from memory.services.tenancy import record_event
 from memory.summaries import extractive_summary
-from memory.validation import CONTENT_MAX_CHARS, clean_choice
+from tenancy.audit import record_event
+from tenancy.models import Agent, AuditAction
+from tenancy.validation import CONTENT_MAX_CHARS, clean_choice
 
 logger = logging.getLogger(__name__)
 

@@ -19,8 +19,9 @@ from memory.decay import (
     check_decay_settings,
     decayed_importance_sql,
 )
-from memory.models import Agent, ImportanceSnapshot, Memory, MemoryType
+from memory.models import ImportanceSnapshot, Memory, MemoryType
 from memory.services.passes import PassResult
+from tenancy.models import Agent
 
 BUCKETS = 10
 SNAPSHOT_RETENTION_DAYS = 90

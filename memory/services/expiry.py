@@ -7,9 +7,10 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from memory.models import Agent, Memory
+from memory.models import Memory
 from memory.services.memories import erase_memories
 from memory.services.passes import PassResult
+from tenancy.models import Agent
 
 EXPIRY_ACTOR = "system:expiry"
 # Memories deleted per transaction: one audit event each, and short locks, so a pass over a

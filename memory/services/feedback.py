@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from memory.exceptions import MemoryNotFound
 from memory.models import FeedbackKind, Memory, MemoryFeedback
-from memory.validation import clean_choice, clean_text
+from tenancy.validation import clean_choice, clean_text
 
 # An upvote adds a step and a share of the current importance, so well-liked memories keep
 # climbing but more slowly near the top; a downvote takes a fixed step.

@@ -8,8 +8,9 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from memory.embeddings.engine import Embedder, get_embedder
-from memory.models import Agent, Memory
+from memory.models import Memory
 from memory.services.memories import bump_memory_version, embedding_text
+from tenancy.models import Agent
 
 CHECKPOINT_KEY = "reindex_after_id"
 

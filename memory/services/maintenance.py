@@ -23,15 +23,9 @@ from django_q.models import Schedule
 from django_q.tasks import async_task
 
 from dewee.errors import InvalidInput
-from memory.models import (
-    Agent,
-    MaintenanceJob,
-    MaintenanceRun,
-    RunStatus,
-    WorkerHeartbeat,
-    Workspace,
-)
+from memory.models import MaintenanceJob, MaintenanceRun, RunStatus, WorkerHeartbeat
 from memory.services.passes import PassResult
+from tenancy.models import Agent, Workspace
 
 logger = logging.getLogger(__name__)
 

@@ -23,26 +23,15 @@ from django.utils import timezone
 from dewee.errors import DeweeError, InvalidInput, TooLarge
 from memory.embeddings.engine import Embedder, get_embedder
 from memory.entities import extract_entities
-from memory.exceptions import (
-    AgentExists,
-    EmbeddingModelMismatch,
-    MemoryNotFound,
-    SessionNotFound,
-)
-from memory.models import (
-    Agent,
-    AuditAction,
-    Memory,
-    MemoryQuerySet,
-    MemoryTag,
-    MemoryType,
-    Session,
-    Workspace,
-)
+from memory.exceptions import EmbeddingModelMismatch, MemoryNotFound, SessionNotFound
+from memory.models import Memory, MemoryQuerySet, MemoryTag, MemoryType, Session
 from memory.services.policy import MemoryPolicy, effective_policy, get_memory_policy
 from memory.services.sessions import record_session_activity
-from memory.services.tenancy import ensure_agent, record_event
-from memory.validation import (
+from tenancy.audit import record_event
+from tenancy.exceptions import AgentExists
+from tenancy.models import Agent, AuditAction, Workspace
+from tenancy.services import ensure_agent
+from tenancy.validation import (
     CONTENT_MAX_CHARS,
     MAX_EXPIRES_AT,
     TTL_MAX_SECONDS,

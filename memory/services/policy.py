@@ -15,9 +15,10 @@ from django.db import transaction
 
 from memory.decay import STRATEGIES
 from memory.exceptions import InvalidMemoryPolicy
-from memory.models import Agent, AuditAction, MemoryType
-from memory.services.tenancy import record_event
-from memory.validation import TTL_MAX_SECONDS
+from memory.models import MemoryType
+from tenancy.audit import record_event
+from tenancy.models import Agent, AuditAction
+from tenancy.validation import TTL_MAX_SECONDS
 
 SPACED_REPETITION_FACTOR = 1.0
 SPACED_REPETITION_FACTOR_MAX = 100.0

@@ -12,9 +12,10 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from dewee.errors import Conflict, InvalidInput
-from memory.models import Agent, Memory, MemoryType, Session, SessionState
+from memory.models import Memory, MemoryType, Session, SessionState
 from memory.services.passes import PassResult
-from memory.validation import CONTENT_MAX_CHARS, SOURCE_REFS_MAX, clean_metadata, clean_text
+from tenancy.models import Agent
+from tenancy.validation import CONTENT_MAX_CHARS, SOURCE_REFS_MAX, clean_metadata, clean_text
 
 logger = logging.getLogger("dewee.sessions")
 

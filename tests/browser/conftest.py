@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import Page
 
 from facts.models import Fact
-from memory.models import MemberRole, WorkspaceMember
+from tenancy.models import MemberRole, WorkspaceMember
 from tests.factories import state
 
 PASSWORD = "correct horse battery staple"

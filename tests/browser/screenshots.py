@@ -13,7 +13,7 @@ from django.utils import timezone
 from playwright.sync_api import Page
 
 from facts.services import SourceInput, assert_fact
-from memory.models import Agent, MemberRole, Memory, WorkspaceMember
+from memory.models import Memory
 from memory.services import (
     MemoryInput,
     decay_pass,
@@ -22,6 +22,7 @@ from memory.services import (
     store_memories,
 )
 from memory.services.maintenance import JOBS, ensure_schedules, run_maintenance
+from tenancy.models import Agent, MemberRole, WorkspaceMember
 from tests.factories import make_agent, make_workspace
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

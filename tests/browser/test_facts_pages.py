@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from facts.models import Fact
-from memory.models import MemberRole
+from tenancy.models import MemberRole
 from tests.factories import state
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from facts.models import Fact
-from memory.models import ErasureReceipt
+from tenancy.models import ErasureReceipt
 from tests.factories import state
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -1,7 +1,7 @@
 import pytest
 from django.test import Client
 
-from memory.models import MemberRole, Workspace, WorkspaceMember
+from tenancy.models import MemberRole, Workspace, WorkspaceMember
 
 
 def app(url: str) -> str:

@@ -2,9 +2,9 @@
 
 import pytest
 
-from memory.access import access_for_user
-from memory.exceptions import WorkspaceNotFound
-from memory.models import MemberRole, WorkspaceMember
+from tenancy.access import access_for_user
+from tenancy.exceptions import WorkspaceNotFound
+from tenancy.models import MemberRole, WorkspaceMember
 from tests.dashboard.conftest import member
 
 pytestmark = pytest.mark.django_db

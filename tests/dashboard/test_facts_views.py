@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from facts.models import Fact, Status
-from memory.models import AuditEvent, ErasureReceipt
+from tenancy.models import AuditEvent, ErasureReceipt
 from tests.dashboard.conftest import app
 from tests.factories import refreshed, state
 

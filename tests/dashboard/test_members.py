@@ -4,10 +4,10 @@ without htmx) and the admin, which goes through the same services."""
 import pytest
 
 from dewee.errors import InvalidInput
-from memory.exceptions import MemberExists, UserNotFound
-from memory.models import AuditEvent, MemberRole, WorkspaceMember
-from memory.queries import find_user
-from memory.services import add_member, change_member_role, remove_member
+from tenancy.exceptions import MemberExists, UserNotFound
+from tenancy.models import AuditEvent, MemberRole, WorkspaceMember
+from tenancy.queries import find_user
+from tenancy.services import add_member, change_member_role, remove_member
 from tests.dashboard.conftest import member, signed_in
 
 pytestmark = pytest.mark.django_db
@@ -176,7 +176,7 @@ def test_admin_adds_changes_and_removes_through_the_services(client, workspace, 
 
     get_user_model().objects.create_superuser(username="root", password="pw")
     client.login(username="root", password="pw")
-    base = "/admin/memory/workspacemember/"
+    base = "/admin/tenancy/workspacemember/"
     added = client.post(
         f"{base}add/", {"user": dana.pk, "workspace": workspace.pk, "role": "viewer"}
     )

@@ -4,7 +4,7 @@ scores, htmx fragments, the delete confirmation, the second mount and query coun
 import pytest
 
 from facts.models import Fact
-from memory.models import Agent, Memory, Session
+from memory.models import Memory, Session
 from memory.services import (
     MemoryInput,
     end_session,
@@ -12,6 +12,7 @@ from memory.services import (
     start_session,
     store_memories,
 )
+from tenancy.models import Agent
 from tests.dashboard.conftest import app
 from tests.factories import source, state
 

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from facts.models import Fact
-from memory.models import ErasureReceipt
+from tenancy.models import ErasureReceipt
 from tests.dashboard.conftest import app
 from tests.factories import state
 

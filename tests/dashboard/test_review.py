@@ -4,8 +4,8 @@ import pytest
 
 from facts.models import Fact, Status
 from facts.queries import FactFilters, disputed_count, status_counts
-from memory.access import Access
-from memory.models import AuditEvent
+from tenancy.access import Access
+from tenancy.models import AuditEvent
 from tests.factories import refreshed, source, state
 
 pytestmark = pytest.mark.django_db

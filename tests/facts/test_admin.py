@@ -4,7 +4,7 @@ through the same services as every other interface."""
 import pytest
 
 from facts.models import Fact, Status
-from memory.models import AuditAction, AuditEvent
+from tenancy.models import AuditAction, AuditEvent
 from tests.factories import state
 
 pytestmark = pytest.mark.django_db

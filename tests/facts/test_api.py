@@ -3,7 +3,7 @@
 import pytest
 
 from facts.models import Fact, FactSource
-from memory.models import Agent, ErasureReceipt
+from tenancy.models import Agent, ErasureReceipt
 from tests.factories import state
 
 pytestmark = pytest.mark.django_db
@@ -190,8 +190,8 @@ def test_another_workspaces_fact_is_404_everywhere(api, other_api, agent):
 def test_missing_wrong_and_revoked_keys_are_401(workspace, agent, api):
     from django.test import Client
 
-    from memory.models import ApiKey
-    from memory.services import revoke_api_key
+    from tenancy.models import ApiKey
+    from tenancy.services import revoke_api_key
 
     client = Client()
     assert_error(client.get("/v1/agents"), 401, "unauthenticated")

@@ -10,7 +10,7 @@ import pytest
 
 from dewee.cli import main
 from facts.models import Fact, FactSource
-from memory.models import Agent, AuditEvent, ErasureReceipt, Workspace
+from tenancy.models import Agent, AuditEvent, ErasureReceipt, Workspace
 from tests.factories import make_agent, make_workspace, state
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,7 +11,7 @@ from facts.exceptions import FactAlreadyDeleted, FactNotDisputed
 from facts.models import Fact, FactSource, Status
 from facts.queries import FactFilters, fact_detail, filter_facts, list_facts
 from facts.services import Outcome, delete_fact, forget_facts, resolve_fact
-from memory.models import AuditAction, AuditEvent, ErasureReceipt
+from tenancy.models import AuditAction, AuditEvent, ErasureReceipt
 from tests.factories import refreshed, source, state
 
 pytestmark = pytest.mark.django_db

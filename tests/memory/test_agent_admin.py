@@ -5,11 +5,12 @@ import json
 
 import pytest
 
-from memory.models import Agent, AuditAction, AuditEvent, Session
+from memory.models import Session
 from memory.services.sessions import start_session
+from tenancy.models import Agent, AuditAction, AuditEvent
 
 pytestmark = pytest.mark.django_db
-CHANGELIST = "/admin/memory/agent/"
+CHANGELIST = "/admin/tenancy/agent/"
 
 
 def form(agent, policy):

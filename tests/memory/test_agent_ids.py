@@ -8,7 +8,8 @@ import pytest
 
 from dewee.cli import main
 from facts.models import Fact
-from memory.models import Agent, Memory
+from memory.models import Memory
+from tenancy.models import Agent
 from tests.facts.test_api import assert_error, body
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +82,7 @@ def test_an_existing_agent_with_a_slash_stays_reachable(api, slashed_agent):
 def test_an_operator_can_rename_an_agent_with_a_slash_in_the_admin(
     admin_client, slashed_agent, workspace
 ):
-    change = f"/admin/memory/agent/{slashed_agent.pk}/change/"
+    change = f"/admin/tenancy/agent/{slashed_agent.pk}/change/"
     form = {
         "workspace": workspace.pk,
         "agent_id": "team/bot",
@@ -97,10 +98,10 @@ def test_an_operator_can_rename_an_agent_with_a_slash_in_the_admin(
     assert "must not contain" in refused.content.decode()
     assert admin_client.post(change, {**form, "agent_id": "team-bot"}).status_code == 302
     assert Agent.objects.get(pk=slashed_agent.pk).agent_id == "team-bot"
-    added = admin_client.post("/admin/memory/agent/add/", {**form, "agent_id": "a/b"})
+    added = admin_client.post("/admin/tenancy/agent/add/", {**form, "agent_id": "a/b"})
     assert added.status_code == 200
     assert not Agent.objects.filter(agent_id="a/b").exists()
-    delete = f"/admin/memory/agent/{slashed_agent.pk}/delete/"
+    delete = f"/admin/tenancy/agent/{slashed_agent.pk}/delete/"
     assert admin_client.post(delete, {"post": "yes"}).status_code == 403  # erased by forgetting
     assert Agent.objects.filter(pk=slashed_agent.pk).exists()
 

@@ -4,7 +4,8 @@ import pytest
 
 from facts.models import Fact
 from facts.services import SourceInput, assert_fact
-from memory.models import Agent, Memory, Session
+from memory.models import Memory, Session
+from tenancy.models import Agent
 from tests.facts.test_api import assert_error
 
 pytestmark = pytest.mark.django_db

@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 from dewee.cli import main
-from memory.models import Agent, Memory, Session
+from memory.models import Memory, Session
 from memory.services import (
     MemoryInput,
-    create_agent,
     end_session,
     record_access,
     set_memory_policy,
@@ -18,6 +17,8 @@ from memory.services import (
 )
 from memory.services.indexing import CHECKPOINT_KEY, reindex_agent
 from memory.services.sessions import SUMMARY_MAX_CHARS
+from tenancy.models import Agent
+from tenancy.services import create_agent
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -6,7 +6,7 @@ import pytest
 
 from facts.models import Fact, FactSource
 from memory.exceptions import MemoryNotFound
-from memory.models import AuditAction, AuditEvent, Memory, MemoryFeedback
+from memory.models import Memory, MemoryFeedback
 from memory.recall import RecallRequest, recall
 from memory.services import (
     autopilot_consolidate_pass,
@@ -16,6 +16,7 @@ from memory.services import (
     user_tags,
 )
 from memory.summaries import extractive_summary
+from tenancy.models import AuditAction, AuditEvent
 from tests.factories import source, state
 
 pytestmark = pytest.mark.django_db
@@ -299,7 +300,7 @@ def test_autopilot_consolidation_dry_run_changes_nothing(agent, clusters):
 
 
 def test_autopilot_consolidation_only_runs_on_the_agents_given(agent, clusters, other_agent):
-    from memory.models import Agent
+    from tenancy.models import Agent
 
     result = autopilot_consolidate_pass(agents=Agent.objects.filter(pk=other_agent.pk))
     assert result.touched == 0

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from dewee.cli import main
 from memory.decay import check_decay_settings
-from memory.models import Agent, ImportanceSnapshot, MaintenanceRun, Memory
+from memory.models import ImportanceSnapshot, MaintenanceRun, Memory
 from memory.services import (
     MemoryInput,
     decay_pass,
@@ -26,6 +26,7 @@ from memory.services import (
     set_memory_policy,
     store_memories,
 )
+from tenancy.models import Agent
 from tests.factories import make_agent
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -344,7 +344,7 @@ def test_a_memory_is_merged_at_most_once_per_pass(agent, remember):
 
 
 def test_autopilot_dedup_leaves_other_agents_alone(agent, offsite, other_agent):
-    from memory.models import Agent
+    from tenancy.models import Agent
 
     result = autopilot_dedup_pass(agents=Agent.objects.filter(pk=other_agent.pk))
     assert result.touched == 0

@@ -8,9 +8,10 @@ from django.utils import timezone
 
 from facts.models import Fact, FactSource
 from facts.services import SourceInput, assert_fact
-from memory.models import Agent, AuditAction, AuditEvent, Memory
+from memory.models import Memory
 from memory.services import MemoryInput, expiry_pass, store_memories
 from memory.services.expiry import EXPIRY_ACTOR
+from tenancy.models import Agent, AuditAction, AuditEvent
 
 pytestmark = pytest.mark.django_db
 

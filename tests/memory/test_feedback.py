@@ -8,9 +8,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from memory.models import ApiKey, Memory, MemoryFeedback
+from memory.models import Memory, MemoryFeedback
 from memory.recall import FLAGGED_FACTOR, RecallRequest, recall
 from memory.services import MemoryInput, record_feedback, store_memories
+from tenancy.models import ApiKey
 from tests.factories import make_agent
 from tests.facts.test_api import assert_error
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils.dateparse import parse_datetime as parse
 
-from memory.models import Agent, AuditAction, AuditEvent, Memory
+from memory.models import Memory
 from memory.services import (
     MemoryInput,
     get_memory_policy,
@@ -15,6 +15,7 @@ from memory.services import (
     set_memory_policy,
     store_memories,
 )
+from tenancy.models import Agent, AuditAction, AuditEvent
 
 POLICY_URL = "/v1/agents/support-bot/memory_policy"
 DEFAULTS = {

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from memory.exceptions import EmbeddingModelMismatch
-from memory.models import Agent, Memory, Session
+from memory.models import Memory, Session
 from memory.services import (
     MemoryInput,
     SessionEnded,
@@ -17,6 +17,7 @@ from memory.services import (
     store_memories,
 )
 from memory.services.sessions import SUMMARY_TAG
+from tenancy.models import Agent
 from tests.facts.test_api import assert_error
 
 pytestmark = pytest.mark.django_db

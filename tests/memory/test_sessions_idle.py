@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memory.models import Agent, Memory, Session, SessionState
+from memory.models import Memory, Session, SessionState
 from memory.recall import RecallRequest, recall
 from memory.services import (
     MemoryInput,
@@ -18,6 +18,7 @@ from memory.services import (
 )
 from memory.services.sessions import SUMMARY_TAG
 from memory.summaries import extractive_summary
+from tenancy.models import Agent
 from tests.factories import make_agent
 
 pytestmark = pytest.mark.django_db

@@ -10,15 +10,7 @@ from dewee.errors import InvalidInput, TooLarge
 from facts.models import Fact, FactSource
 from facts.services import SourceInput, assert_fact
 from memory.exceptions import EmbeddingModelMismatch, MemoryNotFound, SessionNotFound
-from memory.models import (
-    Agent,
-    AuditAction,
-    AuditEvent,
-    Memory,
-    MemoryTag,
-    Session,
-    SessionState,
-)
+from memory.models import Memory, MemoryTag, Session, SessionState
 from memory.search import keyword_search
 from memory.services import (
     MemoryInput,
@@ -30,6 +22,7 @@ from memory.services import (
     store_memories,
     update_memory,
 )
+from tenancy.models import Agent, AuditAction, AuditEvent
 from tests.factories import make_agent
 
 pytestmark = pytest.mark.django_db

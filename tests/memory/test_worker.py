@@ -17,10 +17,10 @@ from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 from django_q.models import Schedule
 
-from memory.access import Access
 from memory.models import MaintenanceRun, Memory, RunStatus
 from memory.queries import maintenance_status
 from memory.services.maintenance import JOBS, ensure_schedules, queue_maintenance, run_maintenance
+from tenancy.access import Access
 from tests.servers import database_url, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)

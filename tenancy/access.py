@@ -14,9 +14,10 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from dewee.errors import NotFound
-from memory.exceptions import AgentNotFound, NoMembership, WorkspaceNotFound
-from memory.models import Agent, AgentQuerySet, MemberRole, Workspace, WorkspaceMember
-from memory.validation import DB_ID_MAX, clean_agent_id
+from tenancy.audit import operator_actor
+from tenancy.exceptions import AgentNotFound, NoMembership, WorkspaceNotFound
+from tenancy.models import Agent, AgentQuerySet, MemberRole, Workspace, WorkspaceMember
+from tenancy.validation import DB_ID_MAX, clean_agent_id
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def access_for_user(
     told they belong to no workspace (``NoMembership``, a kind of ``WorkspaceNotFound``)."""
     if not user.is_authenticated or not user.is_active:
         raise NoMembership("No workspace for this account")
-    actor = f"operator:{user.get_username()}"
+    actor = operator_actor(user.get_username())
     if getattr(user, "is_staff", False):
         return Access(actor=actor, workspace=workspace)
     memberships = WorkspaceMember.objects.filter(user_id=user.pk).select_related("workspace")

@@ -24,12 +24,12 @@ from dewee.dashboard import (
     operator_access,
     render_page,
 )
-from memory.access import Access
-from memory.exceptions import MemberExists, UserNotFound, WorkspaceNotFound
-from memory.forms import AddMemberForm, MemberRoleForm, WorkspaceForm
-from memory.models import MemberRole, Workspace
-from memory.queries import find_user, get_member, list_members
-from memory.services import add_member, change_member_role, remove_member
+from tenancy.access import Access
+from tenancy.exceptions import MemberExists, UserNotFound, WorkspaceNotFound
+from tenancy.forms import AddMemberForm, MemberRoleForm, WorkspaceForm
+from tenancy.models import MemberRole, Workspace
+from tenancy.queries import find_user, get_member, list_members
+from tenancy.services import add_member, change_member_role, remove_member
 
 
 def _workspace(slug: str) -> Workspace:

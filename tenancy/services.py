@@ -10,24 +10,24 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
-from memory.exceptions import (
+from tenancy.audit import record_event
+from tenancy.exceptions import (
     AgentExists,
     ApiKeyNotFound,
     MemberExists,
     WorkspaceExists,
     WorkspaceNotFound,
 )
-from memory.models import (
+from tenancy.models import (
     DEFAULT_WORKSPACE_SLUG,
     Agent,
     ApiKey,
     AuditAction,
-    AuditEvent,
     MemberRole,
     Workspace,
     WorkspaceMember,
 )
-from memory.validation import clean_agent_id, clean_new_agent_id, clean_text
+from tenancy.validation import clean_agent_id, clean_new_agent_id, clean_text
 
 API_KEY_PREFIX = "dw_"
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -35,27 +35,6 @@ _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 def hash_api_key(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def record_event(
-    *,
-    workspace_id: int,
-    agent: Agent | None,
-    actor: str,
-    action: AuditAction,
-    target_type: str,
-    target_id: str = "",
-    details: dict[str, Any] | None = None,
-) -> AuditEvent:
-    return AuditEvent.objects.create(
-        workspace_id=workspace_id,
-        agent=agent,
-        actor=actor,
-        action=action,
-        target_type=target_type,
-        target_id=target_id,
-        details=details or {},
-    )
 
 
 def get_workspace(slug: str) -> Workspace:

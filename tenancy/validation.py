@@ -6,8 +6,8 @@ import re
 from datetime import UTC, datetime
 
 from dewee.errors import InvalidInput, TooLarge
-from memory.exceptions import InvalidAgentId
-from memory.models import AGENT_ID_MAX_BYTES
+from tenancy.exceptions import InvalidAgentId
+from tenancy.models import AGENT_ID_MAX_BYTES
 
 
 def clean_text(value: object, *, field: str, max_chars: int, required: bool = True) -> str:

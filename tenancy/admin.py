@@ -1,0 +1,160 @@
+"""Workspaces, members, agents, keys and the audit log in the Django admin. Every change
+goes through the services the other interfaces use."""
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from memory.exceptions import InvalidMemoryPolicy
+from memory.services.policy import clean_policy, set_memory_policy
+from tenancy.audit import operator_actor
+from tenancy.exceptions import InvalidAgentId
+from tenancy.models import Agent, ApiKey, AuditEvent, ErasureReceipt, Workspace, WorkspaceMember
+from tenancy.services import add_member, change_member_role, remove_member
+from tenancy.validation import clean_new_agent_id
+
+
+def admin_actor(request: HttpRequest) -> str:
+    """Who did it, as the audit log records operators."""
+    return operator_actor(request.user.get_username())
+
+
+@admin.register(Workspace)
+class WorkspaceAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "created_at"]
+    search_fields = ["slug", "name"]
+
+
+@admin.register(WorkspaceMember)
+class WorkspaceMemberAdmin(admin.ModelAdmin):
+    """Adds, role changes and removals go through the same services as the dashboard's
+    Members page."""
+
+    list_display = ["user", "workspace", "role", "created_at"]
+    list_filter = ["role", "workspace"]
+    search_fields = ["user__username", "workspace__slug"]
+    autocomplete_fields = ["workspace"]
+    raw_id_fields = ["user"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # Moving a membership to another person or workspace is a removal and an add.
+        return ["user", "workspace"] if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if change:
+            change_member_role(member=obj, role=obj.role, actor=admin_actor(request))
+            return
+        member = add_member(
+            workspace=obj.workspace, user=obj.user, role=obj.role, actor=admin_actor(request)
+        )
+        obj.pk, obj.created_at = member.pk, member.created_at
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        remove_member(member=obj, actor=admin_actor(request))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for member in queryset:
+            remove_member(member=member, actor=admin_actor(request))
+
+
+POLICY_HELP = (
+    "Changed as PUT /v1/agents/{agent_id}/memory_policy changes it: checked whole, and "
+    "audited with you as the operator."
+)
+NO_DELETE_NOTE = (
+    "Agents are not deleted here: a deletion would take their memories, sessions and facts "
+    "without the audit events and erasure receipts that forgetting leaves, and no command "
+    "erases a whole agent. To erase what an agent holds, forget its memories "
+    "(POST /v1/memories/forget) and its facts (POST /v1/facts/forget, or "
+    "`dewee memory facts forget --agent AGENT_ID --user USER --yes`)."
+)
+
+
+class AgentAdminForm(forms.ModelForm):
+    # No Meta: the admin builds the form for Agent with the fields it shows.
+    def clean_agent_id(self) -> str:
+        agent_id = self.cleaned_data["agent_id"]
+        if self.instance.pk is not None and agent_id == self.instance.agent_id:
+            return agent_id  # an older agent keeps its id, '/' and all, until renamed
+        try:
+            return clean_new_agent_id(agent_id)
+        except InvalidAgentId as exc:
+            raise forms.ValidationError(exc.message) from None
+
+    def clean_memory_policy(self) -> dict[str, Any]:
+        # Checked here to show the message on the form; set_memory_policy checks it again.
+        try:
+            return clean_policy(self.cleaned_data["memory_policy"])
+        except InvalidMemoryPolicy as exc:
+            raise forms.ValidationError(exc.message) from None
+
+
+@admin.register(Agent)
+class AgentAdmin(admin.ModelAdmin):
+    """Where an operator renames an agent whose id holds a '/' (accepted before new ids
+    were refused one), which some of the API's paths cannot name. A policy change goes
+    through set_memory_policy; agents cannot be deleted here (see NO_DELETE_NOTE)."""
+
+    form = AgentAdminForm
+    list_display = ["agent_id", "workspace", "name", "created_at"]
+    list_filter = ["workspace"]
+    search_fields = ["agent_id", "name"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [(None, {"fields": self.get_fields(request, obj), "description": NO_DELETE_NOTE})]
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        if "memory_policy" in form.base_fields:
+            form.base_fields["memory_policy"].help_text = POLICY_HELP
+        return form
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        policy = obj.memory_policy
+        stored = Agent.objects.filter(pk=obj.pk).values_list("memory_policy", flat=True)
+        obj.memory_policy = (stored.first() if change else None) or {}
+        super().save_model(request, obj, form, change)
+        if policy != obj.memory_policy:
+            set_memory_policy(agent=obj, policy=policy, actor=admin_actor(request))
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ["name", "workspace", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["workspace"]
+    readonly_fields = ["prefix", "key_hash", "created_at", "last_used_at", "revoked_at"]
+
+    def has_add_permission(self, request: object) -> bool:
+        # Keys are created with `dewee keys create`, which shows the secret once.
+        return False
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "actor", "action", "target_type", "target_id", "agent"]
+    list_filter = ["action", "target_type"]
+    search_fields = ["actor", "target_id"]
+
+
+@admin.register(ErasureReceipt)
+class ErasureReceiptAdmin(ReadOnlyAdmin):
+    list_display = ["id", "agent_ref", "scope", "counts", "actor", "created_at"]

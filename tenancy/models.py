@@ -1,0 +1,174 @@
+"""Who owns what: workspaces and their members, agents, API keys, the audit log and
+erasure receipts. Every other app builds on these; these build on nothing of ours.
+
+The tables keep the names they had when the memory app owned these models
+(migration tenancy 0001 moved them without touching a row)."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+AGENT_ID_MAX_BYTES = 241
+DEFAULT_WORKSPACE_SLUG = "default"
+
+
+class Workspace(models.Model):
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "memory_workspace"  # created by the memory app; kept when it moved here
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class MemberRole(models.TextChoices):
+    MANAGER = "manager"
+    VIEWER = "viewer"
+
+
+class WorkspaceMember(models.Model):
+    """A person's place in a workspace: managers may settle, delete and forget facts;
+    viewers only read. Staff operators need no membership: they see every workspace."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workspace_memberships"
+    )
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="members")
+    role = models.CharField(max_length=16, choices=MemberRole.choices, default=MemberRole.VIEWER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "memory_workspacemember"  # created by the memory app; kept when it moved here
+        ordering = ["workspace__slug", "user_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "workspace"], name="workspace_member_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.workspace} ({self.role})"
+
+
+class AgentQuerySet(models.QuerySet["Agent"]):
+    def in_workspace(self, workspace: Workspace) -> "AgentQuerySet":
+        return self.filter(workspace=workspace)
+
+
+class Agent(models.Model):
+    """An agent's memory namespace. ``agent_id`` is unique in the whole deployment."""
+
+    agent_id = models.CharField(max_length=AGENT_ID_MAX_BYTES, unique=True)
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="agents")
+    name = models.CharField(max_length=200, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # The model that made this agent's vectors; vectors of different models are not
+    # comparable, so recall refuses a mismatch until `dewee memory index-all` re-embeds.
+    embedding_model = models.CharField(max_length=200, blank=True)
+    embedding_dim = models.PositiveIntegerField(null=True, blank=True)
+    # Bumped in the same transaction as every change to the agent's vectors, so each
+    # process's in-memory vector matrix knows when it is stale.
+    memory_version = models.BigIntegerField(default=0)
+    # How this agent's memories age: see memory.services.policy (empty: the server defaults).
+    memory_policy = models.JSONField(default=dict, blank=True)
+
+    objects = AgentQuerySet.as_manager()
+
+    class Meta:
+        db_table = "memory_agent"  # created by the memory app; kept when it moved here
+        ordering = ["agent_id"]
+
+    def __str__(self) -> str:
+        return self.agent_id
+
+
+class ApiKeyQuerySet(models.QuerySet["ApiKey"]):
+    def active(self) -> "ApiKeyQuerySet":
+        return self.filter(revoked_at__isnull=True)
+
+
+class ApiKey(models.Model):
+    """A workspace's key. Only the SHA-256 of the secret is stored: keys are 256-bit random
+    tokens, so a fast hash is enough and lets a request find its key with one index probe."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=200)
+    prefix = models.CharField(max_length=16, help_text="The start of the key, for recognising it.")
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiKeyQuerySet.as_manager()
+
+    class Meta:
+        db_table = "memory_apikey"  # created by the memory app; kept when it moved here
+        ordering = ["-created_at"]
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+
+class AuditAction(models.TextChoices):
+    FACT_RESOLVE = "fact.resolve", "Fact resolved"
+    FACT_DELETE = "fact.delete", "Fact deleted"
+    FACTS_FORGET = "facts.forget", "Facts forgotten"
+    MEMORY_DELETE = "memory.delete", "Memories deleted"
+    MEMORY_MERGE = "memory.merge", "Memories merged"
+    POLICY_CHANGE = "policy.change", "Memory policy changed"
+    MEMBER_ADD = "member.add", "Member added"
+    MEMBER_ROLE = "member.role", "Member role changed"
+    MEMBER_REMOVE = "member.remove", "Member removed"
+    KEY_CREATE = "key.create", "API key created"
+    KEY_REVOKE = "key.revoke", "API key revoked"
+
+
+class AuditEvent(models.Model):
+    """Who did what to which item, and when. ``details`` never holds erasable content
+    beyond what the item itself holds: forgetting an item erases its events too."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    actor = models.CharField(max_length=255)
+    action = models.CharField(max_length=32, choices=AuditAction.choices)
+    target_type = models.CharField(max_length=32)
+    target_id = models.CharField(max_length=64, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        db_table = "memory_auditevent"  # created by the memory app; kept when it moved here
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["target_type", "target_id"], name="audit_target_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor} {self.action} {self.target_id}"
+
+
+class ErasureReceipt(models.Model):
+    """Proof that an erasure happened: scope, counts, who and when, none of the content."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(
+        Agent, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    agent_ref = models.CharField(max_length=AGENT_ID_MAX_BYTES)
+    scope = models.JSONField(help_text="What was erased, e.g. {'user': 'u1'}.")
+    counts = models.JSONField()
+    actor = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "memory_erasurereceipt"  # created by the memory app; kept when it moved here
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"erasure {self.id} ({self.agent_ref})"
