@@ -8,7 +8,7 @@ class MemoryConfig(AppConfig):
     def ready(self) -> None:
         from django.core import checks
 
-        from memory.decay import check_decay_settings
+        from memory.decay_curves import check_decay_settings
         from memory.summaries import check_summariser
 
         checks.register(check_summariser)

@@ -7,7 +7,7 @@ the highest importance of what it absorbs, keeps the absorbed texts in ``metadat
 erased by a merge. Every other ``memory:<id>`` reference to an absorbed memory (a session
 summary's source_refs, a fact source's reference) is repointed to the survivor, so none is
 left dangling. Dedup, exact or AutoPilot, never merges across sessions
-(memory.consolidation.merge_scope).
+(memory.merge_candidates.merge_scope).
 
 The client-input limits on tags, source references and metadata (memory.validation) are not
 applied to what a merge accumulates: those values were each valid when stored, and dropping
@@ -28,7 +28,9 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput, TooLarge
-from memory.consolidation import (
+from memory.embeddings.engine import Embedder
+from memory.exceptions import MemoryNotFound, TooManyCandidates
+from memory.merge_candidates import (
     AUTOPILOT_CLUSTER_MIN,
     AUTOPILOT_LOW_IMPORTANCE,
     TagCluster,
@@ -40,8 +42,6 @@ from memory.consolidation import (
     same_scope,
     states_other_details,
 )
-from memory.embeddings.engine import Embedder
-from memory.exceptions import MemoryNotFound, TooManyCandidates
 from memory.models import Memory, MemoryFeedback, MemoryTag, MemoryType
 from memory.services.memories import (
     MemoryInput,
@@ -519,7 +519,7 @@ def autopilot_consolidate_pass(
 ) -> PassResult:
     """Consolidate each agent's clusters of >= 3 low-importance memories (all below
     AUTOPILOT_LOW_IMPORTANCE) that share a pair of user tags into one semantic memory
-    (see memory.consolidation.tag_clusters for how clusters are chosen). Each cluster is its
+    (see memory.merge_candidates.tag_clusters for how clusters are chosen). Each cluster is its
     own transaction and is re-checked under lock; members whose joined texts would not fit
     one memory are left for a later pass."""
     now = now or timezone.now()

@@ -1,5 +1,6 @@
-"""The decay pass: bring every memory's importance to where its curve is now (memory.decay),
-in set-based SQL, and record each agent's importance distribution afterwards."""
+"""The decay pass: bring every memory's importance to where its curve is now
+(memory.decay_curves), in set-based SQL, and record each agent's importance distribution
+afterwards."""
 
 import time
 from collections import Counter, defaultdict
@@ -13,7 +14,7 @@ from django.db import OperationalError, connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from memory.decay import (
+from memory.decay_curves import (
     CHANGE_EPSILON,
     bucket_sql,
     check_decay_settings,

@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from memory.decay import STRATEGIES
+from memory.decay_curves import STRATEGIES
 from memory.exceptions import InvalidMemoryPolicy
 from memory.models import MemoryType
 from tenancy.audit import record_event

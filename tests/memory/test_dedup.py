@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from dewee.cli import main
 from facts.models import Fact, FactSource
-from memory.consolidation import (
+from memory.exceptions import TooManyCandidates
+from memory.merge_candidates import (
     VectorRows,
     content_words,
     greedy_matching,
@@ -17,7 +18,6 @@ from memory.consolidation import (
     similar_pairs,
     states_other_details,
 )
-from memory.exceptions import TooManyCandidates
 from memory.models import Memory, MemoryTag
 from memory.services import (
     autopilot_dedup_pass,

@@ -2,8 +2,8 @@
 
 import pytest
 
-from memory.consolidation import states_other_details
 from memory.entities import extract_entities, query_names
+from memory.merge_candidates import states_other_details
 from memory.models import Memory
 from memory.services import memory_tags
 
