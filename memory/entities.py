@@ -11,6 +11,12 @@ from dataclasses import dataclass
 
 ENTITY_PREFIX = "entity:"
 
+
+def is_entity_tag(tag: str) -> bool:
+    """Whether ``tag`` was derived from a memory's text (extract_entities) rather than given."""
+    return tag.startswith(ENTITY_PREFIX)
+
+
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 
 # Tagged as they are. Order matters only for which kind a value is listed under first.

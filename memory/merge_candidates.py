@@ -1,7 +1,7 @@
 """The algorithms behind merging memories: which memories are duplicates, which are near
 duplicates, which low-importance memories cluster together, and which of two memories is
 worth keeping, with the reads that feed them. Nothing here writes;
-memory.services.consolidation does the merging."""
+memory.services.merging, .dedup and .autopilot do the merging."""
 
 import heapq
 import math
@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from django.db.models import Q, QuerySet
 
-from memory.entities import ENTITY_PREFIX
+from memory.entities import ENTITY_PREFIX, is_entity_tag
 from memory.models import MaintenanceJob, MaintenanceRun, Memory, MemoryTag, RunStatus
 from tenancy.models import Agent
 
@@ -43,7 +43,7 @@ def content_words(content: str) -> tuple[str, ...]:
 def duplicate_key(content: str, tags: Iterable[str]) -> tuple[tuple[str, ...], frozenset[str]]:
     """Memories with the same key are duplicates: same words in the same order and the same
     entity tags (user tags may differ; the merge keeps them all)."""
-    return content_words(content), frozenset(t for t in tags if t.startswith(ENTITY_PREFIX))
+    return content_words(content), frozenset(t for t in tags if is_entity_tag(t))
 
 
 # Merges stay within one conversation: a memory merges only with memories of its own
@@ -87,7 +87,7 @@ def states_other_details(first: Memory, second: Memory) -> bool:
     ``tag_rows``; prefetch them.)"""
 
     def details(memory: Memory) -> tuple[set[str], set[str], set[str]]:
-        entities = {row.name for row in memory.tag_rows.all() if row.name.startswith(ENTITY_PREFIX)}
+        entities = {row.name for row in memory.tag_rows.all() if is_entity_tag(row.name)}
         return set(_NUMBER.findall(memory.content)), _names(memory.content), entities
 
     return details(first) != details(second)

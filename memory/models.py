@@ -47,6 +47,13 @@ class Session(models.Model):
         return f"session {self.pk} ({self.state})"
 
 
+def is_expired(expires_at: datetime | None, now: datetime) -> bool:
+    """Whether a memory with this deadline is expired at ``now``: it has one and ``now`` has
+    reached it. The rule of MemoryQuerySet.expired (live is its negation) for one value: a
+    stored memory's (Memory.is_expired) or one given for a new memory."""
+    return expires_at is not None and expires_at <= now
+
+
 class MemoryQuerySet(models.QuerySet["Memory"]):
     def live(self, now: datetime) -> "MemoryQuerySet":
         """Not past their expiry (expired ones wait for the expiry pass to delete them)."""
@@ -113,6 +120,10 @@ class Memory(models.Model):
 
     def __str__(self) -> str:
         return self.content[:60]
+
+    def is_expired(self, now: datetime) -> bool:
+        """The test of MemoryQuerySet.expired, for a memory already loaded."""
+        return is_expired(self.expires_at, now)
 
 
 class MemoryTag(models.Model):

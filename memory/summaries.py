@@ -1,5 +1,5 @@
 """Summaries of a conversation, for the session that ends idle (see
-memory.services.sessions.idle_sessions_pass).
+memory.services.idle_sessions.idle_sessions_pass).
 
 ``DEWEE_SESSION_SUMMARISER`` is the dotted path of any callable ``(texts: list[str]) -> str``;
 the default, :func:`extractive_summary`, needs no LLM. :func:`http_summary` is for

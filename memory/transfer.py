@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput
 from dewee.timeparse import parse_time
-from memory.models import Memory, Session, SessionState
-from memory.services import MemoryInput, store_memories, user_tags
+from memory.models import Memory, Session, SessionState, is_expired
 from memory.services.sessions import restore_last_activity, restore_session
+from memory.services.storing import MemoryInput, store_memories, user_tags
 from tenancy.models import Agent
 
 FORMAT_VERSION = 1
@@ -142,7 +142,7 @@ def import_records(agent: Agent, records: Iterable[tuple[int, dict[str, Any]]]) 
                 result.sessions += 1
             elif kind == "memory":
                 item = _memory_input(record, sessions)
-                if item.expires_at is not None and item.expires_at <= now:
+                if is_expired(item.expires_at, now):
                     result.skipped_expired += 1
                     continue
                 pending.append((line, item))

@@ -1,41 +1,31 @@
 """Writes of the memory app: memories, sessions, feedback, policy and maintenance.
 
-Every interface imports from here; each function is the one place its rule lives.
+Every interface imports from here; each function is the one place its rule lives. The
+modules of this package import one another by their own paths, never through this one.
 """
 
-from memory.services.consolidation import (
-    DedupReport,
-    autopilot_consolidate_pass,
-    autopilot_dedup_pass,
-    consolidate_memories,
-    deduplicate_memories,
-)
+from memory.services.access import record_access
+from memory.services.autopilot import autopilot_consolidate_pass, autopilot_dedup_pass
 from memory.services.decay import DecayResult, decay_pass
+from memory.services.dedup import DedupReport, deduplicate_memories
+from memory.services.erasure import delete_memory, erase_memories, forget_memories
 from memory.services.expiry import expiry_pass
 from memory.services.feedback import FeedbackResult, record_feedback
+from memory.services.idle_sessions import idle_sessions_pass
 from memory.services.indexing import ReindexProgress, ensure_vector_index, reindex_agent
-from memory.services.memories import (
+from memory.services.merging import consolidate_memories
+from memory.services.policy import MemoryPolicy, get_memory_policy, set_memory_policy
+from memory.services.session_end import SessionEnded, end_session
+from memory.services.sessions import record_session_activity, start_session, touch_session
+from memory.services.storing import (
     MemoryInput,
-    bump_memory_version,
-    delete_memory,
-    erase_memories,
-    forget_memories,
     memory_tags,
-    record_access,
     store_memories,
     store_memories_as,
     update_memory,
     user_tags,
 )
-from memory.services.policy import MemoryPolicy, get_memory_policy, set_memory_policy
-from memory.services.sessions import (
-    SessionEnded,
-    end_session,
-    idle_sessions_pass,
-    record_session_activity,
-    start_session,
-    touch_session,
-)
+from memory.services.vectors import bump_memory_version
 
 __all__ = [
     "DecayResult",

@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from memory.models import Memory
-from memory.services.memories import erase_memories
+from memory.services.erasure import erase_memories
 from memory.services.passes import PassResult
 from tenancy.models import Agent
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from memory.embeddings.engine import Embedder, get_embedder
 from memory.models import Memory
-from memory.services.memories import bump_memory_version, embedding_text
+from memory.services.vectors import bump_memory_version, embedding_text
 from tenancy.models import Agent
 
 CHECKPOINT_KEY = "reindex_after_id"

@@ -62,25 +62,29 @@ JOBS: dict[str, JobSpec] = {
     spec.job: spec
     for spec in [
         JobSpec(
-            MaintenanceJob.DECAY.value, "memory.services.decay_pass", "DEWEE_DECAY_INTERVAL_SECS"
+            MaintenanceJob.DECAY.value,
+            "memory.services.decay.decay_pass",
+            "DEWEE_DECAY_INTERVAL_SECS",
         ),
         JobSpec(
-            MaintenanceJob.EXPIRY.value, "memory.services.expiry_pass", "DEWEE_EXPIRY_INTERVAL_SECS"
+            MaintenanceJob.EXPIRY.value,
+            "memory.services.expiry.expiry_pass",
+            "DEWEE_EXPIRY_INTERVAL_SECS",
         ),
         JobSpec(
             MaintenanceJob.IDLE_SESSIONS.value,
-            "memory.services.idle_sessions_pass",
+            "memory.services.idle_sessions.idle_sessions_pass",
             "DEWEE_SESSION_SWEEP_INTERVAL_SECS",
         ),
         JobSpec(
             MaintenanceJob.DEDUP.value,
-            "memory.services.autopilot_dedup_pass",
+            "memory.services.autopilot.autopilot_dedup_pass",
             "DEWEE_AUTOPILOT_DEDUP_INTERVAL_SECS",
             autopilot=True,
         ),
         JobSpec(
             MaintenanceJob.CONSOLIDATE.value,
-            "memory.services.autopilot_consolidate_pass",
+            "memory.services.autopilot.autopilot_consolidate_pass",
             "DEWEE_AUTOPILOT_CONSOLIDATE_INTERVAL_SECS",
             autopilot=True,
         ),

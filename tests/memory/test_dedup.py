@@ -28,8 +28,8 @@ from memory.services import (
     start_session,
     user_tags,
 )
-from memory.services.consolidation import DEDUP_MAX_CANDIDATES
-from memory.services.sessions import SUMMARY_TAG
+from memory.services.dedup import DEDUP_MAX_CANDIDATES
+from memory.services.session_end import SUMMARY_TAG
 from tests.factories import source, state
 
 pytestmark = pytest.mark.django_db

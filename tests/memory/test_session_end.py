@@ -16,7 +16,7 @@ from memory.services import (
     start_session,
     store_memories,
 )
-from memory.services.sessions import SUMMARY_TAG
+from memory.services.session_end import SUMMARY_TAG
 from tenancy.models import Agent
 from tests.facts.test_api import assert_error
 

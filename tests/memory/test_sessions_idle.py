@@ -16,7 +16,7 @@ from memory.services import (
     store_memories,
     touch_session,
 )
-from memory.services.sessions import SUMMARY_TAG
+from memory.services.session_end import SUMMARY_TAG
 from memory.summaries import extractive_summary
 from tenancy.models import Agent
 from tests.factories import make_agent

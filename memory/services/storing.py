@@ -1,35 +1,27 @@
-"""Writes of memories: store (one or a batch), update, delete, forget, record access."""
+"""Storing memories and editing one: what a caller may say about a new memory (MemoryInput)
+and how it is checked, the all-or-nothing store of a batch (store_memories, or
+store_memories_as for an agent named by its id), update_memory, and the tags a memory
+carries: the caller's, plus entity tags derived from its text.
+"""
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import (
-    Case,
-    DateTimeField,
-    DurationField,
-    ExpressionWrapper,
-    F,
-    Value,
-    When,
-)
-from django.db.models.functions import Least
-from django.db.models.lookups import GreaterThan
+from django.db import transaction
 from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput, TooLarge
 from memory.embeddings.engine import Embedder, get_embedder
-from memory.entities import extract_entities
-from memory.exceptions import EmbeddingModelMismatch, MemoryNotFound, SessionNotFound
-from memory.models import Memory, MemoryQuerySet, MemoryTag, MemoryType, Session
-from memory.services.policy import MemoryPolicy, effective_policy, get_memory_policy
+from memory.entities import extract_entities, is_entity_tag
+from memory.exceptions import MemoryNotFound, SessionNotFound
+from memory.models import Memory, MemoryTag, MemoryType, Session, is_expired
+from memory.services.policy import MemoryPolicy, get_memory_policy
 from memory.services.sessions import record_session_activity
-from tenancy.audit import record_event
+from memory.services.vectors import bump_memory_version, claim_embedding_model, embedding_text
 from tenancy.exceptions import AgentExists
-from tenancy.models import Agent, AuditAction, Workspace
+from tenancy.models import Agent, Workspace
 from tenancy.services import ensure_agent
 from tenancy.validation import (
     CONTENT_MAX_CHARS,
@@ -45,7 +37,6 @@ from tenancy.validation import (
 )
 
 BATCH_MAX = 1000
-REASON_MAX_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -96,7 +87,7 @@ def _clean_expiry(
             raise InvalidInput("ttl_seconds", "must be a whole number of seconds")
         if not 1 <= ttl_seconds <= TTL_MAX_SECONDS:
             raise InvalidInput("ttl_seconds", f"must be between 1 and {TTL_MAX_SECONDS}")
-    if expires_at is not None and expires_at <= now:
+    if is_expired(expires_at, now):
         raise InvalidInput("expires_at", "must be in the future")
     if ttl_seconds is not None and expires_at is None:
         expires_at = now + timedelta(seconds=ttl_seconds)
@@ -153,45 +144,6 @@ def _clean_memory(
     )
 
 
-def _claim_embedding_model(agent: Agent, embedder: Embedder) -> None:
-    """The first vector stored fixes the agent's model; later ones must match it."""
-    if not agent.embedding_model:
-        claimed = Agent.objects.filter(pk=agent.pk, embedding_model="").update(
-            embedding_model=embedder.model_id, embedding_dim=embedder.dimension
-        )
-        if claimed:
-            agent.embedding_model = embedder.model_id
-            agent.embedding_dim = embedder.dimension
-            return
-        agent.refresh_from_db(fields=["embedding_model", "embedding_dim"])
-    if agent.embedding_model != embedder.model_id:
-        raise EmbeddingModelMismatch(
-            f"Agent {agent.agent_id!r} was indexed with {agent.embedding_model}, but the "
-            f"configured model is {embedder.model_id}; run `dewee memory index-all --agent "
-            f"{agent.agent_id}` to re-embed its memories"
-        )
-
-
-def bump_memory_version(agent: Agent) -> None:
-    """Tell every process's vector cache that this agent's vectors changed."""
-    Agent.objects.filter(pk=agent.pk).update(memory_version=F("memory_version") + 1)
-
-
-def _tag_rows(memory: Memory, tags: Iterable[str]) -> list[MemoryTag]:
-    entity_tags = [entity.tag[:200] for entity in extract_entities(memory.content)]
-    names = dict.fromkeys([*tags, *entity_tags])
-    return [MemoryTag(memory=memory, agent_id=memory.agent_id, name=name) for name in names]
-
-
-def embedding_text(content: str, previous: str | None) -> str:
-    """What a memory's vector is made from. A turn of a conversation is often unreadable
-    alone ("Yes, last week!"), so a memory stored in a session is embedded together with
-    the memory before it in that session (DEWEE_EMBED_SESSION_CONTEXT, on by default)."""
-    if previous and settings.DEWEE_EMBED_SESSION_CONTEXT:
-        return f"{previous}\n{content}"
-    return content
-
-
 def _embedding_texts(agent: Agent, cleaned: list[_CleanMemory]) -> list[str]:
     previous: dict[int, str] = {}
     session_ids = {c.session.pk for c in cleaned if c.session is not None}
@@ -237,7 +189,7 @@ def store_memories(
     vectors = embedder.embed(_embedding_texts(agent, cleaned))
 
     with transaction.atomic():
-        _claim_embedding_model(agent, embedder)
+        claim_embedding_model(agent, embedder)
         memories = Memory.objects.bulk_create(
             [
                 Memory(
@@ -333,7 +285,7 @@ def update_memory(
             raise MemoryNotFound(f"Memory {memory.pk} not found for this agent")
         stored.agent = memory.agent
         if model is not None:
-            _claim_embedding_model(stored.agent, model)
+            claim_embedding_model(stored.agent, model)
         for name, value in changes.items():
             setattr(stored, name, value)
         stored.updated_at = now
@@ -349,9 +301,15 @@ def update_memory(
     return stored
 
 
+def _tag_rows(memory: Memory, tags: Iterable[str]) -> list[MemoryTag]:
+    entity_tags = [entity.tag[:200] for entity in extract_entities(memory.content)]
+    names = dict.fromkeys([*tags, *entity_tags])
+    return [MemoryTag(memory=memory, agent_id=memory.agent_id, name=name) for name in names]
+
+
 def user_tags(memory: Memory) -> list[str]:
     """The tags a caller gave (entity tags are derived, not given)."""
-    return [t for t in memory_tags(memory) if not t.startswith("entity:")]
+    return [t for t in memory_tags(memory) if not is_entity_tag(t)]
 
 
 def memory_tags(memory: Memory) -> list[str]:
@@ -359,166 +317,3 @@ def memory_tags(memory: Memory) -> list[str]:
     if rows is None:
         rows = memory.tag_rows.all()
     return [row.name for row in sorted(rows, key=lambda r: r.pk or 0)]
-
-
-@transaction.atomic
-def erase_memories(
-    *, agent: Agent, memory_ids: list[int], actor: str, reason: str
-) -> dict[str, int]:
-    """The one delete path of memories (delete, forget, expiry): delete these memories of
-    ``agent`` (the caller has checked they are its own) and the facts learned only from them,
-    bump the agent's memory_version, and record one audit event for the lot."""
-    from facts.services import erase_facts_learned_only_from
-
-    facts_erased = erase_facts_learned_only_from(memory_ids=memory_ids)
-    Memory.objects.filter(pk__in=memory_ids).delete()
-    bump_memory_version(agent)
-    counts = {"memories": len(memory_ids), "facts": facts_erased}
-    record_event(
-        workspace_id=agent.workspace_id,
-        agent=agent,
-        actor=actor,
-        action=AuditAction.MEMORY_DELETE,
-        target_type="memory",
-        target_id=str(memory_ids[0]) if len(memory_ids) == 1 else "",
-        details={"reason": reason, "counts": counts},
-    )
-    return counts
-
-
-@transaction.atomic
-def delete_memory(*, memory: Memory, actor: str, reason: str = "") -> dict[str, int]:
-    """Delete one memory and the facts learned only from it (facts with other sources keep
-    those and lose this one). ``reason`` goes into the audit event, so it obeys the same
-    rule as a fact's deletion reason."""
-    reason = clean_text(reason, field="reason", max_chars=REASON_MAX_CHARS, required=False)
-    return erase_memories(agent=memory.agent, memory_ids=[memory.pk], actor=actor, reason=reason)
-
-
-@transaction.atomic
-def forget_memories(
-    *,
-    agent: Agent,
-    actor: str,
-    ids: list[int] | None = None,
-    tags: list[str] | None = None,
-    below_importance: float | None = None,
-) -> dict[str, int]:
-    """Delete the agent's memories that match every criterion given (at least one)."""
-    if ids is None and not tags and below_importance is None:
-        raise InvalidInput("criteria", "give ids, tags or below_importance")
-    memories = Memory.objects.filter(agent=agent)
-    if ids is not None:
-        if not isinstance(ids, list) or not all(
-            isinstance(i, int) and not isinstance(i, bool) for i in ids
-        ):
-            raise InvalidInput("ids", "must be a list of memory ids")
-        found = set(memories.filter(pk__in=ids).values_list("pk", flat=True))
-        missing = [i for i in ids if i not in found]
-        if missing:
-            raise MemoryNotFound(f"Memory {missing[0]} not found for this agent")
-        memories = memories.filter(pk__in=ids)
-    if tags:
-        memories = memories.filter(tag_rows__name__in=clean_tags(tags)).distinct()
-    if below_importance is not None:
-        threshold = clean_unit_interval(below_importance, field="below_importance")
-        memories = memories.filter(importance__lt=threshold)
-    targets = list(memories.only("pk", "agent_id"))
-    if not targets:
-        return {"memories": 0, "facts": 0}
-    return erase_memories(
-        agent=agent, memory_ids=[m.pk for m in targets], actor=actor, reason="forget"
-    )
-
-
-# What an access changes in a memory.
-ACCESS_FIELDS = ("access_count", "last_accessed_at", "expires_at", "decay_base", "decay_from")
-
-
-def record_access(
-    memory_ids: list[int], *, now: datetime | None = None
-) -> dict[int, dict[str, Any]]:
-    """A recall or read counts as an access: count and time. Decay restarts: the curve
-    starts again at ``now`` from the importance as the last decay pass left it (at most one
-    pass interval old; the value itself is not changed).
-    A memory with an expiry lives longer (spaced repetition): its deadline moves by its
-    access count, this access included, x its agent's factor x base interval, so each
-    recall buys more time than the one before, up to MAX_EXPIRES_AT.
-
-    Returns each memory's ACCESS_FIELDS as this access left them, read back in the same
-    transaction (one query for them all), so that a recall shows what it did.
-
-    On PostgreSQL the update commits without waiting for its WAL flush: a crash may lose
-    the last few access counts, never anything a user wrote, and recall stays fast."""
-    if not memory_ids:
-        return {}
-    now = now or timezone.now()
-    memories = Memory.objects.filter(pk__in=memory_ids)
-    access: dict[str, Any] = {
-        "access_count": F("access_count") + 1,
-        "last_accessed_at": now,
-        "decay_base": F("importance"),
-        "decay_from": now,
-    }
-    with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")
-        extended = _access_with_repetition(memories, access)
-        memories.exclude(agent_id__in=extended, expires_at__isnull=False).update(**access)
-        if extended:
-            # The vector cache of every process masks expired memories by their deadline.
-            Agent.objects.filter(pk__in=extended).update(memory_version=F("memory_version") + 1)
-        # Inside the transaction: the rows stay locked by the update, so what is read is
-        # this access's result, not a later one's.
-        return {
-            pk: dict(zip(ACCESS_FIELDS, values, strict=True))
-            for pk, *values in memories.values_list("pk", *ACCESS_FIELDS)
-        }
-
-
-def _access_with_repetition(memories: MemoryQuerySet, access: dict[str, Any]) -> list[int]:
-    """Record the access of the TTL'd ones among ``memories`` whose agent's policy extends
-    them, moving their deadlines in the same update; returns those agents' pks."""
-    agent_pks = set(
-        memories.filter(expires_at__isnull=False)
-        .order_by()
-        .values_list("agent_id", flat=True)
-        .distinct()
-    )
-    extended = []
-    for agent_pk, stored in Agent.objects.filter(pk__in=agent_pks).values_list(
-        "pk", "memory_policy"
-    ):
-        step = effective_policy(stored or {}).repetition_step_seconds
-        if step <= 0:
-            continue
-        memories.filter(agent_id=agent_pk, expires_at__isnull=False).update(
-            **access, expires_at=_repeated_expiry(step)
-        )
-        extended.append(agent_pk)
-    return extended
-
-
-# The widest move an expiry can make: from year 1 to MAX_EXPIRES_AT.
-_EXPIRY_SPAN = MAX_EXPIRES_AT - datetime.min.replace(tzinfo=UTC)
-
-
-def _repeated_expiry(step_seconds: float) -> Case:
-    """``expires_at + (access_count + 1) x step``, never past MAX_EXPIRES_AT. The sum is
-    only computed where it stays below the cap (SQLite adds in Python, which cannot go
-    past year 9999), and the count is capped so that the product stays a valid interval
-    (a 64-bit count of microseconds) whatever the count and the step."""
-    step = timedelta(seconds=step_seconds)
-    steps_to_cap = _EXPIRY_SPAN // step + 1
-    extension = ExpressionWrapper(
-        Least(F("access_count") + 1, Value(steps_to_cap)) * Value(step),
-        output_field=DurationField(),
-    )
-    cap = Value(MAX_EXPIRES_AT, output_field=DateTimeField())
-    headroom = ExpressionWrapper(cap - F("expires_at"), output_field=DurationField())
-    return Case(
-        When(GreaterThan(extension, headroom), then=cap),
-        default=ExpressionWrapper(F("expires_at") + extension, output_field=DateTimeField()),
-        output_field=DateTimeField(),
-    )

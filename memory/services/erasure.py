@@ -1,0 +1,106 @@
+"""Deleting memories, and what becomes of the facts learned from them.
+
+Every delete of memories (one by hand, a forget, the expiry pass) goes through
+:func:`erase_memories`: the facts learned only from those memories go with them, and facts
+with other evidence lose these sources. A merge deletes what it absorbed through its own path
+(memory.services.merging), which first hands the absorbed memories' fact sources to the
+survivor (:func:`move_fact_sources`), so that a merge erases no fact.
+"""
+
+from django.db import transaction
+
+from dewee.errors import InvalidInput
+
+# The one place memory's writes reach into facts: a fact cites the memories it was learned
+# from, so deleting or merging memories erases or moves those citations in the same
+# transaction. facts.services imports only memory's models and exceptions: no cycle.
+from facts.models import FactSource
+from facts.services import erase_facts_learned_only_from
+from memory.exceptions import MemoryNotFound
+from memory.models import Memory
+from memory.services.vectors import bump_memory_version
+from tenancy.audit import record_event
+from tenancy.models import Agent, AuditAction
+from tenancy.validation import clean_tags, clean_text, clean_unit_interval
+
+REASON_MAX_CHARS = 1000
+
+
+@transaction.atomic
+def erase_memories(
+    *, agent: Agent, memory_ids: list[int], actor: str, reason: str
+) -> dict[str, int]:
+    """The one delete path of memories (delete, forget, expiry): delete these memories of
+    ``agent`` (the caller has checked they are its own) and the facts learned only from them,
+    bump the agent's memory_version, and record one audit event for the lot."""
+    facts_erased = erase_facts_learned_only_from(memory_ids=memory_ids)
+    Memory.objects.filter(pk__in=memory_ids).delete()
+    bump_memory_version(agent)
+    counts = {"memories": len(memory_ids), "facts": facts_erased}
+    record_event(
+        workspace_id=agent.workspace_id,
+        agent=agent,
+        actor=actor,
+        action=AuditAction.MEMORY_DELETE,
+        target_type="memory",
+        target_id=str(memory_ids[0]) if len(memory_ids) == 1 else "",
+        details={"reason": reason, "counts": counts},
+    )
+    return counts
+
+
+@transaction.atomic
+def delete_memory(*, memory: Memory, actor: str, reason: str = "") -> dict[str, int]:
+    """Delete one memory and the facts learned only from it (facts with other sources keep
+    those and lose this one). ``reason`` goes into the audit event, so it obeys the same
+    rule as a fact's deletion reason."""
+    reason = clean_text(reason, field="reason", max_chars=REASON_MAX_CHARS, required=False)
+    return erase_memories(agent=memory.agent, memory_ids=[memory.pk], actor=actor, reason=reason)
+
+
+@transaction.atomic
+def forget_memories(
+    *,
+    agent: Agent,
+    actor: str,
+    ids: list[int] | None = None,
+    tags: list[str] | None = None,
+    below_importance: float | None = None,
+) -> dict[str, int]:
+    """Delete the agent's memories that match every criterion given (at least one)."""
+    if ids is None and not tags and below_importance is None:
+        raise InvalidInput("criteria", "give ids, tags or below_importance")
+    memories = Memory.objects.filter(agent=agent)
+    if ids is not None:
+        if not isinstance(ids, list) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in ids
+        ):
+            raise InvalidInput("ids", "must be a list of memory ids")
+        found = set(memories.filter(pk__in=ids).values_list("pk", flat=True))
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise MemoryNotFound(f"Memory {missing[0]} not found for this agent")
+        memories = memories.filter(pk__in=ids)
+    if tags:
+        memories = memories.filter(tag_rows__name__in=clean_tags(tags)).distinct()
+    if below_importance is not None:
+        threshold = clean_unit_interval(below_importance, field="below_importance")
+        memories = memories.filter(importance__lt=threshold)
+    targets = list(memories.only("pk", "agent_id"))
+    if not targets:
+        return {"memories": 0, "facts": 0}
+    return erase_memories(
+        agent=agent, memory_ids=[m.pk for m in targets], actor=actor, reason="forget"
+    )
+
+
+def move_fact_sources(*, from_ids: list[int], to_id: int) -> None:
+    """Before the absorbed memories of a merge go: their facts' provenance points at the
+    survivor, so deleting them erases no fact (deletion would otherwise erase facts learned
+    only from them). Runs in the caller's transaction."""
+    sources = FactSource.objects.filter(memory_id__in=from_ids)
+    # The reference a source was given by default names the memory too.
+    sources.filter(reference__in=[f"memory:{pk}" for pk in from_ids]).update(
+        reference=f"memory:{to_id}"
+    )
+    sources.update(memory_id=to_id)

@@ -1,0 +1,281 @@
+"""The one merge of memories, and the manual consolidation that uses it.
+
+Every merge (a consolidation here, the exact dedup of memory.services.dedup, the AutoPilot
+passes of memory.services.autopilot) goes through :func:`merge_into`: the surviving memory (a
+new one for a consolidation, the kept copy for a dedup) takes every source reference, user
+tag, access and the highest importance of what it absorbs, keeps the absorbed texts in
+``metadata["merged_from"]``, and inherits their fact provenance before they are deleted, so no
+fact is erased by a merge. Every other ``memory:<id>`` reference to an absorbed memory (a
+session summary's source_refs, a fact source's reference) is repointed to the survivor, so
+none is left dangling. Dedup, exact or AutoPilot, never merges across sessions
+(memory.merge_candidates.merge_scope).
+
+The client-input limits on tags, source references and metadata (tenancy.validation) are not
+applied to what a merge accumulates: those values were each valid when stored, and dropping
+any of them would lose provenance. Content is the exception: it is embedded, so a
+consolidated text must fit CONTENT_MAX_CHARS like any other.
+"""
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast
+from django.utils import timezone
+
+from dewee.errors import InvalidInput, TooLarge
+from memory.embeddings.engine import Embedder
+from memory.exceptions import MemoryNotFound
+from memory.models import Memory, MemoryFeedback, MemoryTag, MemoryType
+from memory.services.erasure import move_fact_sources
+from memory.services.storing import MemoryInput, memory_tags, store_memories, user_tags
+from memory.services.vectors import bump_memory_version
+from tenancy.audit import record_event
+from tenancy.models import Agent, AuditAction
+from tenancy.validation import CONTENT_MAX_CHARS, clean_choice
+
+MERGE_MIN, MERGE_MAX = 2, 100
+
+
+def _absorbed_texts(memory: Memory) -> list[dict[str, Any]]:
+    """What a merge keeps of an absorbed memory: its text, and the texts it had absorbed."""
+    entry: dict[str, Any] = {
+        "id": memory.pk,
+        "content": memory.content,
+        "created_at": memory.created_at.isoformat(),
+    }
+    earlier = memory.metadata.get("merged_from") if isinstance(memory.metadata, dict) else None
+    return [entry, *(earlier if isinstance(earlier, list) else [])]
+
+
+def lock_memories(
+    agent: Agent, ids: Sequence[int], *, for_update: bool = True
+) -> dict[int, Memory]:
+    """The agent's memories among ``ids``, with their tags, locked until the transaction
+    ends (PostgreSQL; SQLite serialises writers anyway) unless only read."""
+    rows = Memory.objects.filter(agent=agent, pk__in=list(ids)).prefetch_related("tag_rows")
+    if for_update:
+        rows = rows.select_for_update()
+    memories = {m.pk: m for m in rows}
+    for memory in memories.values():
+        memory.agent = agent
+    return memories
+
+
+def merge_into(
+    target: Memory,
+    absorbed: Sequence[Memory],
+    *,
+    actor: str,
+    reason: str,
+    now: datetime,
+    fresh: bool = False,
+) -> Memory:
+    """Fold ``absorbed`` into ``target`` and delete them. ``fresh``: ``target`` was just
+    made from them, so its own expiry does not count. Runs in the caller's transaction."""
+    group = [*([] if fresh else [target]), *absorbed]
+    ids = [m.pk for m in absorbed]
+    # As stored: an earlier merge of the same run may have repointed them since they were
+    # loaded.
+    stored_refs = dict(
+        Memory.objects.filter(pk__in=[target.pk, *ids]).values_list("pk", "source_refs")
+    )
+    refs = list(stored_refs.get(target.pk, target.source_refs))
+    for memory in absorbed:
+        refs += [*stored_refs.get(memory.pk, memory.source_refs), f"memory:{memory.pk}"]
+    # Its own ``memory:<id>`` refs are the record of what it absorbed; it never cites itself.
+    itself = f"memory:{target.pk}"
+    target.source_refs = [ref for ref in dict.fromkeys(refs) if ref != itself]
+    merged_from = list(target.metadata.get("merged_from", []))
+    for memory in absorbed:
+        merged_from += _absorbed_texts(memory)
+    target.metadata = {**target.metadata, "merged_from": merged_from}
+    importance = max(m.importance for m in [target, *absorbed])
+    if fresh or importance != target.importance:
+        # A merge sets importance explicitly: decay restarts from the new value (the
+        # originals' importance had already decayed to it).
+        target.importance, target.decay_base, target.decay_from = importance, importance, now
+    target.access_count += sum(m.access_count for m in absorbed)
+    accessed = [m.last_accessed_at for m in [target, *absorbed] if m.last_accessed_at]
+    target.last_accessed_at = max(accessed) if accessed else None
+    target.created_at = min(m.created_at for m in [target, *absorbed])
+    # The merged memory lives as long as the longest-lived of what it holds.
+    if all(m.expires_at is not None for m in group):
+        target.expires_at = max(m.expires_at for m in group if m.expires_at)
+        target.ttl_seconds = max((m.ttl_seconds or 0) for m in group) or None
+    else:
+        target.expires_at, target.ttl_seconds = None, None
+    target.updated_at = now
+    target.save(
+        update_fields=[
+            "source_refs",
+            "metadata",
+            "importance",
+            "decay_base",
+            "decay_from",
+            "access_count",
+            "last_accessed_at",
+            "created_at",
+            "expires_at",
+            "ttl_seconds",
+            "updated_at",
+        ]
+    )
+    have = set(memory_tags(target))
+    gained = [t for memory in absorbed for t in user_tags(memory) if t not in have]
+    MemoryTag.objects.bulk_create(
+        [MemoryTag(memory=target, agent_id=target.agent_id, name=t) for t in dict.fromkeys(gained)]
+    )
+    if gained and hasattr(target, "_prefetched_objects_cache"):
+        target._prefetched_objects_cache.pop("tag_rows", None)
+    move_fact_sources(from_ids=ids, to_id=target.pk)
+    _repoint_citations(target.agent, from_ids=ids, to_id=target.pk)
+    # Votes and flags on a copy are votes on what the survivor says: its history keeps them.
+    MemoryFeedback.objects.filter(memory_id__in=ids).update(memory_id=target.pk)
+    Memory.objects.filter(pk__in=ids).delete()
+    bump_memory_version(target.agent)
+    record_event(
+        workspace_id=target.agent.workspace_id,
+        agent=target.agent,
+        actor=actor,
+        action=AuditAction.MEMORY_MERGE,
+        target_type="memory",
+        target_id=str(target.pk),
+        details={"reason": reason, "merged": ids, "into": target.pk},
+    )
+    return target
+
+
+def _repoint_citations(agent: Agent, *, from_ids: list[int], to_id: int) -> int:
+    """The agent's other memories that cite an absorbed memory (``memory:<id>`` in their
+    source_refs: a session's summary cites its turns, a merged memory what it absorbed)
+    cite the survivor instead; how many changed. source_refs is a JSON list, which no
+    lookup searches on both databases: its text is searched for the quoted reference, and
+    the match is confirmed in Python. Their ``updated_at`` stays: what they say is
+    unchanged (and the next AutoPilot dedup need not compare them again)."""
+    cited = {f"memory:{pk}" for pk in from_ids}
+    survivor = f"memory:{to_id}"
+    mentions = Q()
+    for ref in cited:
+        mentions |= Q(refs_text__contains=json.dumps(ref))
+    citing = (
+        Memory.objects.filter(agent=agent)
+        .exclude(pk__in=[to_id, *from_ids])
+        .annotate(refs_text=Cast("source_refs", output_field=TextField()))
+        .filter(mentions)
+        .select_for_update()
+        .only("pk", "source_refs")
+    )
+    changed = 0
+    for memory in citing:
+        if not cited.intersection(memory.source_refs):
+            continue
+        refs = [survivor if ref in cited else ref for ref in memory.source_refs]
+        memory.source_refs = list(dict.fromkeys(refs))
+        memory.save(update_fields=["source_refs"])
+        changed += 1
+    return changed
+
+
+def _clean_ids(memory_ids: object) -> list[int]:
+    if not isinstance(memory_ids, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in memory_ids
+    ):
+        raise InvalidInput("memory_ids", "must be a list of memory ids")
+    ids = list(dict.fromkeys(memory_ids))
+    if len(ids) < MERGE_MIN:
+        raise InvalidInput("memory_ids", f"give at least {MERGE_MIN} distinct memory ids")
+    if len(ids) > MERGE_MAX:
+        raise TooLarge("memory_ids", f"has {len(ids)} ids; the limit is {MERGE_MAX}")
+    return ids
+
+
+def merge_into_new(
+    agent: Agent,
+    originals: list[Memory],
+    *,
+    actor: str,
+    reason: str,
+    memory_type: str | None,
+    content: str | None,
+    embedder: Embedder | None,
+) -> Memory:
+    """Store one new memory made of ``originals`` (``content``, else their texts joined,
+    oldest first; ``memory_type``, else their common type, else semantic) and merge them
+    into it; a consolidation, by hand or by the AutoPilot. Runs in the caller's transaction,
+    with the originals locked."""
+    originals = sorted(originals, key=lambda m: (m.created_at, m.pk))
+    types = {m.memory_type for m in originals}
+    if memory_type is None:
+        memory_type = types.pop() if len(types) == 1 else MemoryType.SEMANTIC
+    now = timezone.now()
+    (merged,) = store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(
+                content=content if content is not None else "\n".join(m.content for m in originals),
+                memory_type=memory_type,
+                importance=max(m.importance for m in originals),
+                created_at=min(m.created_at for m in originals),
+            )
+        ],
+        embedder=embedder,
+    )
+    merged.agent = agent
+    # Set here rather than through the store path: a merge is not activity in the session.
+    sessions = {m.session_id for m in originals}
+    session_id = sessions.pop() if len(sessions) == 1 else None
+    if session_id is not None:
+        Memory.objects.filter(pk=merged.pk).update(session_id=session_id)
+        merged.session_id = session_id
+    return merge_into(merged, originals, actor=actor, reason=reason, now=now, fresh=True)
+
+
+def consolidate_memories(
+    *,
+    agent: Agent,
+    memory_ids: list[int],
+    actor: str,
+    memory_type: str | None = None,
+    content: str | None = None,
+    embedder: Embedder | None = None,
+) -> Memory:
+    """Merge 2..100 of the agent's memories into one new memory, all or nothing.
+
+    The new memory holds ``content`` (default: the originals' texts, oldest first, one per
+    line), every user tag and source reference of the originals plus ``memory:<id>`` for
+    each, their highest importance, earliest creation, summed accesses and latest access,
+    the common session (if they share one), and ``memory_type`` (default: their common type,
+    else semantic). It is stored through the store path (embedded, keyword-indexed, entity
+    tags recomputed). Facts learned from an original now cite the new memory. An id that is
+    not one of this agent's memories is a 404 and nothing changes."""
+    ids = _clean_ids(memory_ids)
+    if memory_type is not None:
+        memory_type = clean_choice(memory_type, field="memory_type", choices=MemoryType.values)
+    with transaction.atomic():
+        originals = lock_memories(agent, ids)
+        now = timezone.now()
+        # An expired memory waits only for the expiry pass: it is not there to merge.
+        missing = [i for i in ids if i not in originals or originals[i].is_expired(now)]
+        if missing:
+            raise MemoryNotFound(f"Memory {missing[0]} not found for this agent")
+        if content is None and sum(len(m.content) + 1 for m in originals.values()) > (
+            CONTENT_MAX_CHARS + 1
+        ):
+            raise TooLarge(
+                "memory_ids",
+                f"these memories' texts joined exceed {CONTENT_MAX_CHARS} characters; "
+                "give the merged memory's content",
+            )
+        return merge_into_new(
+            agent,
+            list(originals.values()),
+            actor=actor,
+            reason="consolidate",
+            memory_type=memory_type,
+            content=content,
+            embedder=embedder,
+        )
