@@ -1,7 +1,10 @@
-"""Opaque cursors for keyset pagination (newest first, by id)."""
+"""Keyset pagination, newest first by id: one page of a queryset and the opaque cursor that
+continues after it."""
 
 import base64
 import binascii
+
+from django.db.models import Model, QuerySet
 
 from dewee.errors import InvalidInput
 from tenancy.validation import DB_ID_MAX
@@ -32,3 +35,16 @@ def clean_limit(limit: object) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE_SIZE:
         raise InvalidInput("limit", f"must be between 1 and {MAX_PAGE_SIZE}")
     return limit
+
+
+def keyset_page[M: Model, R: Model](
+    rows: QuerySet[M, R], *, cursor: str | None, limit: int
+) -> tuple[list[R], str | None]:
+    """Up to ``limit`` rows older than ``cursor`` (all of them without one), newest first,
+    and the cursor to the next page, None on the last. ``limit`` is already clean: callers
+    check it with clean_limit() before any other input."""
+    if cursor:
+        rows = rows.filter(id__lt=decode_cursor(cursor))
+    items = list(rows.order_by("-id")[: limit + 1])
+    next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
+    return items[:limit], next_cursor

@@ -10,7 +10,7 @@ from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
-from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, decode_cursor, encode_cursor
+from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, keyset_page
 from facts.exceptions import FactNotFound, ReceiptNotFound
 from facts.models import Fact, FactQuerySet, FactSource, Status
 from facts.rules import freshness, freshness_label
@@ -101,16 +101,12 @@ def list_facts(
 ) -> FactPage:
     """Newest first, ``limit`` per page; ``next_cursor`` continues after the last item."""
     limit = clean_limit(limit)
-    facts = filter_facts(agent, filters)
-    if cursor:
-        facts = facts.filter(id__lt=decode_cursor(cursor))
     # No join to the agent: every row has the same one, and the join leads SQLite's
     # planner away from walking the primary key in order.
-    items = list(facts.order_by("-id")[: limit + 1])
+    items, next_cursor = keyset_page(filter_facts(agent, filters), cursor=cursor, limit=limit)
     for fact in items:
         fact.agent = agent
-    next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
-    return FactPage(items=items[:limit], next_cursor=next_cursor)
+    return FactPage(items=items, next_cursor=next_cursor)
 
 
 def get_fact(*, access: Access, fact_id: int, agent: Agent | None = None) -> Fact:

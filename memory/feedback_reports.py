@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from dewee.pagination import clean_limit, decode_cursor, encode_cursor
+from dewee.pagination import clean_limit, keyset_page
 from memory.models import FeedbackKind, Memory, MemoryFeedback
 from tenancy.models import Agent
 
@@ -46,11 +46,8 @@ def list_feedback(*, memory: Memory, cursor: str | None = None, limit: int = 50)
     """A memory's feedback, newest first, with keyset pagination."""
     limit = clean_limit(limit)
     rows = MemoryFeedback.objects.filter(memory=memory)
-    if cursor:
-        rows = rows.filter(id__lt=decode_cursor(cursor))
-    items = list(rows.order_by("-id")[: limit + 1])
-    next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
-    return FeedbackPage(items=items[:limit], next_cursor=next_cursor)
+    items, next_cursor = keyset_page(rows, cursor=cursor, limit=limit)
+    return FeedbackPage(items=items, next_cursor=next_cursor)
 
 
 def _per_kind(feedback: QuerySet[MemoryFeedback]) -> dict[str, int]:

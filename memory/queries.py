@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from dewee.pagination import clean_limit, decode_cursor, encode_cursor
+from dewee.pagination import clean_limit, keyset_page
 from memory.entities import ENTITY_PREFIX
 from memory.exceptions import MemoryNotFound, SessionNotFound
 from memory.models import (
@@ -63,15 +63,12 @@ def list_memories(
     limit = clean_limit(limit)
     clean_importance_range(filters)
     memories = candidate_memories(agent, filters, timezone.now())
-    if cursor:
-        memories = memories.filter(id__lt=decode_cursor(cursor))
-    items = list(
-        memories.select_related("session").prefetch_related("tag_rows").order_by("-id")[: limit + 1]
+    items, next_cursor = keyset_page(
+        memories.select_related("session").prefetch_related("tag_rows"), cursor=cursor, limit=limit
     )
     for memory in items:
         memory.agent = agent
-    next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
-    return MemoryPage(items=items[:limit], next_cursor=next_cursor)
+    return MemoryPage(items=items, next_cursor=next_cursor)
 
 
 def memory_to_dict(memory: Memory) -> dict[str, Any]:
@@ -125,13 +122,10 @@ def list_sessions(*, agent: Agent, cursor: str | None = None, limit: int = 50) -
     in the page's one query, however many sessions it holds)."""
     limit = clean_limit(limit)
     sessions = Session.objects.filter(agent=agent).annotate(memory_count=Count("memories"))
-    if cursor:
-        sessions = sessions.filter(id__lt=decode_cursor(cursor))
-    items = list(sessions.order_by("-id")[: limit + 1])
+    items, next_cursor = keyset_page(sessions, cursor=cursor, limit=limit)
     for session in items:
         session.agent = agent
-    next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
-    rows = [session_to_dict(s, memory_count=s.memory_count) for s in items[:limit]]
+    rows = [session_to_dict(s, memory_count=s.memory_count) for s in items]
     return SessionPage(items=rows, next_cursor=next_cursor)
 
 

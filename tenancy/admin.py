@@ -13,7 +13,7 @@ from memory.services.policy import clean_policy, set_memory_policy
 from tenancy.audit import operator_actor
 from tenancy.exceptions import InvalidAgentId
 from tenancy.models import Agent, ApiKey, AuditEvent, ErasureReceipt, Workspace, WorkspaceMember
-from tenancy.services import add_member, change_member_role, remove_member
+from tenancy.services import add_member, change_member_role, create_agent, remove_member
 from tenancy.validation import clean_new_agent_id
 
 
@@ -22,10 +22,29 @@ def admin_actor(request: HttpRequest) -> str:
     return operator_actor(request.user.get_username())
 
 
+WORKSPACE_NO_DELETE_NOTE = (
+    "Workspaces are not deleted here: a deletion would take the workspace's audit log and "
+    "erasure receipts with it, and its agents are never deleted. To empty a workspace, "
+    "revoke its API keys (`dewee keys revoke KEY_ID`), remove its members (the dashboard's "
+    "Members page), and forget what its agents hold: their memories "
+    "(POST /v1/memories/forget) and their facts (POST /v1/facts/forget, or "
+    "`dewee memory facts forget --agent AGENT_ID --user USER --yes`)."
+)
+
+
 @admin.register(Workspace)
 class WorkspaceAdmin(admin.ModelAdmin):
+    """Workspaces cannot be deleted here (see WORKSPACE_NO_DELETE_NOTE)."""
+
     list_display = ["slug", "name", "created_at"]
     search_fields = ["slug", "name"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = self.get_fields(request, obj)
+        return [(None, {"fields": fields, "description": WORKSPACE_NO_DELETE_NOTE})]
 
 
 @admin.register(WorkspaceMember)
@@ -75,6 +94,13 @@ NO_DELETE_NOTE = (
 
 class AgentAdminForm(forms.ModelForm):
     # No Meta: the admin builds the form for Agent with the fields it shows.
+    def clean_metadata(self) -> Any:
+        metadata = self.cleaned_data["metadata"]
+        if self.instance.pk is None and not isinstance(metadata, dict | None):
+            # create_agent refuses it too; checked here to show the message on the form.
+            raise forms.ValidationError("must be an object")
+        return metadata
+
     def clean_agent_id(self) -> str:
         agent_id = self.cleaned_data["agent_id"]
         if self.instance.pk is not None and agent_id == self.instance.agent_id:
@@ -95,8 +121,9 @@ class AgentAdminForm(forms.ModelForm):
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
     """Where an operator renames an agent whose id holds a '/' (accepted before new ids
-    were refused one), which some of the API's paths cannot name. A policy change goes
-    through set_memory_policy; agents cannot be deleted here (see NO_DELETE_NOTE)."""
+    were refused one), which some of the API's paths cannot name. A new agent is made by
+    create_agent, a policy change goes through set_memory_policy; agents cannot be deleted
+    here (see NO_DELETE_NOTE)."""
 
     form = AgentAdminForm
     list_display = ["agent_id", "workspace", "name", "created_at"]
@@ -105,6 +132,12 @@ class AgentAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        # A new agent has what create_agent takes, and a policy; the rest starts empty.
+        if obj is None:
+            return ["workspace", "agent_id", "name", "metadata", "memory_policy"]
+        return super().get_fields(request, obj)
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         return [(None, {"fields": self.get_fields(request, obj), "description": NO_DELETE_NOTE})]
@@ -119,11 +152,18 @@ class AgentAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         policy = obj.memory_policy
-        stored = Agent.objects.filter(pk=obj.pk).values_list("memory_policy", flat=True)
-        obj.memory_policy = (stored.first() if change else None) or {}
-        super().save_model(request, obj, form, change)
-        if policy != obj.memory_policy:
-            set_memory_policy(agent=obj, policy=policy, actor=admin_actor(request))
+        if change:
+            stored = Agent.objects.filter(pk=obj.pk).values_list("memory_policy", flat=True)
+            obj.memory_policy = stored.first() or {}
+            super().save_model(request, obj, form, change)
+            agent = obj
+        else:
+            agent = create_agent(
+                workspace=obj.workspace, agent_id=obj.agent_id, name=obj.name, metadata=obj.metadata
+            )
+            obj.pk, obj.created_at = agent.pk, agent.created_at
+        if policy != agent.memory_policy:
+            set_memory_policy(agent=agent, policy=policy, actor=admin_actor(request))
 
 
 @admin.register(ApiKey)

@@ -15,7 +15,7 @@ from dewee.cli.runner import cli_access
 from dewee.errors import ConfirmationRequired, InvalidInput
 from memory.models import MemoryType
 from memory.queries import memory_to_dict
-from memory.recall import RecallRequest, recall
+from memory.recall import RecallRequest, Routing, recall
 from memory.services import (
     DecayResult,
     DedupReport,
@@ -25,6 +25,7 @@ from memory.services import (
 )
 from memory.services.maintenance import run_maintenance
 from memory.transfer import export_records, import_records
+from tenancy.models import DEFAULT_WORKSPACE_SLUG
 from tenancy.services import ensure_agent, get_workspace
 
 
@@ -33,7 +34,9 @@ def register(memory_commands: Any) -> None:
     p.add_argument("--agent", required=True)
     p.add_argument("--query", required=True)
     p.add_argument("--top-k", type=int, default=10)
-    p.add_argument("--routing", default="auto", choices=["auto", "vector", "keyword", "hybrid"])
+    p.add_argument(
+        "--routing", default=Routing.AUTO.value, choices=[route.value for route in Routing]
+    )
     p.add_argument("--explain", action="store_true", help="Show each result's scores.")
     add_json_flag(p)
     p.set_defaults(handler=search)
@@ -79,7 +82,9 @@ def register(memory_commands: Any) -> None:
     p = memory_commands.add_parser("import", help="Read memories from a JSON Lines export.")
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
     p.add_argument("--agent", help="Import into this agent (default: the one in the file).")
-    p.add_argument("--workspace", default="default", help="Where a new agent is created.")
+    p.add_argument(
+        "--workspace", default=DEFAULT_WORKSPACE_SLUG, help="Where a new agent is created."
+    )
     add_json_flag(p)
     p.set_defaults(handler=import_file)
 

@@ -1,0 +1,124 @@
+"""No import cycles between our modules.
+
+Every module of dewee, tenancy, memory and facts is read with `ast` (nothing is imported);
+an import anywhere in a module counts, at module level or inside a function, except under
+`if TYPE_CHECKING:`. `from pkg import name` is an edge to `pkg.name` when that is a module,
+else to `pkg`. A cycle fails the test with the modules in import order, `a -> b -> a`, so
+whoever reads it sees which import to cut.
+"""
+
+import ast
+from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("dewee", "tenancy", "memory", "facts")
+
+ImportGraph = dict[str, set[str]]
+
+
+def module_files(root: Path, packages: tuple[str, ...]) -> dict[str, Path]:
+    """Every module of `packages` under `root`, by dotted name (a package by its __init__)."""
+    modules = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join(parts)] = path
+    return modules
+
+
+def is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements that run at some point: all but those under TYPE_CHECKING."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+        elif isinstance(node, ast.If) and is_type_checking(node.test):
+            pending.extend(node.orelse)
+        else:
+            pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def imported_module(name: str, node: ast.ImportFrom, is_package: bool) -> str:
+    """The absolute module a `from ... import` names, resolving leading dots."""
+    if not node.level:
+        return node.module or ""
+    base = name.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def import_graph(root: Path, packages: tuple[str, ...]) -> ImportGraph:
+    """Each of our modules and the modules of ours it imports."""
+    modules = module_files(root, packages)
+    graph: ImportGraph = {name: set() for name in modules}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        for node in runtime_imports(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                source = imported_module(name, node, is_package)
+                targets = [
+                    f"{source}.{alias.name}" if f"{source}.{alias.name}" in modules else source
+                    for alias in node.names
+                ]
+            graph[name].update(t for t in targets if t in modules and t != name)
+    return graph
+
+
+def find_cycle(graph: ImportGraph) -> list[str] | None:
+    """One import cycle as `[a, b, ..., a]`, each module importing the next; None if none."""
+    try:
+        TopologicalSorter(graph).prepare()
+    except CycleError as error:
+        # graphlib lists each node before the one that depends on it, i.e. is imported by it.
+        return list(reversed(error.args[1]))
+    return None
+
+
+def test_our_modules_import_each_other_without_cycles():
+    cycle = find_cycle(import_graph(ROOT, PACKAGES))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_a_cycle_between_two_modules_is_found_and_named(tmp_path):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "a.py").write_text("from app import b\n")
+    (tmp_path / "app" / "b.py").write_text("def late():\n    from app.a import thing\n")
+    cycle = find_cycle(import_graph(tmp_path, ("app",)))
+    assert cycle is not None
+    assert " -> ".join(cycle) in ("app.a -> app.b -> app.a", "app.b -> app.a -> app.b")
+
+
+def test_imports_for_type_checking_only_are_not_a_cycle(tmp_path):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "a.py").write_text("from app.b import B\n")
+    (tmp_path / "app" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from app.a import A\nB = 1\n"
+    )
+    graph = import_graph(tmp_path, ("app",))
+    assert graph == {"app": set(), "app.a": {"app.b"}, "app.b": set()}
+    assert find_cycle(graph) is None
+
+
+def test_a_cycle_reads_in_import_order():
+    cycle = find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}})
+    assert cycle is not None
+    start = cycle.index("a")
+    assert cycle[start:] + cycle[1 : start + 1] == ["a", "b", "c", "a"]
