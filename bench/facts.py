@@ -32,9 +32,15 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from facts.models import Fact, FactSource, Status  # noqa: E402
+from facts.models import Fact, FactSource, SourceKind, Status, Verification  # noqa: E402
 from facts.queries import FactFilters, list_facts  # noqa: E402
-from facts.services import SourceInput, assert_fact, forget_facts  # noqa: E402
+from facts.services import (  # noqa: E402
+    Claim,
+    SourceInput,
+    assert_fact,
+    forget_facts,
+    forget_scope,
+)
 from tenancy.models import Agent  # noqa: E402
 from tenancy.services import create_agent, default_workspace  # noqa: E402
 
@@ -96,10 +102,10 @@ def load(agent: Agent, users: int, per_user: int, big_user_facts: int, rng: rand
         FactSource.objects.bulk_create(
             FactSource(
                 fact=f,
-                kind="conversation_summary",
+                kind=SourceKind.CONVERSATION_SUMMARY,
                 reference=f"conv-{f.pk}",
                 excerpt="from the chat",
-                verification="stated",
+                verification=Verification.STATED,
                 confidence=1.0,
                 recorded_at=f.recorded_at,
             )
@@ -111,9 +117,9 @@ def load(agent: Agent, users: int, per_user: int, big_user_facts: int, rng: rand
     FactSource.objects.bulk_create(
         FactSource(
             fact=f,
-            kind="operator",
+            kind=SourceKind.OPERATOR,
             operator="bench",
-            verification="stated",
+            verification=Verification.STATED,
             confidence=1.0,
             recorded_at=f.recorded_at,
         )
@@ -143,20 +149,18 @@ def main() -> None:
     )
 
     # Assert throughput through the full service (validation, slot lock, rules, source).
-    source = SourceInput(kind="conversation_summary", reference="bench", excerpt="bench")
+    source = SourceInput(kind=SourceKind.CONVERSATION_SUMMARY, reference="bench", excerpt="bench")
     slots = max(1, args.asserts // 4)
 
     def one_assert(i: int) -> None:
-        assert_fact(
-            agent=agent,
+        claim = Claim(
             user=f"asserter-{i % slots}",
             subject="user",
             predicate="employer",
             value=f"company {i % 7}",
-            source=source,
-            actor="bench",
             confidence=rng.random(),
         )
+        assert_fact(agent=agent, claim=claim, source=source, actor="bench")
 
     assert_samples = timed(one_assert, args.asserts)
     assert_rate = args.asserts / sum(assert_samples)
@@ -197,7 +201,7 @@ def main() -> None:
     )
 
     start = time.perf_counter()
-    receipt = forget_facts(agent=agent, user="big-user", actor="bench")
+    receipt = forget_facts(agent=agent, scope=forget_scope(user="big-user"), actor="bench")
     forget_seconds = time.perf_counter() - start
 
     print(

@@ -54,12 +54,12 @@ def _apply(
 
 @admin.action(description="Accept selected disputed facts", permissions=["change"])
 def accept_facts(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
-    _apply(request, queryset, "Accepted", services.resolve_fact, action="accept")
+    _apply(request, queryset, "Accepted", services.resolve_fact, action=services.Resolution.ACCEPT)
 
 
 @admin.action(description="Reject selected disputed facts", permissions=["change"])
 def reject_facts(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
-    _apply(request, queryset, "Rejected", services.resolve_fact, action="reject")
+    _apply(request, queryset, "Rejected", services.resolve_fact, action=services.Resolution.REJECT)
 
 
 @admin.action(description="Delete selected facts (asks for a reason)", permissions=["change"])
@@ -140,7 +140,7 @@ class FactAdmin(admin.ModelAdmin):
 
     @admin.display(description="History")
     def slot_history(self, fact: Fact) -> str:
-        rows = Fact.objects.in_slot(fact).order_by("recorded_at", "id")
+        rows = Fact.objects.in_slot(fact.slot).order_by("recorded_at", "id")
         return format_html_join(
             "",
             "<div>#{} {} — {} (believed {} → {}; {})</div>",

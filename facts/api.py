@@ -42,8 +42,7 @@ class FactListParams(Schema):
 def assert_fact(request: HttpRequest, payload: FactAssertIn) -> dict:
     access = request_access(request)
     agent = access.agent(payload.agent_id)
-    result = services.assert_fact(
-        agent=agent,
+    claim = services.Claim(
         user=payload.user or "",
         subject=payload.subject,
         predicate=payload.predicate,
@@ -54,6 +53,10 @@ def assert_fact(request: HttpRequest, payload: FactAssertIn) -> dict:
         category=payload.category,
         valid_from=parse_time(payload.valid_from, field="valid_from"),
         valid_to=parse_time(payload.valid_to, field="valid_to"),
+    )
+    result = services.assert_fact(
+        agent=agent,
+        claim=claim,
         source=services.SourceInput(**payload.source.model_dump()),
         actor=access.actor,
     )
@@ -118,16 +121,14 @@ def delete_fact(request: HttpRequest, fact_id: int, reason: str = "") -> dict:
 def forget_facts(request: HttpRequest, payload: ForgetIn) -> dict:
     access = request_access(request)
     agent = access.agent(payload.agent_id)
-    counts = services.count_forgettable(agent=agent, user=payload.user, subject=payload.subject)
-    scope = {"user": payload.user} if payload.user is not None else {"subject": payload.subject}
+    scope = services.forget_scope(user=payload.user, subject=payload.subject)
+    counts = services.count_forgettable(agent=agent, scope=scope)
     if payload.dry_run:
-        return {"dry_run": True, "scope": scope, "counts": counts}
+        return {"dry_run": True, "scope": scope.as_dict(), "counts": counts}
     if not payload.confirm:
         raise ConfirmationRequired(
             f'This erases {counts["facts"]} facts for good; send "confirm": true to proceed',
             details={"counts": counts},
         )
-    receipt = services.forget_facts(
-        agent=agent, user=payload.user, subject=payload.subject, actor=access.actor
-    )
+    receipt = services.forget_facts(agent=agent, scope=scope, actor=access.actor)
     return receipt_to_dict(receipt)

@@ -4,9 +4,10 @@ from typing import Any
 
 from django import forms
 
+from dewee.errors import InvalidInput
 from facts.models import KEY_MAX_CHARS, Status
 from facts.queries import FactFilters
-from facts.services import Resolution
+from facts.services import ForgetScope, Resolution, forget_scope
 from memory.forms import CursorForm
 
 DATETIME_LOCAL_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
@@ -68,18 +69,20 @@ class ForgetForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        if bool(data.get("user")) == bool(data.get("subject")):
-            raise forms.ValidationError("Give exactly one of a user or a subject.")
+        # The hidden field of the other scope comes back empty: empty means not given.
+        try:
+            data["scope"] = forget_scope(
+                user=data.get("user") or None, subject=data.get("subject") or None
+            )
+        except InvalidInput as exc:
+            raise forms.ValidationError(exc.message) from None
         return data
 
-    def target(self) -> str:
-        return self.cleaned_data.get("user") or self.cleaned_data.get("subject") or ""
+    def scope(self) -> ForgetScope:
+        return self.cleaned_data["scope"]
 
-    def scope(self) -> dict[str, str]:
-        """``{"user": ...}`` or ``{"subject": ...}``, as the services take it."""
-        if self.cleaned_data.get("user"):
-            return {"user": self.cleaned_data["user"]}
-        return {"subject": self.cleaned_data["subject"]}
+    def target(self) -> str:
+        return self.scope().value
 
     def confirmed(self) -> bool:
         """Checked after the preview is shown, so an empty confirmation is not an error."""

@@ -8,8 +8,9 @@ slot. Point-in-time queries ("what did the agent believe at T") use the second.
 from datetime import datetime
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import OuterRef, Q
 
+from facts.slots import SLOT_FIELDS, Slot
 from tenancy.models import Agent
 
 VALUE_MAX_CHARS = 4096
@@ -57,14 +58,12 @@ class FactQuerySet(models.QuerySet["Fact"]):
     def disputed(self) -> "FactQuerySet":
         return self.filter(status=Status.DISPUTED)
 
-    def in_slot(self, fact: "Fact") -> "FactQuerySet":
-        return self.filter(
-            agent_id=fact.agent_id,
-            user_ref=fact.user_ref,
-            subject=fact.subject,
-            predicate=fact.predicate,
-            qualifier=fact.qualifier,
-        )
+    def in_slot(self, slot: Slot) -> "FactQuerySet":
+        return self.filter(**slot.lookup())
+
+    def in_outer_slot(self) -> "FactQuerySet":
+        """Facts of the slot of the outer query's fact, for a correlated subquery."""
+        return self.filter(**{field: OuterRef(field) for field in SLOT_FIELDS})
 
     def believed_at(self, moment: datetime) -> "FactQuerySet":
         """Facts that were the current value of their slot at ``moment``."""
@@ -105,6 +104,7 @@ class Fact(models.Model):
     class Meta:
         ordering = ["-id"]
         constraints = [
+            # The fields of a Slot (facts/slots.py), spelled out as the migration has them.
             models.UniqueConstraint(
                 fields=["agent", "user_ref", "subject", "predicate", "qualifier"],
                 condition=Q(status="current"),
@@ -138,6 +138,10 @@ class Fact(models.Model):
         if self.qualifier:
             slot += f"[{self.qualifier}]"
         return f"{slot} = {self.value} ({self.status})"
+
+    @property
+    def slot(self) -> Slot:
+        return Slot.of(self)
 
 
 class FactSource(models.Model):

@@ -6,7 +6,7 @@ from typing import Any
 from uuid import UUID
 
 from django.core.exceptions import ValidationError
-from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Prefetch, QuerySet, Subquery
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
@@ -167,7 +167,7 @@ def fact_detail(fact: Fact) -> dict[str, Any]:
     """The fact, its sources, every fact of its slot in order (the history chain), and the
     audit events about it."""
     slot = (
-        Fact.objects.in_slot(fact)
+        Fact.objects.in_slot(fact.slot)
         .select_related("agent")
         .prefetch_related(Prefetch("sources", queryset=FactSource.objects.order_by("id")))
         .order_by("recorded_at", "id")
@@ -198,13 +198,7 @@ def review_queue(access: Access, *, limit: int = REVIEW_QUEUE_LIMIT) -> list[dic
     current value of its slot (or None) and both sets of sources. Four queries whatever the
     length: the disputed facts (the current fact's id found by a subquery), their sources,
     the current facts, theirs."""
-    current_of_slot = Fact.objects.current().filter(
-        agent_id=OuterRef("agent_id"),
-        user_ref=OuterRef("user_ref"),
-        subject=OuterRef("subject"),
-        predicate=OuterRef("predicate"),
-        qualifier=OuterRef("qualifier"),
-    )
+    current_of_slot = Fact.objects.current().in_outer_slot()
     disputed = list(
         _with_sources(Fact.objects.disputed().filter(agent__in=access.agents()))
         .select_related("agent")

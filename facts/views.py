@@ -39,7 +39,13 @@ from facts.queries import (
     review_queue,
     status_counts,
 )
-from facts.services import count_forgettable, delete_fact, forget_facts, resolve_fact
+from facts.services import (
+    Resolution,
+    count_forgettable,
+    delete_fact,
+    forget_facts,
+    resolve_fact,
+)
 from tenancy.access import Access, access_for_user
 from tenancy.queries import receipt_to_dict
 
@@ -128,7 +134,7 @@ def _resolve(request: HttpRequest, access: Access, fact_id: int) -> tuple[Fact, 
         fact = resolve_fact(fact=fact, actor=access.actor, **form.cleaned_data)
     except Conflict as exc:
         return fact, "", exc.message
-    verb = "accepted" if form.cleaned_data["action"] == "accept" else "rejected"
+    verb = "accepted" if form.cleaned_data["action"] == Resolution.ACCEPT else "rejected"
     return fact, f"Value {verb}.", ""
 
 
@@ -201,10 +207,10 @@ def facts_forget(request: HtmxHttpRequest) -> HttpResponse:
         raise BadRequest("Give an agent and exactly one of a user or a subject.")
     agent = access.agent(form.cleaned_data["agent"])
     if request.method == "POST" and form.confirmed():
-        receipt = forget_facts(agent=agent, actor=access.actor, **form.scope())
+        receipt = forget_facts(agent=agent, scope=form.scope(), actor=access.actor)
         url = mount_url(request, "facts:receipt", receipt.pk)
         return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-    counts = count_forgettable(agent=agent, **form.scope())
+    counts = count_forgettable(agent=agent, scope=form.scope())
     context = {"form": form, "agent": agent, "counts": counts}
     return render_page(request, "dashboard/forget.html", "panel", access, context)
 

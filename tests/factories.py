@@ -3,7 +3,7 @@
 from typing import Any
 
 from facts.models import Fact
-from facts.services import AssertResult, SourceInput, assert_fact
+from facts.services import AssertResult, Claim, SourceInput, assert_fact
 from tenancy.models import Agent, Workspace
 from tenancy.services import create_agent, create_api_key, create_workspace
 
@@ -34,15 +34,12 @@ def source(**overrides: Any) -> SourceInput:
 
 
 def state(agent: Agent, value: str, **overrides: Any) -> AssertResult:
-    """Assert ``value`` into the default slot (user u1, user.employer) unless overridden."""
-    fields: dict[str, Any] = {
-        "user": "u1",
-        "subject": "user",
-        "predicate": "employer",
-        "source": source(),
-        "actor": "test",
-    }
-    return assert_fact(agent=agent, value=value, **{**fields, **overrides})
+    """Assert ``value`` into the default slot (user u1, user.employer), from the default
+    source; ``overrides`` are fields of the Claim, or ``source``."""
+    learned_from = overrides.pop("source", None) or source()
+    fields: dict[str, Any] = {"user": "u1", "subject": "user", "predicate": "employer"}
+    claim = Claim(value=value, **{**fields, **overrides})
+    return assert_fact(agent=agent, claim=claim, source=learned_from, actor="test")
 
 
 def refreshed(fact: Fact) -> Fact:

@@ -10,7 +10,7 @@ from dewee.cli.runner import cli_access, operator_name
 from dewee.errors import ConfirmationRequired
 from dewee.timeparse import parse_time
 from facts import queries, services
-from facts.models import Category, Status, Verification
+from facts.models import Category, SourceKind, Status, Verification
 from tenancy.queries import receipt_to_dict
 from tenancy.services import default_workspace, ensure_agent
 
@@ -56,7 +56,7 @@ def register(memory_commands: Any) -> None:
     p = sub.add_parser("resolve", help="Accept or reject a disputed fact.")
     p.add_argument("--agent", required=True)
     p.add_argument("fact_id", type=int, metavar="FACT_ID")
-    p.add_argument("--action", required=True, choices=["accept", "reject"])
+    p.add_argument("--action", required=True, choices=[r.value for r in services.Resolution])
     p.add_argument("--reason", default="")
     add_json_flag(p)
     p.set_defaults(handler=resolve_fact)
@@ -189,7 +189,7 @@ def resolve_fact(args: argparse.Namespace) -> None:
     if args.json:
         print_json(detail)
     else:
-        verb = "Accepted" if args.action == "accept" else "Rejected"
+        verb = "Accepted" if args.action == services.Resolution.ACCEPT else "Rejected"
         print(f"{verb} fact {fact.pk}: {fact.subject}.{fact.predicate} = {fact.value}")
 
 
@@ -214,8 +214,7 @@ def assert_fact(args: argparse.Namespace) -> None:
     # A new agent is created with its first fact, so a refused fact leaves no agent behind.
     with transaction.atomic():
         agent = ensure_agent(workspace=default_workspace(), agent_id=args.agent)
-        result = services.assert_fact(
-            agent=agent,
+        claim = services.Claim(
             user=args.user,
             subject=args.subject,
             predicate=args.predicate,
@@ -226,9 +225,11 @@ def assert_fact(args: argparse.Namespace) -> None:
             category=args.category,
             valid_from=parse_time(args.valid_from, field="valid_from"),
             valid_to=parse_time(args.valid_to, field="valid_to"),
-            source=services.SourceInput(kind="operator", operator=operator, excerpt=args.note),
-            actor=access.actor,
         )
+        source = services.SourceInput(
+            kind=SourceKind.OPERATOR, operator=operator, excerpt=args.note
+        )
+        result = services.assert_fact(agent=agent, claim=claim, source=source, actor=access.actor)
     fact = queries.fact_to_dict(result.fact)
     if args.json:
         other = queries.fact_to_dict(result.other) if result.other else None
@@ -242,17 +243,16 @@ def assert_fact(args: argparse.Namespace) -> None:
 def forget_facts(args: argparse.Namespace) -> None:
     access = cli_access()
     agent = access.agent(args.agent)
-    counts = services.count_forgettable(agent=agent, user=args.user, subject=args.subject)
-    what = f"user {args.user!r}" if args.user is not None else f"subject {args.subject!r}"
+    scope = services.forget_scope(user=args.user, subject=args.subject)
+    counts = services.count_forgettable(agent=agent, scope=scope)
+    what = f"{scope.kind} {scope.value!r}"
     if not args.yes:
         raise ConfirmationRequired(
             f"refusing to erase {counts['facts']} facts ({counts['sources']} sources) about "
             f"{what} of agent {agent.agent_id!r} without --yes; this cannot be undone",
             details={"counts": counts},
         )
-    receipt = services.forget_facts(
-        agent=agent, user=args.user, subject=args.subject, actor=access.actor
-    )
+    receipt = services.forget_facts(agent=agent, scope=scope, actor=access.actor)
     data = receipt_to_dict(receipt)
     if args.json:
         print_json(data)

@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page
 
-from facts.services import SourceInput, assert_fact
+from facts.services import Claim, SourceInput, assert_fact
 from memory.models import Memory
 from memory.services import (
     MemoryInput,
@@ -47,14 +47,16 @@ def _demo_data(django_user_model):
     for user, subject, predicate, value, verification, confidence in facts:
         assert_fact(
             agent=agent,
-            user=user,
-            subject=subject,
-            predicate=predicate,
-            value=value,
-            verification=verification,
-            confidence=confidence,
-            actor="demo",
+            claim=Claim(
+                user=user,
+                subject=subject,
+                predicate=predicate,
+                value=value,
+                verification=verification,
+                confidence=confidence,
+            ),
             source=SourceInput(kind=chat.kind, reference=chat.reference, excerpt=f"…{value}…"),
+            actor="demo",
         )
     session = start_session(agent=agent, user="u-ana")
     _, globex = store_memories(
@@ -70,14 +72,16 @@ def _demo_data(django_user_model):
     end_session(session=session, summary="Ana rescheduled the dentist; now works at Globex")
     assert_fact(
         agent=agent,
-        user="u-ana",
-        subject="user",
-        predicate="employer",
-        value="Globex",
-        verification="inferred",
-        confidence=0.6,
-        actor="demo",
+        claim=Claim(
+            user="u-ana",
+            subject="user",
+            predicate="employer",
+            value="Globex",
+            verification="inferred",
+            confidence=0.6,
+        ),
         source=SourceInput(kind="memory_document", memory_id=globex.pk),
+        actor="demo",
     )
     bo = start_session(agent=agent, user="u-bo")
     store_memories(

@@ -282,18 +282,15 @@ def test_session_list_queries_do_not_grow(staff_client, agent, django_assert_num
 
 
 def test_a_fact_page_links_its_source_to_the_memory_it_came_from(staff_client, agent):
-    from facts.services import SourceInput, assert_fact
+    from facts.services import Claim, SourceInput, assert_fact
     from memory.services import MemoryInput, store_memories
 
     (memory,) = store_memories(agent=agent, items=[MemoryInput(content="Ann works at Acme")])
     fact = assert_fact(
         agent=agent,
-        user="u1",
-        subject="user",
-        predicate="employer",
-        value="Acme",
-        actor="t",
+        claim=Claim(user="u1", subject="user", predicate="employer", value="Acme"),
         source=SourceInput(kind="memory_document", memory_id=memory.pk),
+        actor="t",
     ).fact
     page = staff_client.get(f"/dashboard/facts/{fact.pk}/").content.decode()
     assert f'href="/dashboard/memory/{memory.pk}/"' in page

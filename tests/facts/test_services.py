@@ -10,7 +10,7 @@ from dewee.errors import InvalidInput, TooLarge
 from facts.exceptions import FactAlreadyDeleted, FactNotDisputed
 from facts.models import Fact, FactSource, Status
 from facts.queries import FactFilters, fact_detail, filter_facts, list_facts
-from facts.services import Outcome, delete_fact, forget_facts, resolve_fact
+from facts.services import Outcome, delete_fact, forget_facts, forget_scope, resolve_fact
 from tenancy.models import AuditAction, AuditEvent, ErasureReceipt
 from tests.factories import refreshed, source, state
 
@@ -197,7 +197,7 @@ def _history_of_everything(agent, user="u1"):
 def test_forget_user_erases_every_status_sources_and_events_and_leaves_a_receipt(agent):
     _history_of_everything(agent, "u1")
     state(agent, "Hooli", user="u2")
-    receipt = forget_facts(agent=agent, user="u1", actor="operator:ann")
+    receipt = forget_facts(agent=agent, scope=forget_scope(user="u1"), actor="operator:ann")
 
     assert not Fact.objects.filter(user_ref="u1").exists()
     assert not FactSource.objects.filter(fact__user_ref="u1").exists()
@@ -225,25 +225,25 @@ def test_forget_user_erases_every_status_sources_and_events_and_leaves_a_receipt
 def test_forget_subject_erases_only_that_subject(agent):
     state(agent, "Blue", subject="project-x", predicate="colour", user="")
     state(agent, "Acme")
-    receipt = forget_facts(agent=agent, subject="project-x", actor="x")
+    receipt = forget_facts(agent=agent, scope=forget_scope(subject="project-x"), actor="x")
     assert receipt.counts["facts"] == 1
     assert list(Fact.objects.values_list("value", flat=True)) == ["Acme"]
 
 
-def test_forget_needs_exactly_one_scope(agent):
-    state(agent, "Acme")
-    with pytest.raises(InvalidInput):
-        forget_facts(agent=agent, actor="x")
-    with pytest.raises(InvalidInput):
-        forget_facts(agent=agent, user="u1", subject="user", actor="x")
-    assert Fact.objects.count() == 1
-    assert not ErasureReceipt.objects.exists()
+def test_forget_needs_exactly_one_scope():
+    with pytest.raises(InvalidInput) as neither:
+        forget_scope()
+    with pytest.raises(InvalidInput) as both:
+        forget_scope(user="u1", subject="user")
+    assert neither.value.field == both.value.field == "scope"
+    assert forget_scope(user=" u1 ").as_dict() == {"user": "u1"}
+    assert forget_scope(subject="acme").as_dict() == {"subject": "acme"}
 
 
 def test_forget_touches_only_its_agent(agent, other_agent):
     state(agent, "Acme")
     state(other_agent, "Acme")
-    forget_facts(agent=agent, user="u1", actor="x")
+    forget_facts(agent=agent, scope=forget_scope(user="u1"), actor="x")
     assert Fact.objects.filter(agent=other_agent).count() == 1
 
 

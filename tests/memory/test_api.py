@@ -3,7 +3,7 @@
 import pytest
 
 from facts.models import Fact
-from facts.services import SourceInput, assert_fact
+from facts.services import Claim, SourceInput, assert_fact
 from memory.models import Memory, Session
 from tenancy.models import Agent
 from tests.facts.test_api import assert_error
@@ -177,12 +177,9 @@ def test_context_assembles_three_tiers_within_the_budget(api, agent):
     store(api, "Ann travels to Lisbon for the offsite every October")
     assert_fact(
         agent=agent,
-        user="u1",
-        subject="user",
-        predicate="city",
-        value="Porto",
-        actor="t",
+        claim=Claim(user="u1", subject="user", predicate="city", value="Porto"),
         source=SourceInput(kind="operator", operator="op"),
+        actor="t",
     )
     body = api.post(
         "/v1/context",
@@ -283,12 +280,9 @@ def test_nothing_of_one_workspace_reaches_the_other(api, other_api, agent, other
     other_api.post("/v1/memories", {"agent_id": "globex-bot", "content": "Globex note"})
     assert_fact(
         agent=agent,
-        user="u1",
-        subject="user",
-        predicate="door_code",
-        value="4711",
-        actor="t",
+        claim=Claim(user="u1", subject="user", predicate="door_code", value="4711"),
         source=SourceInput(kind="operator", operator="op"),
+        actor="t",
     )
 
     # By id: 404 everywhere.

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from facts.models import Fact, FactSource
-from facts.services import SourceInput, assert_fact
+from facts.services import Claim, SourceInput, assert_fact
 from memory.models import Memory
 from memory.services import MemoryInput, expiry_pass, store_memories
 from memory.services.expiry import EXPIRY_ACTOR
@@ -27,12 +27,9 @@ def store(agent, *contents, ttl=None):
 def learn(agent, memory, value, predicate="employer"):
     return assert_fact(
         agent=agent,
-        user="u1",
-        subject="user",
-        predicate=predicate,
-        value=value,
-        actor="test",
+        claim=Claim(user="u1", subject="user", predicate=predicate, value=value),
         source=SourceInput(kind="memory_document", memory_id=memory.pk),
+        actor="test",
     ).fact
 
 

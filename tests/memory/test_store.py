@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from dewee.errors import InvalidInput, TooLarge
 from facts.models import Fact, FactSource
-from facts.services import SourceInput, assert_fact
+from facts.services import Claim, SourceInput, assert_fact
 from memory.exceptions import EmbeddingModelMismatch, MemoryNotFound, SessionNotFound
 from memory.models import Memory, MemoryTag, Session, SessionState
 from memory.search import keyword_search
@@ -227,12 +227,9 @@ def test_vectors_of_another_model_are_refused(agent, remember):
 def _learn(agent, memory, value, predicate="employer"):
     return assert_fact(
         agent=agent,
-        user="u1",
-        subject="user",
-        predicate=predicate,
-        value=value,
-        actor="test",
+        claim=Claim(user="u1", subject="user", predicate=predicate, value=value),
         source=SourceInput(kind="memory_document", memory_id=memory.pk),
+        actor="test",
     )
 
 
@@ -242,12 +239,9 @@ def test_deleting_a_memory_erases_the_facts_learned_only_from_it(agent, remember
     both = _learn(agent, shared, "Paris", predicate="city").fact
     assert_fact(
         agent=agent,
-        user="u1",
-        subject="user",
-        predicate="city",
-        value="Paris",
-        actor="test",
+        claim=Claim(user="u1", subject="user", predicate="city", value="Paris"),
         source=SourceInput(kind="operator", operator="ann"),
+        actor="test",
     )
     _learn(agent, only, "Paris", predicate="city")  # a second memory backs the city too
 

@@ -1,0 +1,31 @@
+"""Writes of the facts app: asserting, resolving, deleting and erasing facts.
+
+Every interface imports from here; each function is the one place its rule lives.
+"""
+
+from facts.services.asserting import AssertResult, Outcome, assert_fact
+from facts.services.claims import Claim, SourceInput
+from facts.services.erasure import (
+    ForgetScope,
+    count_forgettable,
+    erase_facts_learned_only_from,
+    forget_facts,
+    forget_scope,
+)
+from facts.services.resolving import Resolution, delete_fact, resolve_fact
+
+__all__ = [
+    "AssertResult",
+    "Claim",
+    "ForgetScope",
+    "Outcome",
+    "Resolution",
+    "SourceInput",
+    "assert_fact",
+    "count_forgettable",
+    "delete_fact",
+    "erase_facts_learned_only_from",
+    "forget_facts",
+    "forget_scope",
+    "resolve_fact",
+]

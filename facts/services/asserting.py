@@ -1,0 +1,152 @@
+"""Asserting a fact: a claimed value meets its slot, and the trust rules decide whether it
+confirms, supersedes or disputes the current value."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from facts.exceptions import SlotBusy
+from facts.models import Fact, FactSource, Status
+from facts.rules import normalise_value, stronger_verification, trust_key
+from facts.services.claims import CheckedClaim, Claim, SourceInput, check_claim
+from facts.services.transitions import lock_slot, make_current, retire
+from tenancy.models import Agent
+
+# Attempts before a contended slot is reported as busy. Each retry sees the committed
+# winner of the previous race, so more than a couple are only needed under heavy load.
+_SLOT_ATTEMPTS = 8
+
+
+class Outcome(StrEnum):
+    CREATED = "created"
+    CONFIRMED = "confirmed"
+    SUPERSEDED = "superseded"
+    DISPUTED = "disputed"
+
+
+@dataclass(frozen=True)
+class AssertResult:
+    fact: Fact
+    outcome: Outcome
+    # The fact this one replaced (superseded), or the current value it waits against
+    # (disputed); None otherwise.
+    other: Fact | None = None
+
+
+def _trusted_at_least_as(candidate: Fact | CheckedClaim, current: Fact) -> bool:
+    return trust_key(candidate.verification, candidate.confidence) >= trust_key(
+        current.verification, current.confidence
+    )
+
+
+def _add_source(fact: Fact, claim: CheckedClaim, now: datetime) -> FactSource:
+    return FactSource.objects.create(
+        fact=fact,
+        kind=claim.source.kind,
+        reference=claim.source.reference,
+        excerpt=claim.source.excerpt,
+        operator=claim.source.operator,
+        memory=claim.memory,
+        verification=claim.verification,
+        confidence=claim.confidence,
+        recorded_at=now,
+    )
+
+
+def _strengthen(fact: Fact, claim: CheckedClaim, now: datetime) -> None:
+    """Another source for the same value: it may raise verification and confidence, and it
+    counts as a re-confirmation for freshness."""
+    fact.verification = stronger_verification(fact.verification, claim.verification)
+    fact.confidence = max(fact.confidence, claim.confidence)
+    fact.last_confirmed_at = now
+    fields = ["verification", "confidence", "last_confirmed_at"]
+    if fact.valid_from is None and claim.valid_from is not None:
+        fact.valid_from = claim.valid_from
+        fields.append("valid_from")
+    if fact.valid_to is None and claim.valid_to is not None:
+        fact.valid_to = claim.valid_to
+        fields.append("valid_to")
+    fact.save(update_fields=fields)
+    _add_source(fact, claim, now)
+
+
+def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> AssertResult:
+    now = timezone.now()
+    slot = Fact.objects.in_slot(claim.slot)
+    current = slot.current().first()
+    wanted = normalise_value(claim.value)
+
+    if current is not None and normalise_value(current.value) == wanted:
+        _strengthen(current, claim, now)
+        return AssertResult(fact=current, outcome=Outcome.CONFIRMED)
+
+    pending = next(
+        (f for f in slot.disputed().order_by("id") if normalise_value(f.value) == wanted), None
+    )
+    if pending is not None:
+        # The value already waits for review: it gains the source, and wins the slot if the
+        # combined evidence now trusts it at least as much as the current value.
+        _strengthen(pending, claim, now)
+        if current is None or _trusted_at_least_as(pending, current):
+            if current is not None:
+                retire(current, status=Status.HISTORY, actor=actor, reason="superseded", now=now)
+            make_current(pending, actor=actor, reason="corroborated", now=now)
+            return AssertResult(fact=pending, outcome=Outcome.SUPERSEDED, other=current)
+        return AssertResult(fact=pending, outcome=Outcome.DISPUTED, other=current)
+
+    new = Fact(
+        **claim.slot.lookup(),
+        value=claim.value,
+        valid_from=claim.valid_from,
+        valid_to=claim.valid_to,
+        category=claim.category,
+        verification=claim.verification,
+        confidence=claim.confidence,
+        recorded_at=now,
+        last_confirmed_at=now,
+        status_changed_by=actor,
+    )
+    # The loaded agent, not only its id: readers of the result use fact.agent.
+    new.agent = agent
+    if current is None:
+        outcome = Outcome.CREATED
+    elif _trusted_at_least_as(claim, current):
+        outcome = Outcome.SUPERSEDED
+    else:
+        outcome = Outcome.DISPUTED
+
+    if outcome == Outcome.DISPUTED:
+        new.status = Status.DISPUTED
+        new.status_reason = "less trusted than the current value"
+    else:
+        if current is not None:
+            # Retire first: the one-current-per-slot index is checked per statement.
+            retire(current, status=Status.HISTORY, actor=actor, reason="superseded", now=now)
+        new.status = Status.CURRENT
+        new.believed_from = now
+    new.save()
+    _add_source(new, claim, now)
+    return AssertResult(fact=new, outcome=outcome, other=current)
+
+
+def assert_fact(*, agent: Agent, claim: Claim, source: SourceInput, actor: str) -> AssertResult:
+    """Record ``claim``'s value for its slot of ``agent``, learned from ``source``.
+
+    Invariants: at most one current fact per slot; the same value (compared normalised)
+    confirms the current fact and adds the source; a different value at least as trusted
+    becomes current and the old one history; a less trusted value is stored disputed.
+    Concurrent callers on one slot are serialised; a lost race is retried here, so callers
+    only see ``slot_busy`` under extreme contention.
+    """
+    checked = check_claim(agent=agent, claim=claim, source=source)
+    for _attempt in range(_SLOT_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                lock_slot(checked.slot)
+                return _assert_in_locked_slot(agent, checked, actor)
+        except IntegrityError:
+            continue
+    raise SlotBusy("The slot is being changed by other writers; retry the request")

@@ -1,0 +1,53 @@
+"""The steps every write of a fact is made of: lock its slot, take a fact out of use, make
+one current. Asserting, resolving and deleting all use these, inside their transaction."""
+
+from datetime import datetime
+
+from django.db import connection
+
+from facts.models import Fact, Status
+from facts.slots import Slot
+
+
+def lock_slot(slot: Slot) -> None:
+    """Serialise writers of one slot until the transaction ends.
+
+    PostgreSQL: a transaction-scoped advisory lock on a 64-bit hash of the slot (a row lock
+    cannot cover a slot that has no current fact yet). SQLite: transactions start with
+    BEGIN IMMEDIATE (see settings), which already serialises every writer.
+    """
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [slot.lock_key()])
+
+
+def retire(fact: Fact, *, status: Status, actor: str, reason: str, now: datetime) -> None:
+    """Take ``fact`` out of use; a fact that was believed stops being believed now."""
+    fields = ["status", "status_changed_by", "status_reason"]
+    if fact.status == Status.CURRENT:
+        fact.believed_until = now
+        fields.append("believed_until")
+    fact.status = status
+    fact.status_changed_by = actor
+    fact.status_reason = reason
+    fact.save(update_fields=fields)
+
+
+def make_current(fact: Fact, *, actor: str, reason: str, now: datetime) -> None:
+    """``fact`` becomes its slot's believed value from ``now``; the caller has retired the
+    slot's previous current fact first (one current fact per slot, checked per statement)."""
+    fact.status = Status.CURRENT
+    fact.believed_from = now
+    fact.believed_until = None
+    fact.status_changed_by = actor
+    fact.status_reason = reason
+    fact.save(
+        update_fields=[
+            "status",
+            "believed_from",
+            "believed_until",
+            "status_changed_by",
+            "status_reason",
+        ]
+    )
