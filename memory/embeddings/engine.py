@@ -33,9 +33,8 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
+from memory.embeddings.encoder_graph import HIDDEN_OUTPUT, SENTENCE_OUTPUT
 from memory.embeddings.export import (
-    HIDDEN_OUTPUT,
-    SENTENCE_OUTPUT,
     TOKENIZER_FILE,
     EmbeddingModelUnavailable,
     build_model,
