@@ -14,6 +14,7 @@ from dewee.errors import DeweeError
 from facts import services
 from facts.models import Fact, FactSource
 from tenancy.admin import admin_actor
+from tenancy.validation import REASON_MAX_CHARS
 
 
 class FactSourceInline(admin.TabularInline):
@@ -28,7 +29,7 @@ class FactSourceInline(admin.TabularInline):
 
 
 class DeleteReasonForm(forms.Form):
-    reason = forms.CharField(max_length=1000, widget=forms.Textarea(attrs={"rows": 3}))
+    reason = forms.CharField(max_length=REASON_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 3}))
 
 
 def _apply(

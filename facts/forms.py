@@ -9,6 +9,7 @@ from facts.models import KEY_MAX_CHARS, Status
 from facts.queries import FactFilters
 from facts.services import ForgetScope, Resolution, forget_scope
 from memory.forms import CursorForm
+from tenancy.validation import REASON_MAX_CHARS
 
 DATETIME_LOCAL_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
 
@@ -45,7 +46,7 @@ class FactFilterForm(CursorForm):
 
 class ResolveForm(forms.Form):
     action = forms.ChoiceField(choices=[(r.value, r.value) for r in Resolution])
-    reason = forms.CharField(required=False, max_length=1000)
+    reason = forms.CharField(required=False, max_length=REASON_MAX_CHARS)
 
 
 class DeleteForm(forms.Form):
@@ -53,7 +54,7 @@ class DeleteForm(forms.Form):
 
     reason = forms.CharField(
         label="Reason",
-        max_length=1000,
+        max_length=REASON_MAX_CHARS,
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Kept with the record: say why this fact is wrong or must not be used.",
     )

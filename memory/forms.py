@@ -9,6 +9,7 @@ from dewee.errors import InvalidInput
 from dewee.pagination import decode_cursor
 from memory.models import MaintenanceJob, MemoryType
 from memory.recall import RecallFilters
+from tenancy.validation import REASON_MAX_CHARS
 
 
 class CursorForm(forms.Form):
@@ -86,7 +87,7 @@ class DeleteMemoryForm(forms.Form):
         label="I understand the facts learned only from this memory are erased too",
         error_messages={"required": "Tick the box to delete this memory."},
     )
-    reason = forms.CharField(label="Reason (optional)", required=False, max_length=1000)
+    reason = forms.CharField(label="Reason (optional)", required=False, max_length=REASON_MAX_CHARS)
 
     def __init__(self, data: Any = None) -> None:
         super().__init__(data, label_suffix="")

@@ -79,6 +79,8 @@ TAG_MAX_CHARS = 100
 TAGS_MAX = 50
 METADATA_MAX_BYTES = 16_384
 SOURCE_REFS_MAX = 200
+# Why someone deleted, settled or forgot something, as audit events record it.
+REASON_MAX_CHARS = 1000
 TTL_MAX_SECONDS = 10 * 365 * 24 * 3600
 # The latest expiry a memory can have: a later expires_at (9999-12-31 is a common "never") is
 # stored as this, and spaced repetition never moves one past it. It leaves a year below the

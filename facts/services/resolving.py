@@ -12,7 +12,7 @@ from facts.services.erasure import forget_keys
 from facts.services.transitions import lock_slot, make_current, retire
 from tenancy.audit import record_event
 from tenancy.models import AuditAction
-from tenancy.validation import clean_choice, clean_text
+from tenancy.validation import REASON_MAX_CHARS, clean_choice, clean_text
 
 
 class Resolution(StrEnum):
@@ -31,7 +31,7 @@ def resolve_fact(*, fact: Fact, action: str, actor: str, reason: str = "") -> Fa
     """Settle a disputed fact. Accept: it becomes current and the current value becomes
     history. Reject: it is kept as rejected, for audit, and the current value stays."""
     resolution = Resolution(clean_choice(action, field="action", choices=list(Resolution)))
-    reason = clean_text(reason, field="reason", max_chars=1000, required=False)
+    reason = clean_text(reason, field="reason", max_chars=REASON_MAX_CHARS, required=False)
     fact = _locked_fact(fact)
     if fact.status != Status.DISPUTED:
         raise FactNotDisputed(f"Fact {fact.pk} is {fact.status}, not disputed")
@@ -71,7 +71,7 @@ def resolve_fact(*, fact: Fact, action: str, actor: str, reason: str = "") -> Fa
 def delete_fact(*, fact: Fact, actor: str, reason: str = "") -> Fact:
     """Soft delete: the fact leaves use (and stops being believed) but its record stays,
     with who deleted it and why."""
-    reason = clean_text(reason, field="reason", max_chars=1000, required=False)
+    reason = clean_text(reason, field="reason", max_chars=REASON_MAX_CHARS, required=False)
     fact = _locked_fact(fact)
     if fact.status == Status.DELETED:
         raise FactAlreadyDeleted(f"Fact {fact.pk} is already deleted")

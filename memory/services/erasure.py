@@ -21,9 +21,7 @@ from memory.models import Memory
 from memory.services.vectors import bump_memory_version
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction
-from tenancy.validation import clean_tags, clean_text, clean_unit_interval
-
-REASON_MAX_CHARS = 1000
+from tenancy.validation import REASON_MAX_CHARS, clean_tags, clean_text, clean_unit_interval
 
 
 @transaction.atomic
