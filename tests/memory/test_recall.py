@@ -11,7 +11,16 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from memory.exceptions import SessionNotFound
 from memory.models import Memory
-from memory.recall import QueryClass, RecallFilters, RecallRequest, classify_query, recall
+from memory.recall import (
+    FLAGGED_FACTOR,
+    QueryClass,
+    RecallFilters,
+    RecallRequest,
+    Weights,
+    classify_query,
+    recall,
+)
+from memory.recall.scoring import flag_factor
 from memory.services import MemoryInput, start_session, store_memories
 
 pytestmark = pytest.mark.django_db
@@ -113,6 +122,14 @@ def test_explain_returns_the_components_of_the_score(agent, corpus):
     assert best.score == pytest.approx(expected)
 
 
+def test_the_score_weighs_the_three_signals_and_keeps_a_share_when_flagged():
+    weights = Weights(relevance=0.8, importance=0.1, recency=0.1)
+    signals = {"relevance": 1.0, "importance": 0.5, "recency": 0.0}
+    assert weights.score(**signals, flag_factor=flag_factor(None)) == pytest.approx(0.85)
+    flagged = weights.score(**signals, flag_factor=flag_factor(timezone.now()))
+    assert flagged == pytest.approx(0.85 * FLAGGED_FACTOR)
+
+
 def test_weights_can_put_importance_first(agent):
     store_memories(
         agent=agent,
@@ -121,8 +138,6 @@ def test_weights_can_put_importance_first(agent):
             MemoryInput(content="notes about the coffee grinder", importance=1.0),
         ],
     )
-    from memory.recall import Weights
-
     ranked = top(
         agent, "espresso machine", weights=Weights(relevance=0.05, importance=1.0, recency=0.0)
     )

@@ -11,7 +11,7 @@ from facts.models import Fact, FactSource
 from facts.services import Claim, SourceInput, assert_fact
 from memory.exceptions import EmbeddingModelMismatch, MemoryNotFound, SessionNotFound
 from memory.models import Memory, MemoryTag, Session, SessionState
-from memory.search import keyword_search
+from memory.recall.keyword_search import keyword_search
 from memory.services import (
     MemoryInput,
     delete_memory,

@@ -1,0 +1,86 @@
+"""Recall's filters: which of the agent's memories a recall (or the memory list) may return,
+checked once and applied as one queryset."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from dewee.errors import InvalidInput
+from memory.exceptions import SessionNotFound
+from memory.models import Memory, MemoryQuerySet, MemoryTag, MemoryType, Session
+from tenancy.models import Agent
+from tenancy.validation import clean_tags, clean_unit_interval
+
+
+@dataclass(frozen=True)
+class RecallFilters:
+    session_id: int | None = None
+    tags: list[str] = field(default_factory=list)
+    memory_type: str | None = None
+    min_importance: float | None = None
+    max_importance: float | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+    @property
+    def any(self) -> bool:
+        return any(
+            value not in (None, [])
+            for value in (
+                self.session_id,
+                self.tags,
+                self.memory_type,
+                self.min_importance,
+                self.max_importance,
+                self.since,
+                self.until,
+            )
+        )
+
+
+def clean_filters(agent: Agent, filters: RecallFilters) -> None:
+    """A known memory type, a valid importance range and tags, a time window that does not
+    end before it starts, and a session of this agent."""
+    if filters.memory_type is not None and filters.memory_type not in MemoryType.values:
+        raise InvalidInput("memory_type", f"must be one of {', '.join(MemoryType.values)}")
+    clean_importance_range(filters)
+    clean_tags(filters.tags)
+    if filters.since and filters.until and filters.until < filters.since:
+        raise InvalidInput("until", "must not be before since")
+    if (
+        filters.session_id is not None
+        and not Session.objects.filter(agent=agent, pk=filters.session_id).exists()
+    ):
+        raise SessionNotFound(f"Session {filters.session_id} not found for this agent")
+
+
+def clean_importance_range(filters: RecallFilters) -> None:
+    """Both bounds in [0, 1], the upper one not below the lower one."""
+    low, high = filters.min_importance, filters.max_importance
+    if low is not None:
+        clean_unit_interval(low, field="min_importance")
+    if high is not None:
+        clean_unit_interval(high, field="max_importance")
+        if low is not None and high < low:
+            raise InvalidInput("max_importance", "must not be below min_importance")
+
+
+def candidate_memories(agent: Agent, filters: RecallFilters, now: datetime) -> MemoryQuerySet:
+    """The agent's live memories that pass ``filters``."""
+    memories = Memory.objects.filter(agent=agent).live(now)
+    if filters.session_id is not None:
+        memories = memories.filter(session_id=filters.session_id)
+    if filters.memory_type:
+        memories = memories.filter(memory_type=filters.memory_type)
+    if filters.min_importance is not None:
+        memories = memories.filter(importance__gte=filters.min_importance)
+    if filters.max_importance is not None:
+        memories = memories.filter(importance__lte=filters.max_importance)
+    if filters.since:
+        memories = memories.filter(created_at__gte=filters.since)
+    if filters.until:
+        memories = memories.filter(created_at__lte=filters.until)
+    for tag in filters.tags:
+        memories = memories.filter(
+            pk__in=MemoryTag.objects.filter(agent=agent, name=tag).values("memory_id")
+        )
+    return memories

@@ -1,0 +1,226 @@
+"""Keyword search, the index recall reads for words: FTS5 with BM25 on SQLite; PostgreSQL
+full text (GIN) with ts_rank_cd to choose a pool, ranked with BM25 like SQLite's.
+
+``keyword_search`` takes ``candidates``, a queryset of the agent's memories that pass the
+request's filters, and returns ``(memory_id, score)`` pairs, best first.
+"""
+
+import math
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+
+from memory.models import MemoryQuerySet
+from memory.recall.stopwords import STOPWORDS
+from tenancy.models import Agent
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def keyword_terms(text: str) -> list[str]:
+    """The query's words that can match: lower-cased, without stopwords, without repeats."""
+    words = (w for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+    return list(dict.fromkeys(w for w in words if len(w) > 1 or w.isdigit()))
+
+
+def _subquery(candidates: MemoryQuerySet) -> tuple[str, tuple]:
+    sql, params = candidates.values("id").query.sql_with_params()
+    return sql, tuple(params)
+
+
+def keyword_search(
+    agent: Agent, candidates: MemoryQuerySet, text: str, *, limit: int, filtered: bool
+) -> list[tuple[int, float]]:
+    """``filtered``: whether ``candidates`` narrows the agent's memories; when it does not,
+    the agent restriction is applied inside the full-text index and nothing else is read."""
+    terms = keyword_terms(text)
+    if not terms:
+        return []
+    narrow, narrow_params, subquery = "", (), ""
+    if filtered:
+        subquery, narrow_params = _subquery(candidates)
+    if connection.vendor == "postgresql":
+        narrow = f"AND m.id IN ({subquery})" if filtered else ""
+        return _pg_bm25(agent, terms, narrow, narrow_params, limit=limit)
+    if filtered:
+        narrow = f"AND memory_fts.rowid IN ({subquery})"
+    match = f"agent_id:{int(agent.pk)} AND (" + " OR ".join(f'"{t}"' for t in terms) + ")"
+    with connection.cursor() as cursor:
+        # Column weights: the agent id column must not count towards relevance.
+        cursor.execute(
+            "SELECT memory_fts.rowid, -bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts "
+            f"WHERE memory_fts MATCH %s {narrow} "
+            "ORDER BY bm25(memory_fts, 1.0, 0.0) LIMIT %s",
+            (match, *narrow_params, limit),
+        )
+        return [(int(row[0]), float(row[1])) for row in cursor.fetchall()]
+
+
+# BM25 parameters, as SQLite's FTS5 uses them, so both editions rank alike.
+BM25_K1, BM25_B = 1.2, 0.75
+# PostgreSQL: how many full-text matches (by ts_rank_cd) are re-ranked with BM25.
+PG_BM25_POOL = 400
+_TSVECTOR_ENTRY = re.compile(r"'((?:[^']|'')*)':([0-9A-D,]+)")
+
+
+@dataclass
+class _CorpusStats:
+    version: tuple[int, datetime]
+    computed: float
+    documents: int
+    average_length: float
+
+
+_corpus_stats: dict[int, _CorpusStats] = {}
+# The mean length moves slowly; with memories arriving all the time, recomputing it (a scan
+# of the agent's rows) more often than this would cost more than it corrects.
+CORPUS_STATS_MAX_AGE_SECS = 300.0
+# A lexeme in more than this share of the agent's memories does not narrow the match: it is
+# still scored, but only rarer lexemes choose the candidates (unless all are this common).
+SELECTIVE_SHARE = 0.05
+# Agents up to this many memories match every lexeme: ranking all matches is cheap there,
+# and nothing a common word would find is lost.
+FULL_MATCH_DOCUMENTS = 5_000
+
+
+def _pg_corpus_stats(agent: Agent) -> _CorpusStats:
+    """Document count and mean length of the agent's memories, cached per process until the
+    agent's memories change, and then for at most CORPUS_STATS_MAX_AGE_SECS."""
+    version = Agent.objects.filter(pk=agent.pk).values_list("memory_version", "created_at").get()
+    cached = _corpus_stats.get(agent.pk)
+    fresh = cached is not None and (
+        cached.version == version
+        or (
+            cached.version[1] == version[1]
+            and time.monotonic() - cached.computed < CORPUS_STATS_MAX_AGE_SECS
+        )
+    )
+    if cached is None or not fresh:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*), coalesce(avg(length(search_vector)), 0) "
+                "FROM memory_memory WHERE agent_id = %s",
+                (agent.pk,),
+            )
+            documents, average = cursor.fetchone()
+        cached = _CorpusStats(version, time.monotonic(), int(documents), float(average) or 1.0)
+        _corpus_stats[agent.pk] = cached
+    return cached
+
+
+def _common_lexeme_shares(cursor: Any) -> dict[str, float]:
+    """The table-wide share of memories holding each common lexeme, from PostgreSQL's own
+    statistics (kept by ANALYZE / autovacuum); empty before the first ANALYZE."""
+    cursor.execute(
+        "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+        "WHERE tablename = 'memory_memory' AND attname = 'search_vector'"
+    )
+    row = cursor.fetchone()
+    if not row or not row[0]:
+        return {}
+    return dict(zip(row[0], row[1], strict=False))
+
+
+def _document_frequencies(
+    cursor: Any, agent: Agent, lexemes: list[str], documents: int
+) -> dict[str, int]:
+    """How many of the agent's memories hold each lexeme. Common lexemes are estimated from
+    the statistics (counting them exactly would visit thousands of rows, and their weight in
+    BM25 is small anyway); the rest are counted exactly, which is cheap because they are rare."""
+    shares = _common_lexeme_shares(cursor)
+    frequencies = {}
+    for lexeme in lexemes:
+        if lexeme in shares:
+            frequencies[lexeme] = max(1, round(shares[lexeme] * documents))
+            continue
+        cursor.execute(
+            "SELECT count(*) FROM memory_memory WHERE agent_id = %s "
+            "AND search_vector @@ to_tsquery('simple', quote_literal(%s))",
+            (agent.pk, lexeme),
+        )
+        frequencies[lexeme] = cursor.fetchone()[0]
+    return frequencies
+
+
+def _tsquery(lexemes: list[str], operator: str = "|") -> str:
+    return f" {operator} ".join("'" + lexeme.replace("'", "''") + "'" for lexeme in lexemes)
+
+
+def _pg_bm25(
+    agent: Agent, terms: list[str], narrow: str, narrow_params: tuple, *, limit: int
+) -> list[tuple[int, float]]:
+    """BM25 on PostgreSQL. The GIN index finds the memories holding the query's lexemes (only
+    the selective ones for agents of more than FULL_MATCH_DOCUMENTS memories); the
+    best PG_BM25_POOL of them by ts_rank_cd are scored with BM25 over all the query's
+    lexemes, from their tsvectors."""
+    stats = _pg_corpus_stats(agent)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %s))", (" ".join(terms),)
+        )
+        lexemes = [row[0] for row in cursor.fetchall()]
+        if not lexemes:
+            return []
+        frequencies = _document_frequencies(cursor, agent, lexemes, stats.documents)
+        # A lexeme no memory holds cannot match; it would only empty an AND.
+        lexemes = [lexeme for lexeme in lexemes if frequencies[lexeme] > 0]
+        if not lexemes:
+            return []
+        if stats.documents <= FULL_MATCH_DOCUMENTS:
+            selective = lexemes
+        else:
+            selective = [
+                lexeme
+                for lexeme in lexemes
+                if frequencies[lexeme] <= SELECTIVE_SHARE * max(stats.documents, 1)
+            ]
+        # Only common lexemes: matching any of them would rank most of the agent's memories.
+        # The memories holding all of them come first (BM25 ranks them highest anyway), then
+        # those holding all but the commonest, and so on down to the two rarest, until the
+        # pool is full. Dropping the commonest lexeme first keeps the memories BM25 ranks next,
+        # and stopping early spares ranking thousands of memories that hold only two common
+        # words (each one a heap page read).
+        by_rarity = sorted(lexemes, key=lambda lexeme: frequencies[lexeme])
+        queries = (
+            [_tsquery(selective)]
+            if selective
+            else [_tsquery(by_rarity[:size], "&") for size in range(len(lexemes), 1, -1)]
+            or [_tsquery(lexemes, "&")]
+        )
+        rows: list[tuple[int, str]] = []
+        for query in queries:
+            seen = {row[0] for row in rows}
+            cursor.execute(
+                "SELECT m.id, m.search_vector::text FROM memory_memory m, "
+                "to_tsquery('simple', %s) q "
+                f"WHERE m.agent_id = %s AND m.search_vector @@ q {narrow} "
+                "ORDER BY ts_rank_cd(m.search_vector, q) DESC, m.id DESC LIMIT %s",
+                (query, agent.pk, *narrow_params, PG_BM25_POOL),
+            )
+            rows += [row for row in cursor.fetchall() if row[0] not in seen]
+            if len(rows) >= limit:
+                break
+    idf = {
+        lexeme: math.log(1 + (stats.documents - df + 0.5) / (df + 0.5))
+        for lexeme, df in frequencies.items()
+    }
+    scored = []
+    for memory_id, vector_text in rows:
+        counts = {
+            match.group(1).replace("''", "'"): match.group(2).count(",") + 1
+            for match in _TSVECTOR_ENTRY.finditer(vector_text)
+        }
+        length = sum(counts.values())
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / stats.average_length)
+        score = sum(
+            idf[lexeme] * counts[lexeme] * (BM25_K1 + 1) / (counts[lexeme] + norm)
+            for lexeme in lexemes
+            if lexeme in counts
+        )
+        scored.append((int(memory_id), score))
+    scored.sort(key=lambda pair: (-pair[1], -pair[0]))
+    return scored[:limit]

@@ -1,0 +1,206 @@
+"""The recall pipeline: validate the request, search both indexes, fuse and score the pool,
+rerank the best candidates when a cross-encoder is configured, load the winners and, for an
+agent's own recall, record their use."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils import timezone
+
+from dewee.errors import InvalidInput
+from memory.embeddings.engine import Embedder, get_embedder
+from memory.models import Memory
+from memory.recall.filters import RecallFilters, candidate_memories, clean_filters
+from memory.recall.keyword_search import keyword_search
+from memory.recall.relevance import relevance
+from memory.recall.routing import Fusion, QueryClass, Routing, classify_query, vector_weight
+from memory.recall.scoring import ScoredRow, Weights, best_first, flag_factor, recency
+from memory.recall.vector_search import vector_search
+from memory.rerank import RERANK_CANDIDATES, CrossEncoder, get_reranker
+from memory.services import record_access as record_memory_access
+from memory.services import record_session_activity
+from tenancy.models import Agent
+
+TOP_K_MAX = 100
+POOL_MIN = 100
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    query: str
+    top_k: int = 10
+    routing: str = Routing.AUTO
+    fusion: str = Fusion.MINMAX
+    weights: Weights = field(default_factory=Weights)
+    filters: RecallFilters = field(default_factory=RecallFilters)
+    explain: bool = False
+    rerank: bool = True
+
+
+@dataclass
+class RecallHit:
+    memory: Memory
+    score: float
+    explanation: dict[str, Any]
+
+
+@dataclass
+class RecallResult:
+    hits: list[RecallHit]
+    query_class: QueryClass
+    routing: Routing
+
+
+def _validate(agent: Agent, request: RecallRequest) -> tuple[Routing, Fusion]:
+    if not isinstance(request.query, str) or not request.query.strip():
+        raise InvalidInput("query", "must not be empty")
+    if len(request.query) > 4000:
+        raise InvalidInput("query", "must be at most 4,000 characters")
+    if isinstance(request.top_k, bool) or not isinstance(request.top_k, int):
+        raise InvalidInput("top_k", "must be an integer")
+    if not 1 <= request.top_k <= TOP_K_MAX:
+        raise InvalidInput("top_k", f"must be between 1 and {TOP_K_MAX}")
+    try:
+        routing = Routing(request.routing)
+    except ValueError:
+        raise InvalidInput("routing", f"must be one of {', '.join(Routing)}") from None
+    try:
+        fusion = Fusion(request.fusion)
+    except ValueError:
+        raise InvalidInput("fusion", f"must be one of {', '.join(Fusion)}") from None
+    clean_filters(agent, request.filters)
+    return routing, fusion
+
+
+def _rerank(
+    reranker: CrossEncoder,
+    query: str,
+    scored: list[ScoredRow],
+    parts: dict[int, dict[str, Any]],
+    weights: Weights,
+) -> list[ScoredRow]:
+    """The cross-encoder's score becomes the relevance of the best candidates."""
+    contents = dict(
+        Memory.objects.filter(pk__in=[row[1] for row in scored]).values_list("pk", "content")
+    )
+    # A memory deleted since it was scored drops out here.
+    scored = [row for row in scored if row[1] in contents]
+    reranked = reranker.score(query, [contents[row[1]] for row in scored])
+    rescored = []
+    for (_, memory_id, importance, memory_recency), rerank in zip(scored, reranked, strict=True):
+        parts[memory_id]["rerank"] = float(rerank)
+        parts[memory_id]["relevance"] = float(rerank)
+        score = weights.score(
+            relevance=float(rerank),
+            importance=importance,
+            recency=memory_recency,
+            flag_factor=parts[memory_id]["flag_factor"],
+        )
+        rescored.append((score, memory_id, importance, memory_recency))
+    return best_first(rescored)
+
+
+def load_winners(*, scored: list[ScoredRow], top_k: int) -> list[tuple[ScoredRow, Memory]]:
+    """The first ``top_k`` of ``scored`` (score, id, importance, recency; best first) that
+    still exist, each with its whole memory. Scoring read a few columns earlier: a memory
+    deleted since (by a client, expiry or dedup) is skipped and the next ones take its
+    place, one more query per round of losses (none when nothing vanished)."""
+    memories = Memory.objects.select_related("agent", "session").prefetch_related("tag_rows")
+    winners: list[tuple[ScoredRow, Memory]] = []
+    start = 0
+    while len(winners) < top_k and start < len(scored):
+        batch = scored[start : start + top_k - len(winners)]
+        start += len(batch)
+        by_id = {m.pk: m for m in memories.filter(pk__in=[row[1] for row in batch])}
+        winners += [(row, by_id[row[1]]) for row in batch if row[1] in by_id]
+    return winners
+
+
+def recall(
+    *,
+    agent: Agent,
+    request: RecallRequest,
+    record_access: bool = False,
+    embedder: Embedder | None = None,
+) -> RecallResult:
+    """Rank the agent's memories for ``request.query``; never changes importance.
+
+    Only the agent's own recall is a use of its memories: with ``record_access`` each
+    returned memory gets an access (count, time, decay restart, spaced repetition) and is
+    returned as that access left it, and a recall within a session is that session's
+    activity. Without it (the default, so that a forgotten caller cannot write) the recall
+    is a pure read: an operator's search changes nothing."""
+    routing, fusion = _validate(agent, request)
+    now = timezone.now()
+    query_class = classify_query(request.query)
+    weight = vector_weight(routing, query_class)
+    pool_size = max(request.top_k * 5, POOL_MIN)
+    candidates = candidate_memories(agent, request.filters, now)
+    filtered = request.filters.any
+
+    vector_hits: list[tuple[int, float]] = []
+    keyword_hits: list[tuple[int, float]] = []
+    if weight > 0 and agent.embedding_model:
+        embedder = embedder or get_embedder()
+        if embedder.model_id == agent.embedding_model:
+            query_vector = embedder.embed_one(request.query)
+            vector_hits = vector_search(
+                agent, candidates, query_vector, limit=pool_size, filtered=filtered, now=now
+            )
+    if weight < 1:
+        keyword_hits = keyword_search(
+            agent, candidates, request.query, limit=pool_size, filtered=filtered
+        )
+    parts = relevance(
+        agent, request.query, vector_hits, keyword_hits, vector_weight=weight, fusion=fusion
+    )
+
+    # Score the pool from a few columns; load whole memories only for the winners.
+    rows = candidates.filter(pk__in=list(parts)).values_list(
+        "pk", "importance", "created_at", "flagged_at"
+    )
+    w = request.weights
+    scored = []
+    for memory_id, importance, created_at, flagged_at in rows:
+        memory_recency = recency(created_at, now)
+        parts[memory_id]["flag_factor"] = flag_factor(flagged_at)
+        score = w.score(
+            relevance=parts[memory_id]["relevance"],
+            importance=importance,
+            recency=memory_recency,
+            flag_factor=parts[memory_id]["flag_factor"],
+        )
+        scored.append((score, memory_id, importance, memory_recency))
+    scored = best_first(scored)
+    reranker = get_reranker() if request.rerank else None
+    if reranker is not None:
+        scored = _rerank(reranker, request.query, scored[:RERANK_CANDIDATES], parts, w)
+    hits = []
+    for (score, memory_id, importance, memory_recency), memory in load_winners(
+        scored=scored, top_k=request.top_k
+    ):
+        explanation = {
+            "query_class": query_class.value,
+            "vector_weight": weight,
+            **parts[memory_id],
+            "importance": importance,
+            "recency": memory_recency,
+            "weights": {
+                "relevance": w.relevance,
+                "importance": w.importance,
+                "recency": w.recency,
+            },
+            "score": score,
+        }
+        hits.append(RecallHit(memory=memory, score=score, explanation=explanation))
+    if not record_access:
+        return RecallResult(hits=hits, query_class=query_class, routing=routing)
+    # The hits show their access as this recall left it (count, time, an expiry moved by
+    # spaced repetition), from the one read record_memory_access makes.
+    accessed = record_memory_access([hit.memory.pk for hit in hits], now=now)
+    for hit in hits:
+        for name, value in accessed.get(hit.memory.pk, {}).items():
+            setattr(hit.memory, name, value)
+    if request.filters.session_id is not None:
+        record_session_activity(session_ids=[request.filters.session_id], now=now)
+    return RecallResult(hits=hits, query_class=query_class, routing=routing)

@@ -1,0 +1,53 @@
+"""The recall score: a memory's relevance, importance and recency, weighted, and demoted when
+feedback flagged it irrelevant; and the order it ranks memories in."""
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from tenancy.validation import clean_unit_interval
+
+RECENCY_HALF_LIFE_DAYS = 30.0
+# A memory flagged irrelevant by feedback keeps this share of its score: it ranks below an
+# otherwise equal memory, yet is still found when nothing better matches.
+FLAGGED_FACTOR = 0.5
+
+# A memory as scoring sees it: (score, id, importance, recency).
+ScoredRow = tuple[float, int, float, float]
+
+
+@dataclass(frozen=True)
+class Weights:
+    relevance: float = 0.8
+    importance: float = 0.1
+    recency: float = 0.1
+
+    def __post_init__(self) -> None:
+        for name in ("relevance", "importance", "recency"):
+            clean_unit_interval(getattr(self, name), field=f"weights.{name}")
+
+    def score(
+        self, *, relevance: float, importance: float, recency: float, flag_factor: float
+    ) -> float:
+        """The recall score of a memory: the weighted sum of its three signals (each in
+        0..1), times its ``flag_factor``."""
+        total = self.relevance * relevance + self.importance * importance + self.recency * recency
+        return total * flag_factor
+
+
+def flag_factor(flagged_at: datetime | None) -> float:
+    """The share of its score a memory keeps: FLAGGED_FACTOR once flagged, else all of it."""
+    return FLAGGED_FACTOR if flagged_at else 1.0
+
+
+def recency(anchor: datetime, now: datetime) -> float:
+    """1.0 for a memory made just now, halving every RECENCY_HALF_LIFE_DAYS. Use is not
+    counted here (that is decay's job, through importance): a recall must not make the
+    memories it returned rank higher in the next one."""
+    age_days = max((now - anchor).total_seconds(), 0.0) / 86400
+    return math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS)
+
+
+def best_first(scored: list[ScoredRow]) -> list[ScoredRow]:
+    """Highest score first; of equal scores, the newer memory (higher id) first."""
+    return sorted(scored, key=lambda row: (-row[0], -row[1]))
