@@ -15,7 +15,8 @@ from dewee.cli.runner import cli_access
 from dewee.errors import ConfirmationRequired, InvalidInput
 from memory.models import MemoryType
 from memory.queries import memory_to_dict
-from memory.recall import RecallRequest, Routing, recall
+from memory.recall import RecallRequest, recall
+from memory.recall.routing import Routing
 from memory.services import (
     DecayResult,
     DedupReport,
