@@ -5,10 +5,10 @@ from typing import Any
 from django import forms
 
 from dewee.errors import InvalidInput
+from dewee.forms import CursorForm
 from facts.models import KEY_MAX_CHARS, Status
 from facts.queries import FactFilters
 from facts.services import ForgetScope, Resolution, forget_scope
-from memory.forms import CursorForm
 from tenancy.validation import REASON_MAX_CHARS
 
 DATETIME_LOCAL_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]

@@ -26,8 +26,9 @@ from dewee.dashboard import (
     operator_access,
     render_page,
 )
+from dewee.forms import CursorForm
 from facts.queries import fact_to_dict, facts_learned_from
-from memory.forms import CursorForm, DeleteMemoryForm, MemoryFilterForm, RunJobForm
+from memory.forms import DeleteMemoryForm, MemoryFilterForm, RunJobForm
 from memory.models import MaintenanceJob, Memory
 from memory.queries import (
     get_memory,
