@@ -1,4 +1,4 @@
-"""Reads for workspaces, agents and API keys."""
+"""Reads of memories, sessions and maintenance runs (the memory list, a session, the Maintenance page)."""
 
 from dataclasses import dataclass
 from datetime import timedelta

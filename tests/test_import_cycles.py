@@ -122,3 +122,40 @@ def test_a_cycle_reads_in_import_order():
     assert cycle is not None
     start = cycle.index("a")
     assert cycle[start:] + cycle[1 : start + 1] == ["a", "b", "c", "a"]
+
+
+# Which app may import which. tenancy is the floor; its admin edits an agent's memory
+# policy, so it alone reaches memory's policy service. facts reads memory's models (a fact
+# cites the memory it was learned from) and never memory's writes; memory writes into facts
+# only from memory.services.erasure (erasing a memory erases the facts learned only from it).
+ALLOWED_UPWARD = {
+    "tenancy.admin": {"memory.exceptions", "memory.services.policy"},
+    "memory.services.erasure": {"facts.models", "facts.services"},
+}
+FORBIDDEN = {"tenancy": ("memory", "facts"), "facts": ("memory.services",)}
+
+
+def layering_breaches(graph: ImportGraph) -> list[str]:
+    breaches = []
+    for module, targets in graph.items():
+        app = module.split(".")[0]
+        for target in sorted(targets):
+            if target in ALLOWED_UPWARD.get(module, set()):
+                continue
+            if any(target.startswith(p) for p in FORBIDDEN.get(app, ())) or (
+                app == "memory" and target.startswith("facts.services")
+            ):
+                breaches.append(f"{module} -> {target}")
+    return breaches
+
+
+def test_apps_import_only_downwards():
+    assert layering_breaches(import_graph(ROOT, PACKAGES)) == []
+
+
+def test_an_upward_import_is_a_breach():
+    graph = {"tenancy.models": {"memory.models"}, "memory.recall": {"facts.services.erasure"}}
+    assert layering_breaches(graph) == [
+        "tenancy.models -> memory.models",
+        "memory.recall -> facts.services.erasure",
+    ]
