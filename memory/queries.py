@@ -1,4 +1,5 @@
-"""Reads of memories, sessions and maintenance runs (the memory list, a session, the Maintenance page)."""
+"""Reads of memories, sessions and maintenance runs: the memory list, one session, the
+Maintenance page."""
 
 from dataclasses import dataclass
 from datetime import timedelta
