@@ -1,18 +1,13 @@
 """Request and response shapes of the facts API (they also document it in OpenAPI)."""
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from ninja import Schema
-from pydantic import ConfigDict, Field, StrictFloat, StrictStr
+from pydantic import Field, StrictStr
 
+from dewee.schemas import StrictSchema, UnitFloat
 from facts.models import Category, SourceKind, Status, Verification
-
-UnitFloat = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
-
-
-class StrictSchema(Schema):
-    model_config = ConfigDict(extra="forbid")
 
 
 class SourceIn(StrictSchema):

@@ -1,33 +1,20 @@
 """Request and response shapes of the memory API (they also document it in OpenAPI)."""
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from ninja import Schema
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    Strict,
     StrictBool,
-    StrictFloat,
     StrictInt,
     StrictStr,
 )
 
+from dewee.schemas import StrictDbId, StrictSchema, UnitFloat
 from memory.models import FeedbackKind, MemoryType
-from tenancy.validation import DB_ID_MAX
-
-UnitFloat = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
-# The id of a row, in a query parameter (text that must read as one) or, strict, in a JSON
-# body. Out of range it is a 400 invalid_input, like any bad value; an id in a URL path is
-# looked up instead (memory.access), so there it is the resource's 404.
-DbId = Annotated[int, Field(ge=1, le=DB_ID_MAX)]
-StrictDbId = Annotated[DbId, Strict()]
-
-
-class StrictSchema(Schema):
-    model_config = ConfigDict(extra="forbid")
 
 
 class AgentIn(StrictSchema):

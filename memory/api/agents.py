@@ -6,6 +6,7 @@ from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
+from dewee.schemas import DbId
 from memory import services
 from memory.api.common import memory_page, recall_filters
 from memory.feedback_reports import (
@@ -15,7 +16,6 @@ from memory.queries import list_memories
 from memory.schemas import (
     AgentIn,
     AgentOut,
-    DbId,
     FeedbackSummaryOut,
     MemoryPageOut,
     MemoryPolicyIn,

@@ -8,8 +8,8 @@ from django.http import HttpRequest
 from ninja import Router, Schema, Status
 from pydantic import Field, StrictStr
 
+from dewee.schemas import StrictSchema
 from memory.queries import maintenance_status
-from memory.schemas import StrictSchema
 from memory.services.maintenance import queue_maintenance
 from tenancy.access import request_access
 
