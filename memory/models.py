@@ -70,6 +70,10 @@ class Memory(models.Model):
     session = models.ForeignKey(
         Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="memories"
     )
+    # The user this memory is about: given with it, or its session's user; NULL for none.
+    # (Nullable, unlike Session.user_ref, so that adding it altered the table in place on
+    # SQLite instead of rebuilding it, which would have dropped the keyword index triggers.)
+    user_ref = models.CharField(max_length=255, null=True, blank=True)
     content = models.TextField()
     memory_type = models.CharField(
         max_length=16, choices=MemoryType.choices, default=MemoryType.EPISODIC

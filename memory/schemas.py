@@ -74,6 +74,9 @@ class MemoryIn(StrictSchema):
     tags: list[StrictStr] = Field(default_factory=list, description="At most 50, 100 chars each.")
     metadata: dict[str, Any] = Field(default_factory=dict, description="At most 16 KiB as JSON.")
     session_id: StrictDbId | None = None
+    user: StrictStr | None = Field(
+        None, description="The user this memory is about; default: its session's user."
+    )
     ttl_seconds: StrictInt | None = Field(
         None, description="Expire this many seconds from now: 1 s to 10 years."
     )
@@ -121,6 +124,7 @@ class MemoryOut(Schema):
     metadata: dict[str, Any]
     source_refs: list[str]
     session_id: int | None
+    user: str | None
     ttl_seconds: int | None
     expires_at: datetime | None
     access_count: int

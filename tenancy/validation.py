@@ -81,6 +81,8 @@ METADATA_MAX_BYTES = 16_384
 SOURCE_REFS_MAX = 200
 # Why someone deleted, settled or forgot something, as audit events record it.
 REASON_MAX_CHARS = 1000
+# The id of a person (a user) that memories, sessions and facts are about.
+USER_MAX_CHARS = 255
 TTL_MAX_SECONDS = 10 * 365 * 24 * 3600
 # The latest expiry a memory can have: a later expires_at (9999-12-31 is a common "never") is
 # stored as this, and spaced repetition never moves one past it. It leaves a year below the
@@ -157,3 +159,9 @@ def refuse_lone_surrogates(data: object) -> None:
             stack.extend(reversed(children))
         elif isinstance(value, list):
             stack.extend(reversed([(f"{path}.{i}", item) for i, item in enumerate(value)]))
+
+
+def clean_user(value: object, *, field: str = "user") -> str:
+    """A user id as the client names the person (any text up to USER_MAX_CHARS, trimmed);
+    "" when none is given."""
+    return clean_text(value, field=field, max_chars=USER_MAX_CHARS, required=False)

@@ -11,7 +11,7 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from memory.models import Session, SessionState
 from tenancy.models import Agent
-from tenancy.validation import clean_metadata, clean_text
+from tenancy.validation import clean_metadata, clean_text, clean_user
 
 SUMMARY_MAX_CHARS = 16_000
 IDLE_TIMEOUT_MAX_SECS = 365 * 24 * 3600
@@ -40,7 +40,7 @@ def start_session(
     """``idle_timeout_secs``: None for the server default, 0 for never."""
     return Session.objects.create(
         agent=agent,
-        user_ref=clean_text(user, field="user", max_chars=255, required=False),
+        user_ref=clean_user(user),
         metadata=clean_metadata(metadata),
         idle_timeout_secs=_clean_timeout(idle_timeout_secs),
     )

@@ -34,6 +34,7 @@ from tenancy.validation import (
     clean_tags,
     clean_text,
     clean_unit_interval,
+    clean_user,
 )
 
 BATCH_MAX = 1000
@@ -49,6 +50,8 @@ class MemoryInput:
     tags: list[str] | None = None
     metadata: dict[str, Any] | None = None
     session_id: int | None = None
+    # The user the memory is about; None: its session's user, if it has a session.
+    user: str | None = None
     ttl_seconds: int | None = None
     expires_at: datetime | None = None
     source_refs: list[str] | None = None
@@ -68,6 +71,7 @@ class _CleanMemory:
     tags: list[str]
     metadata: dict[str, Any]
     session: Session | None
+    user: str
     ttl_seconds: int | None
     expires_at: datetime | None
     source_refs: list[str]
@@ -109,6 +113,20 @@ def _session_of(agent: Agent, session_id: object, cache: dict[int, Session]) -> 
     return cache[session_id]
 
 
+def _memory_user(user: object, session: Session | None) -> str:
+    """Whom a memory is about: the user given with it, else its session's. A user that
+    differs from the session's is refused: a conversation is with one user."""
+    session_user = session.user_ref if session is not None else ""
+    if user is None:
+        return session_user
+    user = clean_user(user)
+    if session_user and user and user != session_user:
+        raise InvalidInput(
+            "user", f"differs from the user of session {session.pk if session else ''}"
+        )
+    return user or session_user
+
+
 def _clean_memory(
     agent: Agent,
     item: MemoryInput,
@@ -128,13 +146,15 @@ def _clean_memory(
         raise InvalidInput("access_count", "must be a whole number")
     if item.access_count < 0:
         raise InvalidInput("access_count", "must not be negative")
+    session = _session_of(agent, item.session_id, sessions)
     return _CleanMemory(
         content=content,
         memory_type=clean_choice(item.memory_type, field="memory_type", choices=MemoryType.values),
         importance=clean_unit_interval(item.importance, field="importance"),
         tags=clean_tags(item.tags),
         metadata=clean_metadata(item.metadata),
-        session=_session_of(agent, item.session_id, sessions),
+        session=session,
+        user=_memory_user(item.user, session),
         ttl_seconds=ttl_seconds,
         expires_at=expires_at,
         source_refs=clean_refs(item.source_refs),
@@ -195,6 +215,7 @@ def store_memories(
                 Memory(
                     agent=agent,
                     session=c.session,
+                    user_ref=c.user or None,
                     content=c.content,
                     memory_type=c.memory_type,
                     importance=c.importance,
