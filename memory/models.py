@@ -73,7 +73,7 @@ class Memory(models.Model):
     # The user this memory is about: given with it, or its session's user; NULL for none.
     # (Nullable, unlike Session.user_ref, so that adding it altered the table in place on
     # SQLite instead of rebuilding it, which would have dropped the keyword index triggers.)
-    user_ref = models.CharField(max_length=255, null=True, blank=True)
+    user_ref = models.CharField(max_length=255, null=True, blank=True)  # noqa: DJ001
     content = models.TextField()
     memory_type = models.CharField(
         max_length=16, choices=MemoryType.choices, default=MemoryType.EPISODIC

@@ -14,6 +14,7 @@ from pydantic import (
 )
 
 from dewee.schemas import StrictDbId, StrictSchema, UnitFloat
+from facts.schemas import FactOut
 from memory.models import FeedbackKind, MemoryType
 
 
@@ -58,6 +59,11 @@ class MemoryPolicyIn(BaseModel):
     base_interval_seconds: Any = Field(
         None, description="1 s to one year (default 86400, one day)."
     )
+    extract_facts: Any = Field(
+        None,
+        description="Learn facts from each new memory about a user, by the worker after the "
+        "store (default true); a store request can also ask for it inline or not at all.",
+    )
 
 
 class MemoryPolicyOut(Schema):
@@ -65,6 +71,7 @@ class MemoryPolicyOut(Schema):
     default_ttl_seconds: dict[str, int | None]
     spaced_repetition_factor: float
     base_interval_seconds: int
+    extract_facts: bool
 
 
 class MemoryIn(StrictSchema):
@@ -89,13 +96,22 @@ class MemoryIn(StrictSchema):
     created_at: StrictStr | None = Field(None, description="ISO 8601; when it happened.")
 
 
+LearningIn = Literal["sync", "async", "off"]
+LEARNING_HELP = (
+    "Learn facts from these memories: sync (before answering; the answer lists them), "
+    "async (by the worker) or off. Default: the agent's policy (extract_facts)."
+)
+
+
 class StoreMemoryIn(MemoryIn):
     agent_id: StrictStr
+    extract_facts: LearningIn | None = Field(None, description=LEARNING_HELP)
 
 
 class BatchIn(StrictSchema):
     agent_id: StrictStr
     items: list[MemoryIn] = Field(description="1 to 1,000 memories, stored all or nothing.")
+    extract_facts: LearningIn | None = Field(None, description=LEARNING_HELP)
 
 
 class MemoryPatchIn(StrictSchema):
@@ -136,6 +152,9 @@ class MemoryOut(Schema):
 
 class StoredOut(MemoryOut):
     session_state: Literal["active", "ended"] | None
+    facts_learned: list[FactOut] | None = Field(
+        None, description="With extract_facts=sync: the facts that cite this memory."
+    )
 
 
 class BatchOut(Schema):

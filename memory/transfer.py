@@ -19,6 +19,7 @@ from dewee.timeparse import parse_time
 from memory.models import Memory, Session, SessionState, is_expired
 from memory.services.sessions import restore_last_activity, restore_session
 from memory.services.storing import MemoryInput, store_memories, user_tags
+from memory.signals import Learning
 from tenancy.models import Agent
 
 FORMAT_VERSION = 1
@@ -124,7 +125,8 @@ def import_records(agent: Agent, records: Iterable[tuple[int, dict[str, Any]]]) 
         if not pending:
             return
         try:
-            store_memories(agent=agent, items=[item for _, item in pending])
+            # An import restores memories; facts are not learned from them again.
+            store_memories(agent=agent, items=[item for _, item in pending], learning=Learning.OFF)
         except DeweeError as exc:
             index = exc.details.get("index", 0) if isinstance(exc.details, dict) else 0
             raise InvalidInput(f"line {pending[index][0]}", exc.message) from None

@@ -7,6 +7,7 @@ from ninja import Router, Status
 
 from dewee.errors import DeweeError
 from dewee.timeparse import parse_time
+from facts.queries import fact_to_dict, facts_learned_from
 from memory import services
 from memory.api.common import recall_filters
 from memory.models import Memory
@@ -31,6 +32,7 @@ from memory.schemas import (
     StoredOut,
     StoreMemoryIn,
 )
+from memory.signals import Learning
 from tenancy.access import request_access
 
 router = Router()
@@ -52,21 +54,33 @@ def _input(item: MemoryIn) -> services.MemoryInput:
     )
 
 
-def _stored(memory: Memory) -> dict[str, Any]:
-    return {
+def _stored(memory: Memory, learning: Learning | None = None) -> dict[str, Any]:
+    stored = {
         **memory_to_dict(memory),
         "session_state": memory.session.state if memory.session else None,
     }
+    if learning is Learning.SYNC:
+        # Learned in this request: the facts that now cite this memory as a source.
+        stored["facts_learned"] = [fact_to_dict(fact) for fact in facts_learned_from(memory)]
+    return stored
+
+
+def _learning(requested: str | None) -> Learning | None:
+    return Learning(requested) if requested is not None else None
 
 
 @router.post("/memories", response={201: StoredOut}, tags=["memories"], summary="Store a memory")
 def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
     access = request_access(request)
     assert access.workspace is not None
+    learning = _learning(payload.extract_facts)
     (memory,) = services.store_memories_as(
-        workspace=access.workspace, agent_id=payload.agent_id, items=[_input(payload)]
+        workspace=access.workspace,
+        agent_id=payload.agent_id,
+        items=[_input(payload)],
+        learning=learning,
     )
-    return Status(201, _stored(memory))
+    return Status(201, _stored(memory, learning))
 
 
 @router.post(
@@ -84,10 +98,11 @@ def store_batch(request: HttpRequest, payload: BatchIn) -> Status:
             inputs.append(_input(item))
         except DeweeError as exc:
             raise exc.for_item(index) from None
+    learning = _learning(payload.extract_facts)
     memories = services.store_memories_as(
-        workspace=access.workspace, agent_id=payload.agent_id, items=inputs
+        workspace=access.workspace, agent_id=payload.agent_id, items=inputs, learning=learning
     )
-    return Status(201, {"items": [_stored(m) for m in memories]})
+    return Status(201, {"items": [_stored(m, learning) for m in memories]})
 
 
 @router.post(

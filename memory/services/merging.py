@@ -33,6 +33,7 @@ from memory.models import Memory, MemoryFeedback, MemoryTag, MemoryType
 from memory.services.erasure import move_fact_sources
 from memory.services.storing import MemoryInput, memory_tags, store_memories, user_tags
 from memory.services.vectors import bump_memory_version
+from memory.signals import Learning
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction
 from tenancy.validation import CONTENT_MAX_CHARS, clean_choice
@@ -220,9 +221,13 @@ def merge_into_new(
                 memory_type=memory_type,
                 importance=max(m.importance for m in originals),
                 created_at=min(m.created_at for m in originals),
+                # About the originals' user when they share one.
+                user=users.pop() if len(users := {m.user_ref for m in originals}) == 1 else None,
             )
         ],
         embedder=embedder,
+        # The facts learned from the originals move to it (move_fact_sources).
+        learning=Learning.OFF,
     )
     merged.agent = agent
     # Set here rather than through the store path: a merge is not activity in the session.

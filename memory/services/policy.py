@@ -1,6 +1,6 @@
 """An agent's memory policy: how its memories age (decay strategy per type), how long they
 live by default (TTL per type), and how much each recall extends a TTL'd memory's life
-(spaced repetition).
+(spaced repetition); and whether facts are learned from what its memories say.
 
 ``Agent.memory_policy`` holds only what was set; everything else follows the server's
 settings, so changing a server default changes it for every agent that did not choose.
@@ -29,6 +29,7 @@ POLICY_KEYS = (
     "default_ttl_seconds",
     "spaced_repetition_factor",
     "base_interval_seconds",
+    "extract_facts",
 )
 
 
@@ -40,6 +41,8 @@ class MemoryPolicy:
     default_ttl_seconds: dict[str, int | None]
     spaced_repetition_factor: float
     base_interval_seconds: int
+    # Learn facts from each new memory about a user (by the worker, after the store).
+    extract_facts: bool = True
 
     @property
     def repetition_step_seconds(self) -> float:
@@ -52,6 +55,7 @@ class MemoryPolicy:
             "default_ttl_seconds": dict(self.default_ttl_seconds),
             "spaced_repetition_factor": self.spaced_repetition_factor,
             "base_interval_seconds": self.base_interval_seconds,
+            "extract_facts": self.extract_facts,
         }
 
 
@@ -66,6 +70,7 @@ def effective_policy(stored: dict[str, Any]) -> MemoryPolicy:
             stored.get("spaced_repetition_factor", SPACED_REPETITION_FACTOR)
         ),
         base_interval_seconds=int(stored.get("base_interval_seconds", BASE_INTERVAL_SECONDS)),
+        extract_facts=bool(stored.get("extract_facts", True)),
     )
 
 
@@ -135,6 +140,10 @@ def clean_policy(policy: object) -> dict[str, Any]:
         clean["base_interval_seconds"] = _whole_number(
             policy["base_interval_seconds"], "base_interval_seconds", 1, BASE_INTERVAL_MAX_SECONDS
         )
+    if "extract_facts" in policy:
+        if not isinstance(policy["extract_facts"], bool):
+            raise InvalidMemoryPolicy("extract_facts", "must be true or false")
+        clean["extract_facts"] = policy["extract_facts"]
     return clean
 
 

@@ -20,6 +20,7 @@ from memory.models import Memory, MemoryTag, MemoryType, Session, is_expired
 from memory.services.policy import MemoryPolicy, get_memory_policy
 from memory.services.sessions import record_session_activity
 from memory.services.vectors import bump_memory_version, claim_embedding_model, embedding_text
+from memory.signals import Learning, memories_stored
 from tenancy.exceptions import AgentExists
 from tenancy.models import Agent, Workspace
 from tenancy.services import ensure_agent
@@ -187,11 +188,18 @@ def _embedding_texts(agent: Agent, cleaned: list[_CleanMemory]) -> list[str]:
 
 
 def store_memories(
-    *, agent: Agent, items: Sequence[MemoryInput], embedder: Embedder | None = None
+    *,
+    agent: Agent,
+    items: Sequence[MemoryInput],
+    embedder: Embedder | None = None,
+    learning: Learning | None = None,
 ) -> list[Memory]:
     """Store a batch all-or-nothing: every item is validated (the error names the first
     failing item) and embedded before anything is written; then memories, their tags
-    (with entity tags) and the session activity are written in one transaction."""
+    (with entity tags) and the session activity are written in one transaction.
+
+    Then ``memories_stored`` is sent, so that facts are learned from them: as ``learning``
+    says, or as the agent's policy says when it is None."""
     if not items:
         raise InvalidInput("items", "must hold at least one memory")
     if len(items) > BATCH_MAX:
@@ -240,11 +248,18 @@ def store_memories(
         )
         bump_memory_version(agent)
         record_session_activity(session_ids=sessions, now=now)
+    if learning is None:
+        learning = Learning.ASYNC if policy.extract_facts else Learning.OFF
+    memories_stored.send(sender=Agent, agent=agent, memories=memories, learning=learning)
     return memories
 
 
 def store_memories_as(
-    *, workspace: Workspace, agent_id: str, items: Sequence[MemoryInput]
+    *,
+    workspace: Workspace,
+    agent_id: str,
+    items: Sequence[MemoryInput],
+    learning: Learning | None = None,
 ) -> list[Memory]:
     """Store into the agent ``agent_id`` of ``workspace``, which its first memory creates.
     A new agent is created in the same transaction as its memories, so a refused first
@@ -253,10 +268,10 @@ def store_memories_as(
     if agent is None:
         with transaction.atomic():
             agent = ensure_agent(workspace=workspace, agent_id=agent_id)
-            return store_memories(agent=agent, items=items)
+            return store_memories(agent=agent, items=items, learning=learning)
     if agent.workspace_id != workspace.pk:
         raise AgentExists(f"Agent id {agent_id!r} is already taken")
-    return store_memories(agent=agent, items=items)
+    return store_memories(agent=agent, items=items, learning=learning)
 
 
 _UNSET: Any = object()

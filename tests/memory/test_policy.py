@@ -33,6 +33,7 @@ DEFAULTS = {
     },
     "spaced_repetition_factor": 1.0,
     "base_interval_seconds": 86400,
+    "extract_facts": True,
 }
 DAY = timedelta(days=1)
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -85,6 +86,7 @@ def test_put_replaces_the_policy_and_returns_the_effective_one(api, agent):
         "default_ttl_seconds": {"working": 86400},
         "spaced_repetition_factor": 2,
         "base_interval_seconds": 3600,
+        "extract_facts": False,
     }
     response = put(api, POLICY_URL, body)
     assert response.status_code == 200
@@ -103,6 +105,7 @@ def test_put_replaces_the_policy_and_returns_the_effective_one(api, agent):
         },
         "spaced_repetition_factor": 2.0,
         "base_interval_seconds": 3600,
+        "extract_facts": False,
     }
     assert response.json() == expected
     assert api.get(POLICY_URL).json() == expected
@@ -152,6 +155,8 @@ def test_a_policy_change_is_audited(api, agent):
         ({"base_interval_seconds": 0}, "base_interval_seconds"),
         ({"base_interval_seconds": 365 * 86400 + 1}, "base_interval_seconds"),
         ({"base_interval_seconds": "86400"}, "base_interval_seconds"),
+        ({"extract_facts": "yes"}, "extract_facts"),
+        ({"extract_facts": 1}, "extract_facts"),
     ],
 )
 def test_a_bad_policy_is_refused_whole_and_nothing_is_written(api, agent, body, field):
