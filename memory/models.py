@@ -9,6 +9,9 @@ from django.db.models import Q
 from memory.fields import EmbeddingField
 from tenancy.models import Agent, Workspace
 
+# The tag of the memory that holds a session's summary (memory.services.session_end).
+SUMMARY_TAG = "session-summary"
+
 
 class MemoryType(models.TextChoices):
     EPISODIC = "episodic"

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from dewee.errors import Conflict
-from memory.models import Memory, MemoryType, Session, SessionState
+from memory.models import SUMMARY_TAG, Memory, MemoryType, Session, SessionState
 from memory.services.sessions import SUMMARY_MAX_CHARS, EndReason
 from memory.services.storing import MemoryInput, store_memories
 from memory.summaries import extractive_summary, get_summariser
@@ -21,7 +21,6 @@ class SessionEnded(Conflict):
     code = "session_ended"
 
 
-SUMMARY_TAG = "session-summary"
 # A session of this many memories or fewer ends without a summary memory: the turns
 # themselves are as short as a summary would be.
 SUMMARY_MIN_MEMORIES = 3

@@ -18,7 +18,7 @@ from memory.merge_candidates import (
     similar_pairs,
     states_other_details,
 )
-from memory.models import Memory, MemoryTag
+from memory.models import SUMMARY_TAG, Memory, MemoryTag
 from memory.services import (
     autopilot_dedup_pass,
     consolidate_memories,
@@ -29,7 +29,6 @@ from memory.services import (
     user_tags,
 )
 from memory.services.dedup import DEDUP_MAX_CANDIDATES
-from memory.services.session_end import SUMMARY_TAG
 from tests.factories import source, state
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from memory.exceptions import EmbeddingModelMismatch
-from memory.models import Memory, Session
+from memory.models import SUMMARY_TAG, Memory, Session
 from memory.services import (
     MemoryInput,
     SessionEnded,
@@ -16,7 +16,6 @@ from memory.services import (
     start_session,
     store_memories,
 )
-from memory.services.session_end import SUMMARY_TAG
 from tenancy.models import Agent
 from tests.facts.test_api import assert_error
 

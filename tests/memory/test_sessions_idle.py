@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memory.models import Memory, Session, SessionState
+from memory.models import SUMMARY_TAG, Memory, Session, SessionState
 from memory.recall import RecallRequest, recall
 from memory.services import (
     MemoryInput,
@@ -16,7 +16,6 @@ from memory.services import (
     store_memories,
     touch_session,
 )
-from memory.services.session_end import SUMMARY_TAG
 from memory.summaries import extractive_summary
 from tenancy.models import Agent
 from tests.factories import make_agent
