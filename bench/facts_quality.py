@@ -42,15 +42,6 @@ DATA = Path(__file__).resolve().parent / "facts_quality"
 NOW = "2030-06-12T12:00:00+00:00"
 USER = "bench-user"
 END = "<END>"  # the value of an item that ends a fact
-TRAP_KINDS = (
-    "question",
-    "hypothetical",
-    "plan",
-    "other_person",
-    "past",
-    "negation",
-    "reported_speech",
-)
 TARGETS = {
     "precision": (">=", 0.92),
     "recall": (">=", 0.80),
@@ -78,26 +69,20 @@ def item_key(predicate: str, qualifier: str | None, value: str | None) -> Key:
     return (predicate, norm(qualifier), END if value is None else norm(value))
 
 
+def items(new: list[Json], contradicted: list[Json]) -> Counter[Key]:
+    """The keys of `new` and `contradicted` items, of an answer or of an expectation."""
+    keys = [item_key(i["predicate"], i.get("qualifier"), i["value"]) for i in new]
+    return Counter(keys) + contradiction_keys(contradicted)
+
+
 def expected_items(snippet: Json) -> Counter[Key]:
-    expect = snippet["expect"]
-    keys = [item_key(i["predicate"], i["qualifier"], i["value"]) for i in expect["new"]]
-    keys += [
-        item_key(i["predicate"], i["qualifier"], i["new_value"]) for i in expect["contradicted"]
-    ]
-    return Counter(keys)
+    return items(snippet["expect"]["new"], snippet["expect"]["contradicted"])
 
 
-def predicted_items(answer: Json) -> Counter[Key]:
-    keys = [item_key(i["predicate"], i.get("qualifier"), i["value"]) for i in answer["new"]]
-    keys += [
-        item_key(i["predicate"], i.get("qualifier"), i.get("new_value"))
-        for i in answer["contradicted"]
-    ]
-    return Counter(keys)
-
-
-def contradiction_keys(items: list[Json]) -> Counter[Key]:
-    return Counter(item_key(i["predicate"], i.get("qualifier"), i.get("new_value")) for i in items)
+def contradiction_keys(contradicted: list[Json]) -> Counter[Key]:
+    return Counter(
+        item_key(i["predicate"], i.get("qualifier"), i.get("new_value")) for i in contradicted
+    )
 
 
 def confirmed_keys(items: list[Json]) -> Counter[tuple[str, str]]:
@@ -154,15 +139,14 @@ def state_from_existing(existing: list[Json]) -> dict[str, str]:
 def allowed_changes(snippet: Json) -> dict[str, str | None]:
     """The slots the expectation changes right now (dated items change nothing yet)."""
     expect = snippet["expect"]
-    allowed: dict[str, str | None] = {}
-    for i in expect["new"]:
-        if not i.get("valid_from"):
-            allowed[slot_key(i["predicate"], i["qualifier"])] = norm(i["value"])
-    for i in expect["contradicted"]:
-        if not i.get("valid_from"):
-            new = i["new_value"]
-            allowed[slot_key(i["predicate"], i["qualifier"])] = None if new is None else norm(new)
-    return allowed
+    pairs = [(i, i["value"]) for i in expect["new"]] + [
+        (i, i["new_value"]) for i in expect["contradicted"]
+    ]
+    return {
+        slot_key(i["predicate"], i["qualifier"]): None if value is None else norm(value)
+        for i, value in pairs
+        if not i.get("valid_from")
+    }
 
 
 def false_update(snippet: Json, before: dict[str, str], after: dict[str, str]) -> list[str]:
@@ -221,7 +205,7 @@ class Scores:
 
 
 def score_snippet(scores: Scores, snippet: Json, answer: Json) -> None:
-    expected, predicted = expected_items(snippet), predicted_items(answer)
+    expected, predicted = expected_items(snippet), items(answer["new"], answer["contradicted"])
     sid = f"{snippet['id']} {snippet['text']!r}"
     for key in expected | predicted:
         tp = min(expected[key], predicted[key])
@@ -245,8 +229,11 @@ def score_snippet(scores: Scores, snippet: Json, answer: Json) -> None:
     want_dates = dates(expect["new"], "value") | dates(expect["contradicted"], "new_value")
     got_dates = dates(answer["new"], "value") | dates(answer["contradicted"], "new_value")
     for key in set(want_dates) & set(got_dates):
-        if want_dates[key] != {None} or got_dates[key] != {None}:
-            scores.dated.append(want_dates[key] <= got_dates[key])
+        # A change dated in the past ("I joined Stripe last month") is current: only future
+        # dates, expected or answered, are scored.
+        future = {d for d in got_dates[key] if d and d > NOW[:10]}
+        if want_dates[key] != {None} or future:
+            scores.dated.append(want_dates[key] <= got_dates[key] and not future - want_dates[key])
     if snippet["trap"]:
         scores.trap_clean[snippet["trap"]].append(not (predicted - expected))
 
@@ -415,7 +402,7 @@ def report(scores: Scores) -> Json:
                     sum(scores.trap_updates[kind]), len(scores.trap_updates[kind])
                 ),
             }
-            for kind in TRAP_KINDS
+            for kind in sorted(scores.trap_clean)
         },
         "slots_by_tag": {
             tag: share(sum(hits), len(hits)) for tag, hits in sorted(scores.slots_by_tag.items())

@@ -91,6 +91,35 @@ def test_a_contradiction_with_the_wrong_value_or_reported_as_new_is_wrong():
     assert (scores.items.tp, scores.items.fp, scores.items.fn) == (1, 1, 1)
 
 
+def test_a_future_change_must_carry_its_date_and_a_past_one_need_not():
+    future = snippet(
+        "f",
+        "I join Canva next month.",
+        contradicted=[dict(change("employer", "Canva"), valid_from="2030-07-01")],
+        existing=[item("employer", "Atlassian")],
+    )
+    joined = snippet(
+        "p",
+        "I joined Stripe last month.",
+        contradicted=[change("employer", "Stripe")],
+        existing=[item("employer", "PayPal")],
+    )
+    scores = fq.Scores()
+    fq.score_snippet(scores, future, answer(contradicted=[change("employer", "Canva")]))
+    fq.score_snippet(
+        scores,
+        joined,
+        answer(contradicted=[dict(change("employer", "Stripe"), valid_from="2030-05-01")]),
+    )
+    assert scores.dated == [False]
+    fq.score_snippet(
+        scores,
+        future,
+        answer(contradicted=[dict(change("employer", "Canva"), valid_from="2030-07-01T00:00:00Z")]),
+    )
+    assert scores.dated == [False, True]
+
+
 def test_a_trap_that_changes_a_slot_is_a_false_update_and_the_real_clause_is_not():
     mixed = snippet(
         "m",
