@@ -373,9 +373,10 @@ def run(snippets: list[Json], timelines: list[Json], *, workspace: Any) -> Score
         agent_id = new_agent(snippet)
         score_snippet(scores, snippet, check(api, agent_id, snippet["text"], apply=False, now=NOW))
         if snippet["trap"]:
-            before = slots_at(facts_of(api, agent_id), now)
+            # Measured from the seeded slots, so a check with apply false that wrote counts too.
             check(api, agent_id, snippet["text"], apply=True, now=NOW)
-            score_trap_apply(scores, snippet, before, slots_at(facts_of(api, agent_id), now))
+            after = slots_at(facts_of(api, agent_id), now)
+            score_trap_apply(scores, snippet, state_from_existing(snippet["existing"]), after)
     for timeline in timelines:
         agent_id = new_agent(timeline)
         for index, line in enumerate(timeline["lines"]):
