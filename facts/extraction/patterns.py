@@ -1,0 +1,372 @@
+"""The patterns of first-person statements, one function per predicate family. Each takes
+a clause (already cleared of traps) and returns the statements it makes."""
+
+import re
+from collections.abc import Callable
+
+from facts.extraction.dates import birthday_value
+from facts.extraction.statements import Statement, is_lowercase_text, listed, proper_name
+from facts.extraction.statements import statement as said
+from facts.extraction.vocabulary import (
+    COUNTRIES,
+    DIETS,
+    JOB_WORDS,
+    LANGUAGES,
+    NOT_LIKES,
+    PET_SPECIES,
+    STOP_WORDS,
+)
+
+_ADVERBS = (
+    r"just|now|recently|finally|officially|currently|actually|also|still|really|already|"
+    r"happily|newly|proudly|basically|mostly|totally|absolutely|definitely|truly|even|both|"
+    r"all|again|been|kind of|sort of|pretty much|technically|today|lately"
+)
+# "I", "we", with a contracted or plain auxiliary and any adverbs: "I've just", "we're now".
+S = (
+    r"\b(?P<subj>i|we)(?:'m|'ve|'re|'ll|\s+am|\s+are|\s+have|\s+will)?"
+    rf"(?:\s+(?:{_ADVERBS}))*(?:\s+|(?='))"
+)
+# The same without its group, for patterns that use it more than once.
+S_PLAIN = S.replace("(?P<subj>", "(?:")
+I_AM = rf"\bi(?:'m|\s+am)(?:\s+(?:{_ADVERBS}))*(?:\s+|(?='))"
+REST = r"(?P<v>.+)"
+NAME = r"(?-i:(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))"
+SPECIES_GROUP = "|".join(sorted(PET_SPECIES, key=len, reverse=True))
+_CHILD = r"son|daughter|kid|child|baby|boy|girl|stepson|stepdaughter"
+_CHILD_ADJ = (
+    r"(?:(?:little|oldest|eldest|youngest|older|younger|baby|newborn|new|first|second|middle|"
+    r"teenage|[\w-]+-year-old)\s+)?"
+)
+
+
+def _rx(*patterns: str) -> list[re.Pattern[str]]:
+    return [re.compile(p, re.IGNORECASE) for p in patterns]
+
+
+EMPLOYER = _rx(
+    S + r"(?:work|working|'m working|am working|'ll be working|will be working|'m employed|"
+    r"am employed|'ll work|will work)\s+(?:at|for|by)\s+" + REST,
+    S + r"(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining|"
+    r"will be joining|(?:started|start|'m starting|am starting|'ll start|will start|began)"
+    r"(?:\s+(?:working|a new job|my new job|a job|a new role|my new role))?\s+(?:at|with|for)|"
+    r"got (?:a|an|my) (?:new )?(?:job|position|role|offer) (?:at|with)|got hired (?:at|by)|"
+    r"was hired (?:at|by)|'ve been hired (?:at|by)|'ll be at|will be at|'m now at|am now at)\s+"
+    + REST,
+    r"(?:\b(?:for|with|at)\s+)?\bmy\s+(?:new\s+)?(?:job|position|role|gig|employer)"
+    r"(?:\s+is(?:\s+now)?)?\s+(?:at|with)\s+" + REST,
+    r"\bmy\s+(?:new\s+)?(?:employer|company)\s+is(?:\s+now)?\s+" + REST,
+)
+EMPLOYER_WORDS = re.compile(r"^(?:my\s+)?(?:job|position|role|company|employer|work)\b", re.I)
+TITLE_VERBS = (
+    r"(?:became|'ve become|have become|work as|working as|'m working as|am working as|"
+    r"got a (?:new )?job as|started as|'m starting as|got hired as|was hired as|"
+    r"(?:got|was|'ve been|have been) promoted to|joined \S+(?: \S+)? as|'ll be working as|"
+    r"'ll start as|will start as)\s+"
+)
+JOB_TITLE = _rx(
+    I_AM + r"(?:an?|the)\s+" + REST,
+    S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
+    r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
+    r"(?:an?\s+|the\s+)?" + REST,
+)
+TITLE_HEADS = re.compile(r"^(?:head|director|vp|chief|professor|manager|lead)\s+of\s+", re.I)
+PLACE = _rx(
+    S + r"(?:live|living|'m living|reside|residing|'m based|am based|'re based|are based|"
+    r"'m settled|settled|'ll be living|will be living)\s+in\s+" + REST,
+    S + r"(?:moved|move|'m moving|am moving|'re moving|are moving|'ll move|will move|"
+    r"'ll be moving|will be moving|relocated|'m relocating|am relocating|'ll relocate|"
+    r"will relocate|'ve relocated)\s+(?:back\s+)?to\s+" + REST,
+)
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+EMAIL_OWNER = re.compile(
+    r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
+    r"|\b(?:email|e-mail|mail|write|reach|contact)\s+me\s+(?:at|on|via)\b",
+    re.I,
+)
+PHONE = re.compile(r"\+?\d[\d\s().-]{5,}\d")
+PHONE_OWNER = re.compile(
+    r"\bmy\s+(?:new\s+|work\s+|personal\s+)?(?:phone|cell|mobile|number|whatsapp)\b"
+    r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b",
+    re.I,
+)
+BIRTHDAY = _rx(
+    r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)\s+(?:is|'s|falls)\s+" + REST,
+    r"\bi\s+was\s+born\s+" + REST,
+)
+SPOUSE = _rx(
+    r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|\s+is\s+called|\s+is|,)?\s+" + NAME,
+    S + r"(?:married|got married to|'m married to|am married to|'re married to|wed)\s+" + NAME,
+)
+PARTNER = _rx(
+    r"\bmy\s+(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)(?:'s\s+name\s+is|\s+is|,)?\s+"
+    + NAME,
+    S + r"(?:dating|'m dating|am dating|'m seeing|am seeing|got engaged to|'m engaged to|"
+    r"am engaged to|'m in a relationship with|moved in with)\s+" + NAME,
+)
+DIET = _rx(
+    S + r"(?:'m|am|went|gone|'ve gone|became|become|'ve become|turned|eat|'m eating|"
+    r"follow|'m following|'m on|am on|keep|'m keeping)?\s*(?:an?\s+|fully\s+|strictly\s+|"
+    r"completely\s+|mostly\s+)*(?P<v>" + "|".join(sorted(DIETS, key=len, reverse=True)) + r")\b"
+)
+LIKES = _rx(
+    S + r"(?:love|like|enjoy|adore|dig|'m into|am into|'m obsessed with|am obsessed with|"
+    r"'m (?:a\s+)?(?:big\s+|huge\s+)?fan of|am (?:a\s+)?(?:big\s+|huge\s+)?fan of|"
+    r"'m passionate about|am passionate about|'m crazy about)\s+" + REST,
+    r"\bmy\s+(?:absolute\s+)?favou?rite\s+(?:\w+\s+)?is\s+" + REST,
+)
+DISLIKES = _rx(
+    S + r"(?:hate|dislike|detest|loathe|despise|can't stand|cannot stand|can't bear|"
+    r"don't like|do not like|don't enjoy|do not enjoy|'m not a fan of|am not a fan of|"
+    r"'m not into|am not into)\s+" + REST,
+)
+LANGUAGE = _rx(
+    S + r"(?:speak|can speak|'m fluent in|am fluent in|'m conversational in|"
+    r"'m bilingual in|'m proficient in|am proficient in)\s+(?:fluent\s+|some\s+|a\s+little\s+|"
+    r"a\s+bit\s+of\s+|basic\s+|native\s+)?" + REST,
+    r"\bmy\s+(?:native\s+language|mother\s+tongue|first\s+language)\s+is\s+" + REST,
+    I_AM + r"a\s+native\s+" + r"(?P<v>\w+)\s+speaker",
+)
+SKILL = _rx(
+    I_AM + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|great at|skilled (?:in|at)|"
+    r"proficient (?:in|at|with)|an expert (?:in|on|at)|experienced (?:in|with)|"
+    r"certified in|fluent in)\s+" + REST,
+    S + r"(?:know how to|can code in|program in|code in|have experience (?:in|with)|"
+    r"have \w+ years of experience (?:in|with))\s+" + REST,
+)
+CHILD = _rx(
+    r"\b(?:my|our)\s+" + _CHILD_ADJ + rf"(?:{_CHILD})(?:'s\s+name\s+is|\s+is\s+(?:named|called)"
+    r"|\s+named|\s+called|,)?\s+" + NAME,
+    S
+    + r"(?:have|'ve got|had|just had|welcomed)\s+(?:a|an|our)\s+"
+    + _CHILD_ADJ
+    + rf"(?:{_CHILD})(?:\s+(?:boy|girl))?(?:\s+named|\s+called|,)\s+"
+    + NAME,
+)
+CHILDREN = re.compile(
+    r"\b(?:my|our)\s+(?:kids|children|sons|daughters)(?:\s+are|,)?\s+"
+    r"(?-i:(?P<v>[A-Z][\w'-]+(?:(?:,\s*|\s+and\s+)[A-Z][\w'-]+)+))",
+    re.I,
+)
+PET = _rx(
+    r"\b(?:my|our)\s+(?:\w+\s+)?(?P<species>" + SPECIES_GROUP + r")(?:'s\s+name\s+is|\s+is\s+"
+    r"(?:named|called)|\s+named|\s+called|,)?\s+" + NAME,
+    S + r"(?:have|'ve got|got|adopted|rescued|bought|brought home)\s+(?:a|an|our)\s+"
+    r"(?:new\s+|little\s+|\w+\s+)?(?P<species>" + SPECIES_GROUP + r")\b"
+    r"(?:(?:\s+named|\s+called|,)\s+" + NAME + ")?",
+)
+
+
+Rule = Callable[[str], list[Statement]]
+
+
+def _evidence(clause: str, match: re.Match[str], value: str) -> str:
+    """From the match's start to the end of its value."""
+    start = match.start()
+    end = clause.find(value, match.start("v") if "v" in match.re.groupindex else start)
+    return clause[start : end + len(value)] if end >= 0 else match.group(0)
+
+
+def _trust(match: re.Match[str]) -> tuple[float, str]:
+    """ "We moved to ..." speaks for a household the speaker is only presumably part of."""
+    subject = match.groupdict().get("subj") or "i"
+    return (0.6, "inferred") if subject.lower() == "we" else (0.9, "stated")
+
+
+def _title(raw: str) -> str | None:
+    head = re.split(r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now)\b|[,.;!?]", raw)[0]
+    words = head.split()
+    while words and words[0].lower() in {"a", "an", "the", "new"}:
+        words = words[1:]
+    if not words or len(words) > 5:
+        return None
+    title = " ".join(words)
+    if TITLE_HEADS.match(title) or words[-1].lower().strip(".") in JOB_WORDS:
+        return title.strip(".")
+    return None
+
+
+def employer(clause: str) -> list[Statement]:
+    lenient = is_lowercase_text(clause)
+    for pattern in EMPLOYER:
+        for match in pattern.finditer(clause):
+            raw = match.group("v")
+            if EMPLOYER_WORDS.match(raw):
+                continue
+            value = proper_name(raw, lenient=lenient)
+            if value and value.lower() not in COUNTRIES:
+                return [said("employer", value, _evidence(clause, match, value), *_trust(match))]
+    return []
+
+
+def job_title(clause: str) -> list[Statement]:
+    lenient = is_lowercase_text(clause)
+    for pattern in JOB_TITLE:
+        match = pattern.search(clause)
+        if not match or match.groupdict().get("subj", "i").lower() == "we":
+            continue
+        title = _title(match.group("v"))
+        if title is None:
+            continue
+        found = [said("job_title", title, _evidence(clause, match, title), 0.85)]
+        rest = match.group("v")[match.group("v").find(title) + len(title) :]
+        org = re.match(r"\s+(?:at|for|with)\s+(.+)", rest, re.I)
+        company = org and proper_name(org.group(1), lenient=lenient)
+        if company and company.lower() not in COUNTRIES:
+            evidence = clause[match.start() : clause.find(company, match.start()) + len(company)]
+            found.append(said("employer", company, evidence, 0.85))
+        return found
+    return []
+
+
+def place(clause: str) -> list[Statement]:
+    lenient = is_lowercase_text(clause)
+    for pattern in PLACE:
+        match = pattern.search(clause)
+        if not match:
+            continue
+        raw = match.group("v")
+        value = proper_name(raw, lenient=lenient)
+        if not value:
+            continue
+        trust = _trust(match)
+        evidence = _evidence(clause, match, value)
+        if value.lower() in COUNTRIES:
+            return [said("country", value, evidence, *trust)]
+        found = [said("city", value, evidence, *trust)]
+        after = raw[raw.find(value) + len(value) :]
+        country = re.match(r",\s*(?:the\s+)?([^,.;!?]+)", after)
+        name = country and proper_name(country.group(1), lenient=lenient)
+        if name and name.lower() in COUNTRIES:
+            found.append(
+                said("country", name, evidence + after[: after.find(name) + len(name)], *trust)
+            )
+        return found
+    return []
+
+
+def contact(clause: str) -> list[Statement]:
+    found: list[Statement] = []
+    email = EMAIL.search(clause)
+    owner = EMAIL_OWNER.search(clause)
+    if email and owner and owner.start() < email.start():
+        found.append(said("email", email.group(0), clause[owner.start() : email.end()], 0.95))
+    phone = PHONE.search(clause)
+    owner = PHONE_OWNER.search(clause)
+    if phone and owner and owner.start() < phone.start() and not email:
+        digits = re.sub(r"\D", "", phone.group(0))
+        if 7 <= len(digits) <= 15:
+            found.append(
+                said("phone", phone.group(0).strip(), clause[owner.start() : phone.end()], 0.95)
+            )
+    return found
+
+
+def birthday(clause: str) -> list[Statement]:
+    for pattern in BIRTHDAY:
+        match = pattern.search(clause)
+        value = match and birthday_value(match.group("v"))
+        if match and value:
+            return [said("birthday", value, match.group(0).rstrip(".!"), 0.9)]
+    return []
+
+
+def _named(predicate: str, patterns: list[re.Pattern[str]], clause: str) -> list[Statement]:
+    for pattern in patterns:
+        match = pattern.search(clause)
+        if match and match.group("v").split()[0].lower() not in STOP_WORDS | {"i"}:
+            return [said(predicate, match.group("v"), match.group(0), 0.85)]
+    return []
+
+
+def relationships(clause: str) -> list[Statement]:
+    return _named("spouse", SPOUSE, clause) + _named("partner", PARTNER, clause)
+
+
+def diet(clause: str) -> list[Statement]:
+    for pattern in DIET:
+        match = pattern.search(clause)
+        if match:
+            return [said("diet", match.group("v"), match.group(0), 0.85)]
+    return []
+
+
+def _preferences(predicate: str, patterns: list[re.Pattern[str]], clause: str) -> list[Statement]:
+    for pattern in patterns:
+        match = pattern.search(clause)
+        if not match or re.match(r"\s*to\s", match.group("v"), re.I):
+            continue
+        values = [v for v in listed(match.group("v"), max_words=4) if v.lower() not in NOT_LIKES]
+        return [said(predicate, v, _evidence(clause, match, v), 0.8) for v in values]
+    return []
+
+
+def likes(clause: str) -> list[Statement]:
+    return _preferences("likes", LIKES, clause)
+
+
+def dislikes(clause: str) -> list[Statement]:
+    return _preferences("dislikes", DISLIKES, clause)
+
+
+def languages(clause: str) -> list[Statement]:
+    for pattern in LANGUAGE:
+        match = pattern.search(clause)
+        if not match:
+            continue
+        values = [v for v in listed(match.group("v"), max_words=1) if v.lower() in LANGUAGES]
+        return [said("language", v, _evidence(clause, match, v), 0.9) for v in values]
+    return []
+
+
+def skills(clause: str) -> list[Statement]:
+    for pattern in SKILL:
+        match = pattern.search(clause)
+        if not match:
+            continue
+        found = []
+        for value in listed(match.group("v"), max_words=4):
+            predicate = "language" if value.lower() in LANGUAGES else "skill"
+            found.append(said(predicate, value, _evidence(clause, match, value), 0.8))
+        return found
+    return []
+
+
+def children(clause: str) -> list[Statement]:
+    found = _named("child", CHILD, clause)
+    match = CHILDREN.search(clause)
+    if match:
+        names = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("v"))
+        found += [said("child", n, match.group(0), 0.85) for n in names if n]
+    return found
+
+
+def pets(clause: str) -> list[Statement]:
+    for pattern in PET:
+        match = pattern.search(clause)
+        if not match:
+            continue
+        name = match.groupdict().get("v")
+        if name and name.split()[0].lower() in STOP_WORDS | {"i", "is"}:
+            name = None
+        if name is None and "subj" not in pattern.groupindex:
+            continue
+        value = name or match.group("species").lower()
+        return [said("pet", value, match.group(0), 0.85)]
+    return []
+
+
+# Every rule for a clause that states something; birthday runs apart (it is about the past).
+STATEMENT_RULES: list[Rule] = [
+    employer,
+    job_title,
+    place,
+    contact,
+    relationships,
+    diet,
+    likes,
+    languages,
+    skills,
+    children,
+    pets,
+]
