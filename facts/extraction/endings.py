@@ -89,10 +89,17 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
             org = job.group("org") and proper_name(job.group("org"), lenient=lenient)
             return [ending("employer", org or None, match.group(0).rstrip(" .!"), 0.9)]
         org = proper_name(raw, lenient=lenient)
-        if org and org.lower() not in COUNTRIES and raw.split()[0][:1].isupper():
-            evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
-            return [ending("employer", org, evidence, 0.85)]
-        return []
+        if not org or not (lenient or raw.split()[0][:1].isupper()):
+            return []
+        evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
+        if org.lower() in COUNTRIES:
+            return [ending("country", org, evidence, 0.85)]
+        found = [ending("employer", org, evidence, 0.85)]
+        if verb.startswith("left"):
+            # "I left Berlin" names a city as often as "I left Dropbox" a company: both
+            # endings are offered, and only one whose value matches a current fact ends it.
+            found.append(ending("city", org, evidence, 0.85))
+        return found
     for pattern, needs_anymore in ((NOT_WITH, True), (DONT_WORK, True), (USED_TO_WORK, False)):
         match = pattern.search(clause)
         if not match:
@@ -137,12 +144,7 @@ def _place_endings(clause: str, lenient: bool) -> list[Statement]:
     evidence = clause[match.start() : clause.find(place, match.start()) + len(place)]
     if place.lower() in COUNTRIES:
         return [ending("country", place, evidence, 0.85)]
-    found = [ending("city", place, evidence, 0.85)]
-    if match.group(0).lower().split()[1:2] == ["left"]:
-        # "I left Dropbox" names a company as often as a city: both endings are offered, and
-        # only one whose value matches a current fact ends anything.
-        found.append(ending("employer", place, evidence, 0.8))
-    return found
+    return [ending("city", place, evidence, 0.85)]
 
 
 def _relationship_endings(clause: str) -> list[Statement]:

@@ -2,6 +2,7 @@
 then read for endings and statements."""
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from facts.extraction import clauses as traps
@@ -27,10 +28,7 @@ def _normalise(text: str) -> str:
 def _with_start(found: list[Statement], start: datetime | None) -> list[Statement]:
     if start is None:
         return found
-    return [
-        Statement(**{**s.__dict__, "valid_from": start, "confidence": min(s.confidence, 0.85)})
-        for s in found
-    ]
+    return [replace(s, valid_from=start) for s in found]
 
 
 def extract_clause(clause: str, *, now: datetime) -> list[Statement]:

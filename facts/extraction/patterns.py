@@ -5,7 +5,15 @@ import re
 from collections.abc import Callable
 
 from facts.extraction.dates import birthday_value
-from facts.extraction.statements import Statement, is_lowercase_text, listed, proper_name
+from facts.extraction.statements import (
+    EXPLICIT,
+    HOUSEHOLD,
+    LIKELY,
+    Statement,
+    is_lowercase_text,
+    listed,
+    proper_name,
+)
 from facts.extraction.statements import statement as said
 from facts.extraction.vocabulary import (
     COUNTRIES,
@@ -170,7 +178,7 @@ def _evidence(clause: str, match: re.Match[str], value: str) -> str:
 def _trust(match: re.Match[str]) -> tuple[float, str]:
     """ "We moved to ..." speaks for a household the speaker is only presumably part of."""
     subject = match.groupdict().get("subj") or "i"
-    return (0.6, "inferred") if subject.lower() == "we" else (0.9, "stated")
+    return (HOUSEHOLD, "inferred") if subject.lower() == "we" else (EXPLICIT, "stated")
 
 
 def _title(raw: str) -> str | None:
@@ -208,13 +216,13 @@ def job_title(clause: str) -> list[Statement]:
         title = _title(match.group("v"))
         if title is None:
             continue
-        found = [said("job_title", title, _evidence(clause, match, title), 0.85)]
+        found = [said("job_title", title, _evidence(clause, match, title), EXPLICIT)]
         rest = match.group("v")[match.group("v").find(title) + len(title) :]
         org = re.match(r"\s+(?:at|for|with)\s+(.+)", rest, re.I)
         company = org and proper_name(org.group(1), lenient=lenient)
         if company and company.lower() not in COUNTRIES:
             evidence = clause[match.start() : clause.find(company, match.start()) + len(company)]
-            found.append(said("employer", company, evidence, 0.85))
+            found.append(said("employer", company, evidence, EXPLICIT))
         return found
     return []
 
@@ -250,14 +258,14 @@ def contact(clause: str) -> list[Statement]:
     email = EMAIL.search(clause)
     owner = EMAIL_OWNER.search(clause)
     if email and owner and owner.start() < email.start():
-        found.append(said("email", email.group(0), clause[owner.start() : email.end()], 0.95))
+        found.append(said("email", email.group(0), clause[owner.start() : email.end()], EXPLICIT))
     phone = PHONE.search(clause)
     owner = PHONE_OWNER.search(clause)
     if phone and owner and owner.start() < phone.start() and not email:
         digits = re.sub(r"\D", "", phone.group(0))
         if 7 <= len(digits) <= 15:
             found.append(
-                said("phone", phone.group(0).strip(), clause[owner.start() : phone.end()], 0.95)
+                said("phone", phone.group(0).strip(), clause[owner.start() : phone.end()], EXPLICIT)
             )
     return found
 
@@ -267,15 +275,17 @@ def birthday(clause: str) -> list[Statement]:
         match = pattern.search(clause)
         value = match and birthday_value(match.group("v"))
         if match and value:
-            return [said("birthday", value, match.group(0).rstrip(".!"), 0.9)]
+            return [said("birthday", value, match.group(0).rstrip(".!"), EXPLICIT)]
     return []
 
 
-def _named(predicate: str, patterns: list[re.Pattern[str]], clause: str) -> list[Statement]:
+def _named(
+    predicate: str, patterns: list[re.Pattern[str]], clause: str, confidence: float = EXPLICIT
+) -> list[Statement]:
     for pattern in patterns:
         match = pattern.search(clause)
         if match and match.group("v").split()[0].lower() not in STOP_WORDS | {"i"}:
-            return [said(predicate, match.group("v"), match.group(0), 0.85)]
+            return [said(predicate, match.group("v"), match.group(0), confidence)]
     return []
 
 
@@ -287,7 +297,7 @@ def diet(clause: str) -> list[Statement]:
     for pattern in DIET:
         match = pattern.search(clause)
         if match:
-            return [said("diet", match.group("v"), match.group(0), 0.85)]
+            return [said("diet", match.group("v"), match.group(0), EXPLICIT)]
     return []
 
 
@@ -297,7 +307,7 @@ def _preferences(predicate: str, patterns: list[re.Pattern[str]], clause: str) -
         if not match or re.match(r"\s*to\s", match.group("v"), re.I):
             continue
         values = [v for v in listed(match.group("v"), max_words=4) if v.lower() not in NOT_LIKES]
-        return [said(predicate, v, _evidence(clause, match, v), 0.8) for v in values]
+        return [said(predicate, v, _evidence(clause, match, v), LIKELY) for v in values]
     return []
 
 
@@ -315,7 +325,7 @@ def languages(clause: str) -> list[Statement]:
         if not match:
             continue
         values = [v for v in listed(match.group("v"), max_words=1) if v.lower() in LANGUAGES]
-        return [said("language", v, _evidence(clause, match, v), 0.9) for v in values]
+        return [said("language", v, _evidence(clause, match, v), LIKELY) for v in values]
     return []
 
 
@@ -333,11 +343,11 @@ def skills(clause: str) -> list[Statement]:
 
 
 def children(clause: str) -> list[Statement]:
-    found = _named("child", CHILD, clause)
+    found = _named("child", CHILD, clause, LIKELY)
     match = CHILDREN.search(clause)
     if match:
         names = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("v"))
-        found += [said("child", n, match.group(0), 0.85) for n in names if n]
+        found += [said("child", n, match.group(0), LIKELY) for n in names if n]
     return found
 
 
@@ -352,7 +362,7 @@ def pets(clause: str) -> list[Statement]:
         if name is None and "subj" not in pattern.groupindex:
             continue
         value = name or match.group("species").lower()
-        return [said("pet", value, match.group(0), 0.85)]
+        return [said("pet", value, match.group(0), LIKELY)]
     return []
 
 

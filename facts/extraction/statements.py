@@ -8,6 +8,14 @@ from datetime import datetime
 from facts.extraction.vocabulary import NAME_CONNECTORS, STOP_WORDS
 from facts.rules import normalise_value
 
+# How far a statement is trusted. A speaker stating their own employer or city is as good a
+# source as an operator typing it in (whose facts default to 1.0), so an explicit change of
+# the same verification supersedes the old value rather than waiting as a dispute.
+EXPLICIT = 1.0
+LIKELY = 0.9
+# "We moved to ...": about a household the speaker presumably belongs to.
+HOUSEHOLD = 0.6
+
 MULTI_VALUED = frozenset({"likes", "dislikes", "language", "skill", "child", "pet"})
 ARTICLES = frozenset({"a", "an", "the", "some"})
 NOT_A_VALUE = frozenset(

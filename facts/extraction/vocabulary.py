@@ -85,3 +85,18 @@ NOT_LIKES = _words(
     """you it that this them him her me us everyone everybody someone somebody how what when
 where why which whatever"""
 )
+
+# How people name the single-valued predicates of the vocabulary: the semantic level maps an
+# agent's own predicate ("works_for", "home_city") onto these by meaning.
+PREDICATE_NAMES = {
+    "employer": ["employer", "works for", "works at", "company", "employed by", "workplace"],
+    "job_title": ["job title", "occupation", "profession", "job", "role at work"],
+    "city": ["city", "lives in", "current city", "home city", "based in", "resides in"],
+    "country": ["country", "country of residence", "lives in country"],
+    "email": ["email", "email address", "e-mail"],
+    "phone": ["phone", "phone number", "mobile number", "telephone"],
+    "birthday": ["birthday", "date of birth", "birth date", "born on"],
+    "spouse": ["spouse", "wife", "husband", "married to"],
+    "partner": ["partner", "girlfriend", "boyfriend", "dating"],
+    "diet": ["diet", "dietary preference", "eating habits"],
+}
