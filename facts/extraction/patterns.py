@@ -324,7 +324,9 @@ def languages(clause: str) -> list[Statement]:
         match = pattern.search(clause)
         if not match:
             continue
-        values = [v for v in listed(match.group("v"), max_words=1) if v.lower() in LANGUAGES]
+        # "a little French", "fluent Spanish": the language is the item's last word.
+        items = [v.split()[-1] for v in listed(match.group("v"), max_words=4)]
+        values = [v for v in items if v.lower() in LANGUAGES]
         return [said("language", v, _evidence(clause, match, v), LIKELY) for v in values]
     return []
 
