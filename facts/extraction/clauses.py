@@ -64,9 +64,17 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip()]
 
 
+# "My wife and I split up" is one subject, not two clauses: its "and" is marked unbreakable
+# (a zero-width joiner, removed again after the split).
+TOGETHER = re.compile(r"\b(my\s+[\w-]+\s+and)(\s+(?:i|me)\b)", re.IGNORECASE)
+_JOINER = "\u200d"
+
+
 def clauses(sentence: str) -> list[str]:
     """The clauses of one sentence; a question mark stays with the last one."""
-    return [c.strip(" ,") for c in CLAUSE_BREAK.split(sentence) if c and c.strip(" ,")]
+    marked = TOGETHER.sub(rf"\1{_JOINER}\2", sentence)
+    parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)
+    return [c for c in parts if c]
 
 
 def is_question(clause: str) -> bool:

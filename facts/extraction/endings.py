@@ -56,10 +56,14 @@ LEFT_PLACE = _rx(
 SPLIT = _rx(
     S_PLAIN + r"(?P<verb2>broke up with|divorced|split (?:up )?(?:with|from)|left)\s+"
     r"(?:my\s+(?P<who>wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s*)?" + NAME + "?"
-    r"|\b(?:we|i|(?:my\s+(?:wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s+and\s+i))"
+    r"|\b(?:we|i|(?:my\s+(?:wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s+and\s+i)"
+    r"|(?:me\s+and\s+my\s+(?:wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)))"
     r"(?:'re|\s+are|\s+have|'ve)?(?:\s+(?:just|finally|recently|officially|now))*\s+"
     r"(?:got\s+)?(?P<verb>split up|broke up|separated|divorced|called it quits)\b"
     r"|" + S_PLAIN + r"(?:'m|am)?\s*(?:now\s+)?(?P<state>divorced|single|separated)\b"
+    r"|\bmy\s+(?P<who2>wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s+"
+    r"(?:just\s+|finally\s+)?(?:broke up with me|left me|dumped me|divorced me|"
+    r"split up with me|(?:and\s+i\s+)?(?:broke up|split up|separated))\b"
 )
 LIKE_NO_MORE = _rx(
     S + r"(?:(?:don't|do not|no longer)\s+(?:like|love|enjoy)|used to (?:like|love|enjoy)|"
@@ -154,7 +158,9 @@ def _relationship_endings(clause: str) -> list[Statement]:
     words = match.group(0).lower()
     evidence = match.group(0).rstrip(" .!")
     name = match.groupdict().get("v")
-    who = (match.group("who") or "").lower()
+    who = (match.group("who") or match.group("who2") or "").lower()
+    if not who:
+        who = next((w for w in ("wife", "husband") if w in words), "")
     if match.group("verb2") == "left" and not (who or name):
         return []
     if "divorce" in words or who in {"wife", "husband"}:

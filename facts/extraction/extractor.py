@@ -17,6 +17,13 @@ _MONTH_MAY = re.compile(
     r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?may\b|\bmay\s+\d",
     re.I,
 )
+# "Just moved to Lisbon!": the subject a chat message leaves out is the speaker.
+_SUBJECT_DROPPED = re.compile(
+    r"^(?:(?:so|well|oh|and|also|btw|update|news|guess what|anyway|ok|okay|yeah|yep|hey)"
+    r"[,:!]?\s+)*(?=(?:just|finally|recently|officially)?\s*(?:moved|relocated|joined|started|"
+    r"got|quit|left|resigned|became|adopted|married|switched|broke up)\b)",
+    re.I,
+)
 _NOW = re.compile(r"\b(?:today|now|as of today|right now|this week)\b", re.I)
 
 
@@ -31,8 +38,29 @@ def _with_start(found: list[Statement], start: datetime | None) -> list[Statemen
     return [replace(s, valid_from=start) for s in found]
 
 
+def _with_speaker(clause: str) -> str:
+    dropped = _SUBJECT_DROPPED.match(clause)
+    if dropped is None:
+        return clause
+    return clause[: dropped.end()] + "I " + clause[dropped.end() :]
+
+
+def _quoted(found: list[Statement], clause: str) -> list[Statement]:
+    """Evidence in the text's own words: without the "I " put in for a dropped subject."""
+    return [
+        replace(s, evidence=s.evidence[2:])
+        if s.evidence not in clause and s.evidence.startswith("I ")
+        else s
+        for s in found
+    ]
+
+
 def extract_clause(clause: str, *, now: datetime) -> list[Statement]:
     """What one clause says about the speaker; nothing when it is a trap."""
+    return _quoted(_extract_clause(_with_speaker(clause), now=now), clause)
+
+
+def _extract_clause(clause: str, *, now: datetime) -> list[Statement]:
     if traps.is_question(clause) or traps.is_hypothetical(clause) or traps.is_reported(clause):
         return []
     plan = traps.is_plan(_MONTH_MAY.sub(" ", clause))

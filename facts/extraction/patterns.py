@@ -53,8 +53,10 @@ def _rx(*patterns: str) -> list[re.Pattern[str]]:
 
 
 EMPLOYER = _rx(
-    S + r"(?:work|working|'m working|am working|'ll be working|will be working|'m employed|"
-    r"am employed|'ll work|will work)\s+(?:at|for|by)\s+" + REST,
+    S + r"(?:work|working|'m working|am working|'ll be working|will be working|employed|"
+    r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching)"
+    r"(?:\s+(?:remotely|full-time|part-time|full time|part time|now|currently))?"
+    r"\s+(?:at|for|by)\s+" + REST,
     S + r"(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining|"
     r"will be joining|(?:started|start|'m starting|am starting|'ll start|will start|began)"
     r"(?:\s+(?:working|a new job|my new job|a job|a new role|my new role))?\s+(?:at|with|for)|"
@@ -99,7 +101,8 @@ PHONE_OWNER = re.compile(
     re.I,
 )
 BIRTHDAY = _rx(
-    r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)\s+(?:is|'s|falls)\s+" + REST,
+    r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)(?:\s+is|'s|\s+falls)\s+" + REST,
+    r"\bi\s+turn\s+\d+\s+" + REST,
     r"\bi\s+was\s+born\s+" + REST,
 )
 SPOUSE = _rx(
@@ -110,22 +113,27 @@ PARTNER = _rx(
     r"\bmy\s+(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)(?:'s\s+name\s+is|\s+is|,)?\s+"
     + NAME,
     S + r"(?:dating|'m dating|am dating|'m seeing|am seeing|got engaged to|'m engaged to|"
-    r"am engaged to|'m in a relationship with|moved in with)\s+" + NAME,
+    r"am engaged to|'m in a relationship with|moved in with)\s+"
+    r"(?:(?:someone|a guy|a girl|a man|a woman)\s+(?:named|called)\s+)?" + NAME,
 )
 DIET = _rx(
     S + r"(?:'m|am|went|gone|'ve gone|became|become|'ve become|turned|eat|'m eating|"
     r"follow|'m following|'m on|am on|keep|'m keeping)?\s*(?:an?\s+|fully\s+|strictly\s+|"
     r"completely\s+|mostly\s+)*(?P<v>" + "|".join(sorted(DIETS, key=len, reverse=True)) + r")\b"
+    r"(?:\s+diet)?"
 )
 LIKES = _rx(
     S + r"(?:love|like|enjoy|adore|dig|'m into|am into|'m obsessed with|am obsessed with|"
     r"'m (?:a\s+)?(?:big\s+|huge\s+)?fan of|am (?:a\s+)?(?:big\s+|huge\s+)?fan of|"
     r"'m passionate about|am passionate about|'m crazy about)\s+" + REST,
     r"\bmy\s+(?:absolute\s+)?favou?rite\s+(?:\w+\s+)?is\s+" + REST,
+    r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]+?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?"
+    r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
 )
 DISLIKES = _rx(
     S + r"(?:hate|dislike|detest|loathe|despise|can't stand|cannot stand|can't bear|"
-    r"don't like|do not like|don't enjoy|do not enjoy|'m not a fan of|am not a fan of|"
+    r"don't like|do not like|don't enjoy|do not enjoy|"
+    r"(?:'m|am)\s+not\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?fan\s+of|"
     r"'m not into|am not into)\s+" + REST,
 )
 LANGUAGE = _rx(
@@ -134,6 +142,7 @@ LANGUAGE = _rx(
     r"a\s+bit\s+of\s+|basic\s+|native\s+)?" + REST,
     r"\bmy\s+(?:native\s+language|mother\s+tongue|first\s+language)\s+is\s+" + REST,
     I_AM + r"a\s+native\s+" + r"(?P<v>\w+)\s+speaker",
+    r"^(?P<v>\w+)\s+is\s+my\s+(?:native\s+language|mother\s+tongue|first\s+language)",
 )
 SKILL = _rx(
     I_AM + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|great at|skilled (?:in|at)|"
@@ -152,7 +161,8 @@ CHILD = _rx(
     + NAME,
 )
 CHILDREN = re.compile(
-    r"\b(?:my|our)\s+(?:kids|children|sons|daughters)(?:\s+are|,)?\s+"
+    r"(?:\b(?:my|our)|\b(?:i|we)\s+have\s+(?:two|three|four|five|\d+))\s+"
+    r"(?:kids|children|sons|daughters|boys|girls)(?:\s+are|,)?\s+(?:named\s+|called\s+)?"
     r"(?-i:(?P<v>[A-Z][\w'-]+(?:(?:,\s*|\s+and\s+)[A-Z][\w'-]+)+))",
     re.I,
 )
@@ -160,7 +170,7 @@ PET = _rx(
     r"\b(?:my|our)\s+(?:\w+\s+)?(?P<species>" + SPECIES_GROUP + r")(?:'s\s+name\s+is|\s+is\s+"
     r"(?:named|called)|\s+named|\s+called|,)?\s+" + NAME,
     S + r"(?:have|'ve got|got|adopted|rescued|bought|brought home)\s+(?:a|an|our)\s+"
-    r"(?:new\s+|little\s+|\w+\s+)?(?P<species>" + SPECIES_GROUP + r")\b"
+    r"(?:[\w-]+\s+){0,2}?(?P<species>" + SPECIES_GROUP + r")\b"
     r"(?:(?:\s+named|\s+called|,)\s+" + NAME + ")?",
 )
 
@@ -171,6 +181,8 @@ Rule = Callable[[str], list[Statement]]
 def _evidence(clause: str, match: re.Match[str], value: str) -> str:
     """From the match's start to the end of its value."""
     start = match.start()
+    if "v" in match.re.groupindex and match.start("v") == start:
+        return match.group(0)  # "Jazz is my favourite music": the value leads.
     end = clause.find(value, match.start("v") if "v" in match.re.groupindex else start)
     return clause[start : end + len(value)] if end >= 0 else match.group(0)
 
@@ -182,7 +194,9 @@ def _trust(match: re.Match[str]) -> tuple[float, str]:
 
 
 def _title(raw: str) -> str | None:
-    head = re.split(r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now)\b|[,.;!?]", raw)[0]
+    head = re.split(
+        r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now)\b|\s+of\s+(?=[A-Z])|[,.;!?]", raw
+    )[0]
     words = head.split()
     while words and words[0].lower() in {"a", "an", "the", "new"}:
         words = words[1:]
@@ -218,7 +232,7 @@ def job_title(clause: str) -> list[Statement]:
             continue
         found = [said("job_title", title, _evidence(clause, match, title), EXPLICIT)]
         rest = match.group("v")[match.group("v").find(title) + len(title) :]
-        org = re.match(r"\s+(?:at|for|with)\s+(.+)", rest, re.I)
+        org = re.match(r"\s+(?:at|for|with|of)\s+(.+)", rest, re.I)
         company = org and proper_name(org.group(1), lenient=lenient)
         if company and company.lower() not in COUNTRIES:
             evidence = clause[match.start() : clause.find(company, match.start()) + len(company)]

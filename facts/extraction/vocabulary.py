@@ -42,7 +42,9 @@ esperanto sign asl bsl"""
 PET_SPECIES = _words(
     """dog cat puppy kitten rabbit bunny hamster parrot bird fish goldfish turtle tortoise
 snake lizard horse ferret gecko budgie hedgehog chinchilla rat mouse pony iguana cockatiel
-canary pig goat chicken"""
+canary pig goat chicken retriever labrador lab poodle beagle terrier bulldog husky corgi
+dachshund spaniel collie chihuahua pug greyhound schnauzer rottweiler labradoodle goldendoodle
+cockapoo tabby"""
 )
 
 DIETS = _words(

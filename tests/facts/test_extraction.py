@@ -61,6 +61,12 @@ def said(text):
         ("My dog Rex loves walks", {("pet", "rex", "Rex")}),
         ("We got a cat", {("pet", "cat", "cat")}),
         ("I adopted a puppy named Biscuit", {("pet", "biscuit", "Biscuit")}),
+        ("I have a golden retriever named Buddy", {("pet", "buddy", "Buddy")}),
+        ("I have two kids, Sam and Ella", {("child", "sam", "Sam"), ("child", "ella", "Ella")}),
+        ("Jazz is my favorite music.", {("likes", "jazz", "Jazz")}),
+        ("Spanish is my native language.", {("language", "spanish", "Spanish")}),
+        ("I am now the CTO of Acme.", {("job_title", "", "CTO"), ("employer", "", "Acme")}),
+        ("My bday's on the 4th of July", {("birthday", "", "--07-04")}),
     ],
 )
 def test_each_predicate(text, expected):
@@ -177,6 +183,17 @@ def test_traps_state_nothing(text):
 def test_a_future_without_a_date_is_only_a_plan_and_a_plan_with_a_date_still_is():
     assert extract("I'm starting at Canva", now=NOW) == []
     assert extract("I'm planning to join Canva next month", now=NOW) == []
+
+
+def test_a_chat_message_without_its_subject_speaks_for_the_speaker():
+    (statement,) = extract("So, just moved to Lisbon!", now=NOW)
+    assert (statement.predicate, statement.value) == ("city", "Lisbon")
+    assert statement.evidence == "just moved to Lisbon"
+
+
+def test_my_partner_and_i_is_one_subject():
+    assert said("My wife and I split up") == {("spouse", "", ("ended", None))}
+    assert said("My boyfriend and I broke up.") == {("partner", "", ("ended", None))}
 
 
 def test_each_statement_comes_once():
