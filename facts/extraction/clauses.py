@@ -29,7 +29,8 @@ PLAN = re.compile(
     r"plan|plans|planning|thinking of|thinking about|considering|consider|intend|intending|"
     r"should|ought to|someday|some day|one day|eventually|apply|applying|applied|"
     r"interview|interviewing|looking for|looking into|trying to get|tempted|"
-    r"can't wait to|need to|have to|gotta|let's|lets)\b",
+    r"can't wait to|need to|have to|gotta|let's|lets|"
+    r"i think|i guess|i suppose|i believe|like to think|not sure|pretty sure)\b",
     re.IGNORECASE,
 )
 # Future forms that announce a change; without a date they are only plans.

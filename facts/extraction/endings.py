@@ -50,8 +50,8 @@ STOPPED_DIET = _rx(
     r"|\bi(?:'m|\s+am)\s+off\s+(?:the\s+)?(?P<v2>" + _DIET + r")\b"
 )
 LEFT_PLACE = _rx(
-    S + r"(?:left|moved (?:away\s+)?(?:out of|away from|from)|"
-    r"(?:don't|do not|no longer)\s+live\s+in|used to live in)\s+(?P<v>.+)"
+    S + r"(?:left|moved (?:away\s+)?(?:out of|away from|from)|no longer live in|"
+    r"used to live in|(?P<negated>don't|do not)\s+live\s+in)\s+(?P<v>.+)"
 )
 SPLIT = _rx(
     S_PLAIN + r"(?P<verb2>broke up with|divorced|split (?:up )?(?:with|from)|left)\s+"
@@ -140,7 +140,7 @@ def _state_endings(clause: str) -> list[Statement]:
 
 def _place_endings(clause: str, lenient: bool) -> list[Statement]:
     match = LEFT_PLACE.search(clause)
-    if not match:
+    if not match or (match.group("negated") and not _ANYMORE.search(clause)):
         return []
     place = proper_name(match.group("v"), lenient=lenient)
     if not place or (not match.group("v").split()[0][:1].isupper() and not lenient):

@@ -9,7 +9,7 @@ from facts.extraction import clauses as traps
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes
-from facts.extraction.statements import Statement
+from facts.extraction.statements import Statement, is_lowercase_text
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})
 _MONTH_MAY = re.compile(
@@ -42,14 +42,15 @@ def _with_speaker(clause: str) -> str:
     dropped = _SUBJECT_DROPPED.match(clause)
     if dropped is None:
         return clause
-    return clause[: dropped.end()] + "I " + clause[dropped.end() :]
+    speaker = "i " if is_lowercase_text(clause) else "I "
+    return clause[: dropped.end()] + speaker + clause[dropped.end() :]
 
 
 def _quoted(found: list[Statement], clause: str) -> list[Statement]:
     """Evidence in the text's own words: without the "I " put in for a dropped subject."""
     return [
         replace(s, evidence=s.evidence[2:])
-        if s.evidence not in clause and s.evidence.startswith("I ")
+        if s.evidence not in clause and s.evidence[:2] in {"I ", "i "}
         else s
         for s in found
     ]

@@ -19,6 +19,7 @@ from facts.extraction.vocabulary import (
     COUNTRIES,
     DIETS,
     JOB_WORDS,
+    JUDGEMENTS,
     LANGUAGES,
     NOT_LIKES,
     PET_SPECIES,
@@ -200,6 +201,8 @@ def _title(raw: str) -> str | None:
     words = head.split()
     while words and words[0].lower() in {"a", "an", "the", "new"}:
         words = words[1:]
+    if any(w.lower() in JUDGEMENTS for w in words):
+        return None  # "a good cook", "a terrible driver": a judgement, not a job
     if not words or len(words) > 5:
         return None
     title = " ".join(words)

@@ -106,8 +106,9 @@ def _head(raw: str) -> list[str]:
 
 
 def is_lowercase_text(text: str) -> bool:
-    """Text typed without capitals, where a name cannot be told by its capital."""
-    return not re.search(r"[A-Z]", re.sub(r"\bI\b|\bI'", "", text))
+    """Text typed without any capital (not even "I"), where a name cannot be told by its
+    capital. A capitalised sentence without one ("I joined the team") is not such text."""
+    return not re.search(r"[A-Z]", text)
 
 
 def proper_name(raw: str, *, lenient: bool = False, max_words: int = 6) -> str | None:
@@ -115,7 +116,7 @@ def proper_name(raw: str, *, lenient: bool = False, max_words: int = 6) -> str |
     them ("Bank of America"), a leading "the" dropped. ``lenient``: text without capitals,
     where the name runs to the first stop word instead."""
     tokens = _head(raw)
-    if tokens and tokens[0].lower() == "the" and len(tokens) > 1:
+    if not lenient and tokens and tokens[0].lower() == "the" and len(tokens) > 1:
         tokens = tokens[1:]
     words: list[str] = []
     for index, token in enumerate(tokens[:max_words]):
@@ -123,7 +124,9 @@ def proper_name(raw: str, *, lenient: bool = False, max_words: int = 6) -> str |
         if not word.strip("."):
             break
         if lenient:
-            if word.lower() in STOP_WORDS or (not words and word.lower() in ARTICLES):
+            if not words and word.lower() in ARTICLES | NOT_A_VALUE:
+                return None  # "the team", "my keys": a common noun, not a name
+            if word.lower() in STOP_WORDS:
                 break
             words.append(word)
             continue

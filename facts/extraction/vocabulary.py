@@ -71,6 +71,12 @@ judge diplomat soldier sergeant captain lieutenant detective policeman policewom
 postdoc fellow teaching scholar curator archivist"""
 )
 
+# Words that make "I'm a good cook" a judgement rather than a job.
+JUDGEMENTS = _words(
+    """good great bad terrible awful decent amazing excellent big huge natural born lousy
+horrible fantastic wonderful better best worse worst"""
+)
+
 # Words a value never runs across: "Surabaya for my new job", "Google as an engineer".
 STOP_WORDS = _words(
     """for as in since and but because now next starting from on this last with where which

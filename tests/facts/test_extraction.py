@@ -171,9 +171,16 @@ def test_a_future_change_holds_from_its_date(text, predicate, value, start):
         "I don't work at Google.",
         "I never lived in London.",
         "I'm not a nurse.",
+        "I don't live in Boston.",
         # reported speech
         "Tom said I work at Oracle.",
         "My mom thinks I live in Denver.",
+        "Apparently I work at Oracle now.",
+        # common nouns and judgements, not values
+        "I joined the team last year.",
+        "I left my keys at home.",
+        "I quit smoking.",
+        "I like to think I'm a good cook.",
     ],
 )
 def test_traps_state_nothing(text):
