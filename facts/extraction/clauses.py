@@ -9,10 +9,19 @@ SENTENCE_END = re.compile(rf"{_ABBREVIATIONS}(?<=[.!?])\s+|\n+")
 CLAUSE_BREAK = re.compile(
     r"\s*(?:;|\s[-–—]\s|,?\s+(?:and|but|so|while|whereas|although|though|because|plus)\s+"
     r"(?=(?:i|i'm|im|i've|i'll|i'd|my|we|we're|we've|he|she|they|his|her|their|our|it)\b)"
-    r"|,\s+(?=(?:do|does|did|should|would|could|can|any|what|where|how|why|is|are)\s))",
+    r"|,\s+(?=(?:do|does|did|should|would|could|can|any|what|where|how|why|is|are)\s)"
+    r"|,\s+(?=(?:i|i'm|i've|i'll|i'd|we|we're|we've)\b))",
     re.IGNORECASE,
 )
 
+# A clause that only sets the scene for the next one ("Back in 2015, I joined IBM", "If I
+# get the job, I'll move"): the next clause is judged for traps together with it.
+SUBORDINATE = re.compile(
+    r"^(?:if|unless|when|whenever|once|back|before|after|since|because|although|though|"
+    r"while|even if|suppose|supposing|in case|in \d{4}|\w+ years ago|years ago|as a|"
+    r"growing up|in college|in high school|until|assuming|imagine)\b",
+    re.IGNORECASE,
+)
 QUESTION_START = re.compile(
     r"^(?:so\s+|and\s+|but\s+|hey\s+)?(?:do|does|did|should|shall|would|could|can|is|are|am|"
     r"was|were|will|won't|what|where|when|why|how|who|which|whom|any idea|any tips|"
@@ -76,6 +85,10 @@ def clauses(sentence: str) -> list[str]:
     marked = TOGETHER.sub(rf"\1{_JOINER}\2", sentence)
     parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)
     return [c for c in parts if c]
+
+
+def scene_setting(clause: str) -> bool:
+    return bool(SUBORDINATE.match(clause))
 
 
 def is_question(clause: str) -> bool:

@@ -49,7 +49,10 @@ _AMOUNT = r"(?P<n>\d+|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) 
 IN_AMOUNT = re.compile(rf"\bin\s+{_AMOUNT}\s+(?P<unit>day|week|month|year)s?\b", re.IGNORECASE)
 NEXT_UNIT = re.compile(r"\bnext\s+(?P<unit>week|month|year)\b", re.IGNORECASE)
 NEXT_WEEKDAY = re.compile(
-    r"\b(?:next\s+|on\s+|this\s+)(?P<weekday>" + "|".join(WEEKDAYS) + r")\b", re.IGNORECASE
+    r"\b(?:next\s+|on\s+|this\s+|starting\s+|from\s+|as of\s+)(?P<weekday>"
+    + "|".join(WEEKDAYS)
+    + r")\b",
+    re.IGNORECASE,
 )
 IN_MONTH = re.compile(rf"\b(?:in|from|starting|this|next)\s+{_MONTH}\b(?!\s+\d)", re.IGNORECASE)
 

@@ -15,6 +15,10 @@ _JOB_PHRASE = re.compile(
     r"(?:\s+(?:at|with)\s+(?P<org>.+))?",
     re.I,
 )
+_WHEN = frozenset(
+    {"last", "this", "yesterday", "today", "recently", "earlier", "in", "on", "at", "after"}
+    | {"before", "a", "two", "three"}
+)
 _DIET = "|".join(sorted(DIETS, key=len, reverse=True))
 
 
@@ -24,7 +28,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 LEFT_JOB = _rx(
     S + r"(?P<verb>left|quit|resigned(?:\s+from)?|(?:was|got|been)\s+(?:laid off|let go|fired|"
-    r"made redundant)(?:\s+from)?|retired(?:\s+from)?|walked away from|handed in my notice at)"
+    r"made redundant)(?:\s+from)?|retired(?:\s+from)?|walked away from|handed in my notice at|"
+    r"stopped working (?:at|for)|finished (?:at|with))"
     r"(?:\s+(?P<v>.+))?$"
 )
 NOT_WITH = _rx(
@@ -83,11 +88,13 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
     match = LEFT_JOB.search(clause)
     if match:
         raw = (match.group("v") or "").strip(" .!,")
+        if raw and raw.split()[0].lower() in _WHEN:
+            raw = ""  # "I retired last year": no object, only when
         verb = match.group("verb").lower()
         if not raw:
             if verb.startswith("left"):
                 return []
-            return [ending("employer", None, match.group(0), 0.85)]
+            return [ending("employer", None, clause[match.start() : match.end("verb")], 0.85)]
         job = _JOB_PHRASE.match(raw)
         if job:
             org = job.group("org") and proper_name(job.group("org"), lenient=lenient)

@@ -56,9 +56,22 @@ def _quoted(found: list[Statement], clause: str) -> list[Statement]:
     ]
 
 
-def extract_clause(clause: str, *, now: datetime) -> list[Statement]:
-    """What one clause says about the speaker; nothing when it is a trap."""
+def extract_clause(clause: str, *, now: datetime, scene: str = "") -> list[Statement]:
+    """What one clause says about the speaker; nothing when it is a trap, judged with the
+    clause that sets its ``scene``, if any ("If I get the job, ...")."""
+    if scene and _is_trap(f"{scene}, {clause}", now):
+        return []
     return _quoted(_extract_clause(_with_speaker(clause), now=now), clause)
+
+
+def _is_trap(text: str, now: datetime) -> bool:
+    return (
+        traps.is_question(text)
+        or traps.is_hypothetical(text)
+        or traps.is_reported(text)
+        or traps.is_plan(_MONTH_MAY.sub(" ", text))
+        or traps.is_past(text, now.year)
+    )
 
 
 def _extract_clause(clause: str, *, now: datetime) -> list[Statement]:
@@ -95,10 +108,12 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     seen: set[tuple[str, str, str | None]] = set()
     found: list[Statement] = []
     for sentence in traps.sentences(_normalise(text)):
+        scene = ""
         for clause in traps.clauses(sentence):
-            for item in extract_clause(clause, now=now):
+            for item in extract_clause(clause, now=now, scene=scene):
                 key = (item.predicate, item.qualifier, item.value or item.ended)
                 if key not in seen:
                     seen.add(key)
                     found.append(item)
+            scene = clause if traps.scene_setting(clause) else ""
     return found

@@ -64,6 +64,7 @@ EMPLOYER = _rx(
     r"got (?:a|an|my) (?:new )?(?:job|position|role|offer) (?:at|with)|got hired (?:at|by)|"
     r"was hired (?:at|by)|'ve been hired (?:at|by)|'ll be at|will be at|'m now at|am now at)\s+"
     + REST,
+    r"\bnow\s+i(?:'m|\s+am)\s+(?:at|with)\s+" + REST,
     r"(?:\b(?:for|with|at)\s+)?\bmy\s+(?:new\s+)?(?:job|position|role|gig|employer)"
     r"(?:\s+is(?:\s+now)?)?\s+(?:at|with)\s+" + REST,
     r"\bmy\s+(?:new\s+)?(?:employer|company)\s+is(?:\s+now)?\s+" + REST,
@@ -103,12 +104,13 @@ PHONE_OWNER = re.compile(
 )
 BIRTHDAY = _rx(
     r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)(?:\s+is|'s|\s+falls)\s+" + REST,
-    r"\bi\s+turn\s+\d+\s+" + REST,
+    r"\bi(?:'m|\s+am)?\s+(?:turn|turning)\s+\d+\s+" + REST,
     r"\bi\s+was\s+born\s+" + REST,
 )
 SPOUSE = _rx(
     r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|\s+is\s+called|\s+is|,)?\s+" + NAME,
-    S + r"(?:married|got married to|'m married to|am married to|'re married to|wed)\s+" + NAME,
+    S + r"(?:married|got married to|'m married to|am married to|'re married to|wed)\s+"
+    r"(?:my\s+[\w\s-]{3,40}?,\s+)?" + NAME,
 )
 PARTNER = _rx(
     r"\bmy\s+(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)(?:'s\s+name\s+is|\s+is|,)?\s+"
@@ -124,9 +126,8 @@ DIET = _rx(
     r"(?:\s+diet)?"
 )
 LIKES = _rx(
-    S + r"(?:love|like|enjoy|adore|dig|'m into|am into|'m obsessed with|am obsessed with|"
-    r"'m (?:a\s+)?(?:big\s+|huge\s+)?fan of|am (?:a\s+)?(?:big\s+|huge\s+)?fan of|"
-    r"'m passionate about|am passionate about|'m crazy about)\s+" + REST,
+    S + r"(?:love|like|enjoy|adore|dig|(?:'m\s+|am\s+)?(?:into|obsessed with|passionate about|"
+    r"crazy about|(?:a\s+)?(?:big\s+|huge\s+)?fan of))\s+" + REST,
     r"\bmy\s+(?:absolute\s+)?favou?rite\s+(?:\w+\s+)?is\s+" + REST,
     r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]+?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?"
     r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
@@ -175,6 +176,12 @@ PET = _rx(
     r"(?:(?:\s+named|\s+called|,)\s+" + NAME + ")?",
 )
 
+# "... and a dog named Bo", after a first pet of the same clause.
+MORE_PETS = re.compile(
+    r"\band\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,2}?(?:" + SPECIES_GROUP + r")\s+"
+    r"(?:named|called)\s+" + NAME,
+    re.I,
+)
 
 Rule = Callable[[str], list[Statement]]
 
@@ -342,7 +349,8 @@ def languages(clause: str) -> list[Statement]:
         if not match:
             continue
         # "a little French", "fluent Spanish": the language is the item's last word.
-        items = [v.split()[-1] for v in listed(match.group("v"), max_words=4)]
+        spoken = match.group("v").split(":", 1)[-1]  # "three languages: English, ..."
+        items = [v.split()[-1] for v in listed(spoken, max_words=4)]
         values = [v for v in items if v.lower() in LANGUAGES]
         return [said("language", v, _evidence(clause, match, v), LIKELY) for v in values]
     return []
@@ -371,18 +379,21 @@ def children(clause: str) -> list[Statement]:
 
 
 def pets(clause: str) -> list[Statement]:
+    """Every pet of the clause: "a cat named Whiskers and a dog named Bo"."""
+    found: list[Statement] = []
     for pattern in PET:
-        match = pattern.search(clause)
-        if not match:
-            continue
-        name = match.groupdict().get("v")
-        if name and name.split()[0].lower() in STOP_WORDS | {"i", "is"}:
-            name = None
-        if name is None and "subj" not in pattern.groupindex:
-            continue
-        value = name or match.group("species").lower()
-        return [said("pet", value, match.group(0), LIKELY)]
-    return []
+        for match in pattern.finditer(clause):
+            name = match.groupdict().get("v")
+            if name and name.split()[0].lower() in STOP_WORDS | {"i", "is"}:
+                name = None
+            if name is None and "subj" not in pattern.groupindex:
+                continue
+            value = name or match.group("species").lower()
+            found.append(said("pet", value, match.group(0), LIKELY))
+        if found:
+            more = MORE_PETS.finditer(clause)
+            return found + [said("pet", m.group("v"), m.group(0), LIKELY) for m in more]
+    return found
 
 
 # Every rule for a clause that states something; birthday runs apart (it is about the past).

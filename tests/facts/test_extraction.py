@@ -192,6 +192,19 @@ def test_a_future_without_a_date_is_only_a_plan_and_a_plan_with_a_date_still_is(
     assert extract("I'm planning to join Canva next month", now=NOW) == []
 
 
+def test_a_clause_that_sets_the_scene_traps_the_next_one():
+    assert extract("Back in 2015, I joined IBM.", now=NOW) == []
+    assert extract("If I get the job, I'll move to Berlin next month.", now=NOW) == []
+    assert said("Hope you're well, I just moved to Berlin.") == {("city", "", "Berlin")}
+
+
+def test_several_pets_of_one_clause():
+    assert said("I have a cat named Whiskers and a dog named Bo.") == {
+        ("pet", "whiskers", "Whiskers"),
+        ("pet", "bo", "Bo"),
+    }
+
+
 def test_a_chat_message_without_its_subject_speaks_for_the_speaker():
     (statement,) = extract("So, just moved to Lisbon!", now=NOW)
     assert (statement.predicate, statement.value) == ("city", "Lisbon")
