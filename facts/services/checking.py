@@ -27,7 +27,7 @@ from facts.services.asserting import assert_fact
 from facts.services.claims import Claim, SourceInput, check_source
 from facts.services.ending import end_fact
 from tenancy.models import Agent
-from tenancy.validation import clean_text
+from tenancy.validation import REASON_MAX_CHARS, clean_text
 
 # Statements are about the speaker: the user the text comes from.
 SUBJECT = "user"
@@ -186,7 +186,7 @@ def _apply(
             fact=finding.fact,
             actor=actor,
             at=item.valid_from or now,
-            reason=f"ended: {item.evidence}",
+            reason=f"ended: {item.evidence}"[:REASON_MAX_CHARS],
         )
         return Applied(action=finding.action, outcome="ended", fact=fact)
     assert item.value is not None
