@@ -57,7 +57,7 @@ EMPLOYER = _rx(
     S + r"(?:work|working|'m working|am working|'ll be working|will be working|employed|"
     r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching)"
     r"(?:\s+(?:remotely|full-time|part-time|full time|part time|now|currently))?"
-    r"\s+(?:at|for|by)\s+" + REST,
+    r"(?:\s+in\s+[a-z-]+(?:\s+[a-z-]+)?)?\s+(?:at|for|by)\s+" + REST,
     S + r"(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining|"
     r"will be joining|(?:started|start|'m starting|am starting|'ll start|will start|began)"
     r"(?:\s+(?:working|a new job|my new job|a job|a new role|my new role))?\s+(?:at|with|for)|"
@@ -88,12 +88,15 @@ PLACE = _rx(
     r"'m settled|settled|'ll be living|will be living)\s+in\s+" + REST,
     S + r"(?:moved|move|'m moving|am moving|'re moving|are moving|'ll move|will move|"
     r"'ll be moving|will be moving|relocated|'m relocating|am relocating|'ll relocate|"
-    r"will relocate|'ve relocated)\s+(?:back\s+)?to\s+" + REST,
+    r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?to\s+"
+    + REST,
+    S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
 )
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 EMAIL_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
-    r"|\b(?:email|e-mail|mail|write|reach|contact)\s+me\s+(?:at|on|via)\b",
+    r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+me\s+(?:at|on|via)\b"
+    r"|\bdrop\s+me\s+a\s+(?:line|note|mail)\s+at\b",
     re.I,
 )
 PHONE = re.compile(r"\+?\d[\d\s().-]{5,}\d")
@@ -109,7 +112,7 @@ BIRTHDAY = _rx(
 )
 SPOUSE = _rx(
     r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|\s+is\s+called|\s+is|,)?\s+" + NAME,
-    S + r"(?:married|got married to|'m married to|am married to|'re married to|wed)\s+"
+    S + r"(?:married to|married|got married to|'m married to|am married to|'re married to|wed)\s+"
     r"(?:my\s+[\w\s-]{3,40}?,\s+)?" + NAME,
 )
 PARTNER = _rx(

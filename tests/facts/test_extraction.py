@@ -67,6 +67,9 @@ def said(text):
         ("Spanish is my native language.", {("language", "spanish", "Spanish")}),
         ("I am now the CTO of Acme.", {("job_title", "", "CTO"), ("employer", "", "Acme")}),
         ("My bday's on the 4th of July", {("birthday", "", "--07-04")}),
+        ("I work in marketing at Nike.", {("employer", "", "Nike")}),
+        ("I'm now married to Lena.", {("spouse", "", "Lena")}),
+        ("Drop me a line at sam@work.co", {("email", "", "sam@work.co")}),
     ],
 )
 def test_each_predicate(text, expected):
