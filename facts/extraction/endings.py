@@ -4,7 +4,7 @@ when the text does; the check ends a current fact only when that value matches i
 
 import re
 
-from facts.extraction.patterns import NAME, S_PLAIN, SPECIES_GROUP, S
+from facts.extraction.grammar import NAME, S_PLAIN, SPECIES_GROUP, S
 from facts.extraction.statements import Statement, ending, is_lowercase_text, phrase, proper_name
 from facts.extraction.vocabulary import COUNTRIES, DIETS, JOB_WORDS
 

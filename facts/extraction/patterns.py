@@ -5,6 +5,8 @@ import re
 from collections.abc import Callable
 
 from facts.extraction.dates import birthday_value
+from facts.extraction.grammar import I_AM, REST, S, evidence_of, rx
+from facts.extraction.people import children, pets, relationships
 from facts.extraction.statements import (
     EXPLICIT,
     HOUSEHOLD,
@@ -22,38 +24,9 @@ from facts.extraction.vocabulary import (
     JUDGEMENTS,
     LANGUAGES,
     NOT_LIKES,
-    PET_SPECIES,
-    STOP_WORDS,
 )
 
-_ADVERBS = (
-    r"just|now|recently|finally|officially|currently|actually|also|still|really|already|"
-    r"happily|newly|proudly|basically|mostly|totally|absolutely|definitely|truly|even|both|"
-    r"all|again|been|kind of|sort of|pretty much|technically|today|lately"
-)
-# "I", "we", with a contracted or plain auxiliary and any adverbs: "I've just", "we're now".
-S = (
-    r"\b(?P<subj>i|we)(?:'m|'ve|'re|'ll|\s+am|\s+are|\s+have|\s+will)?"
-    rf"(?:\s+(?:{_ADVERBS}))*(?:\s+|(?='))"
-)
-# The same without its group, for patterns that use it more than once.
-S_PLAIN = S.replace("(?P<subj>", "(?:")
-I_AM = rf"\bi(?:'m|\s+am)(?:\s+(?:{_ADVERBS}))*(?:\s+|(?='))"
-REST = r"(?P<v>.+)"
-NAME = r"(?-i:(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))"
-SPECIES_GROUP = "|".join(sorted(PET_SPECIES, key=len, reverse=True))
-_CHILD = r"son|daughter|kid|child|baby|boy|girl|stepson|stepdaughter"
-_CHILD_ADJ = (
-    r"(?:(?:little|oldest|eldest|youngest|older|younger|baby|newborn|new|first|second|middle|"
-    r"teenage|[\w-]+-year-old)\s+)?"
-)
-
-
-def _rx(*patterns: str) -> list[re.Pattern[str]]:
-    return [re.compile(p, re.IGNORECASE) for p in patterns]
-
-
-EMPLOYER = _rx(
+EMPLOYER = rx(
     S + r"(?:work|working|'m working|am working|'ll be working|will be working|employed|"
     r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching)"
     r"(?:\s+(?:remotely|full-time|part-time|full time|part time|now|currently))?"
@@ -76,14 +49,14 @@ TITLE_VERBS = (
     r"(?:got|was|'ve been|have been) promoted to|joined \S+(?: \S+)? as|'ll be working as|"
     r"'ll start as|will start as)\s+"
 )
-JOB_TITLE = _rx(
+JOB_TITLE = rx(
     I_AM + r"(?:an?|the)\s+" + REST,
     S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
     r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
     r"(?:an?\s+|the\s+)?" + REST,
 )
 TITLE_HEADS = re.compile(r"^(?:head|director|vp|chief|professor|manager|lead)\s+of\s+", re.I)
-PLACE = _rx(
+PLACE = rx(
     S + r"(?:live|living|'m living|reside|residing|'m based|am based|'re based|are based|"
     r"'m settled|settled|'ll be living|will be living)\s+in\s+" + REST,
     S + r"(?:moved|move|'m moving|am moving|'re moving|are moving|'ll move|will move|"
@@ -105,43 +78,31 @@ PHONE_OWNER = re.compile(
     r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b",
     re.I,
 )
-BIRTHDAY = _rx(
+BIRTHDAY = rx(
     r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)(?:\s+is|'s|\s+falls)\s+" + REST,
     r"\bi(?:'m|\s+am)?\s+(?:turn|turning)\s+\d+\s+" + REST,
     r"\bi\s+was\s+born\s+" + REST,
 )
-SPOUSE = _rx(
-    r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|\s+is\s+called|\s+is|,)?\s+" + NAME,
-    S + r"(?:married to|married|got married to|'m married to|am married to|'re married to|wed)\s+"
-    r"(?:my\s+[\w\s-]{3,40}?,\s+)?" + NAME,
-)
-PARTNER = _rx(
-    r"\bmy\s+(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)(?:'s\s+name\s+is|\s+is|,)?\s+"
-    + NAME,
-    S + r"(?:dating|'m dating|am dating|'m seeing|am seeing|got engaged to|'m engaged to|"
-    r"am engaged to|'m in a relationship with|moved in with)\s+"
-    r"(?:(?:someone|a guy|a girl|a man|a woman)\s+(?:named|called)\s+)?" + NAME,
-)
-DIET = _rx(
+DIET = rx(
     S + r"(?:'m|am|went|gone|'ve gone|became|become|'ve become|turned|eat|'m eating|"
     r"follow|'m following|'m on|am on|keep|'m keeping)?\s*(?:an?\s+|fully\s+|strictly\s+|"
     r"completely\s+|mostly\s+)*(?P<v>" + "|".join(sorted(DIETS, key=len, reverse=True)) + r")\b"
     r"(?:\s+diet)?"
 )
-LIKES = _rx(
+LIKES = rx(
     S + r"(?:love|like|enjoy|adore|dig|(?:'m\s+|am\s+)?(?:into|obsessed with|passionate about|"
     r"crazy about|(?:a\s+)?(?:big\s+|huge\s+)?fan of))\s+" + REST,
     r"\bmy\s+(?:absolute\s+)?favou?rite\s+(?:\w+\s+)?is\s+" + REST,
     r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]+?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?"
     r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
 )
-DISLIKES = _rx(
+DISLIKES = rx(
     S + r"(?:hate|dislike|detest|loathe|despise|can't stand|cannot stand|can't bear|"
     r"don't like|do not like|don't enjoy|do not enjoy|"
     r"(?:'m|am)\s+not\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?fan\s+of|"
     r"'m not into|am not into)\s+" + REST,
 )
-LANGUAGE = _rx(
+LANGUAGE = rx(
     S + r"(?:speak|can speak|'m fluent in|am fluent in|'m conversational in|"
     r"'m bilingual in|'m proficient in|am proficient in)\s+(?:fluent\s+|some\s+|a\s+little\s+|"
     r"a\s+bit\s+of\s+|basic\s+|native\s+)?" + REST,
@@ -149,53 +110,16 @@ LANGUAGE = _rx(
     I_AM + r"a\s+native\s+" + r"(?P<v>\w+)\s+speaker",
     r"^(?P<v>\w+)\s+is\s+my\s+(?:native\s+language|mother\s+tongue|first\s+language)",
 )
-SKILL = _rx(
+SKILL = rx(
     I_AM + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|great at|skilled (?:in|at)|"
     r"proficient (?:in|at|with)|an expert (?:in|on|at)|experienced (?:in|with)|"
     r"certified in|fluent in)\s+" + REST,
     S + r"(?:know how to|can code in|program in|code in|have experience (?:in|with)|"
     r"have \w+ years of experience (?:in|with))\s+" + REST,
 )
-CHILD = _rx(
-    r"\b(?:my|our)\s+" + _CHILD_ADJ + rf"(?:{_CHILD})(?:'s\s+name\s+is|\s+is\s+(?:named|called)"
-    r"|\s+named|\s+called|,)?\s+" + NAME,
-    S
-    + r"(?:have|'ve got|had|just had|welcomed)\s+(?:a|an|our)\s+"
-    + _CHILD_ADJ
-    + rf"(?:{_CHILD})(?:\s+(?:boy|girl))?(?:\s+named|\s+called|,)\s+"
-    + NAME,
-)
-CHILDREN = re.compile(
-    r"(?:\b(?:my|our)|\b(?:i|we)\s+have\s+(?:two|three|four|five|\d+))\s+"
-    r"(?:kids|children|sons|daughters|boys|girls)(?:\s+are|,)?\s+(?:named\s+|called\s+)?"
-    r"(?-i:(?P<v>[A-Z][\w'-]+(?:(?:,\s*|\s+and\s+)[A-Z][\w'-]+)+))",
-    re.I,
-)
-PET = _rx(
-    r"\b(?:my|our)\s+(?:\w+\s+)?(?P<species>" + SPECIES_GROUP + r")(?:'s\s+name\s+is|\s+is\s+"
-    r"(?:named|called)|\s+named|\s+called|,)?\s+" + NAME,
-    S + r"(?:have|'ve got|got|adopted|rescued|bought|brought home)\s+(?:a|an|our)\s+"
-    r"(?:[\w-]+\s+){0,2}?(?P<species>" + SPECIES_GROUP + r")\b"
-    r"(?:(?:\s+named|\s+called|,)\s+" + NAME + ")?",
-)
 
-# "... and a dog named Bo", after a first pet of the same clause.
-MORE_PETS = re.compile(
-    r"\band\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,2}?(?:" + SPECIES_GROUP + r")\s+"
-    r"(?:named|called)\s+" + NAME,
-    re.I,
-)
 
 Rule = Callable[[str], list[Statement]]
-
-
-def _evidence(clause: str, match: re.Match[str], value: str) -> str:
-    """From the match's start to the end of its value."""
-    start = match.start()
-    if "v" in match.re.groupindex and match.start("v") == start:
-        return match.group(0)  # "Jazz is my favourite music": the value leads.
-    end = clause.find(value, match.start("v") if "v" in match.re.groupindex else start)
-    return clause[start : end + len(value)] if end >= 0 else match.group(0)
 
 
 def _trust(match: re.Match[str]) -> tuple[float, str]:
@@ -230,7 +154,7 @@ def employer(clause: str) -> list[Statement]:
                 continue
             value = proper_name(raw, lenient=lenient)
             if value and value.lower() not in COUNTRIES:
-                return [said("employer", value, _evidence(clause, match, value), *_trust(match))]
+                return [said("employer", value, evidence_of(clause, match, value), *_trust(match))]
     return []
 
 
@@ -243,7 +167,7 @@ def job_title(clause: str) -> list[Statement]:
         title = _title(match.group("v"))
         if title is None:
             continue
-        found = [said("job_title", title, _evidence(clause, match, title), EXPLICIT)]
+        found = [said("job_title", title, evidence_of(clause, match, title), EXPLICIT)]
         rest = match.group("v")[match.group("v").find(title) + len(title) :]
         org = re.match(r"\s+(?:at|for|with|of)\s+(.+)", rest, re.I)
         company = org and proper_name(org.group(1), lenient=lenient)
@@ -265,7 +189,7 @@ def place(clause: str) -> list[Statement]:
         if not value:
             continue
         trust = _trust(match)
-        evidence = _evidence(clause, match, value)
+        evidence = evidence_of(clause, match, value)
         if value.lower() in COUNTRIES:
             return [said("country", value, evidence, *trust)]
         found = [said("city", value, evidence, *trust)]
@@ -306,20 +230,6 @@ def birthday(clause: str) -> list[Statement]:
     return []
 
 
-def _named(
-    predicate: str, patterns: list[re.Pattern[str]], clause: str, confidence: float = EXPLICIT
-) -> list[Statement]:
-    for pattern in patterns:
-        match = pattern.search(clause)
-        if match and match.group("v").split()[0].lower() not in STOP_WORDS | {"i"}:
-            return [said(predicate, match.group("v"), match.group(0), confidence)]
-    return []
-
-
-def relationships(clause: str) -> list[Statement]:
-    return _named("spouse", SPOUSE, clause) + _named("partner", PARTNER, clause)
-
-
 def diet(clause: str) -> list[Statement]:
     for pattern in DIET:
         match = pattern.search(clause)
@@ -334,7 +244,7 @@ def _preferences(predicate: str, patterns: list[re.Pattern[str]], clause: str) -
         if not match or re.match(r"\s*to\s", match.group("v"), re.I):
             continue
         values = [v for v in listed(match.group("v"), max_words=4) if v.lower() not in NOT_LIKES]
-        return [said(predicate, v, _evidence(clause, match, v), LIKELY) for v in values]
+        return [said(predicate, v, evidence_of(clause, match, v), LIKELY) for v in values]
     return []
 
 
@@ -355,7 +265,7 @@ def languages(clause: str) -> list[Statement]:
         spoken = match.group("v").split(":", 1)[-1]  # "three languages: English, ..."
         items = [v.split()[-1] for v in listed(spoken, max_words=4)]
         values = [v for v in items if v.lower() in LANGUAGES]
-        return [said("language", v, _evidence(clause, match, v), LIKELY) for v in values]
+        return [said("language", v, evidence_of(clause, match, v), LIKELY) for v in values]
     return []
 
 
@@ -367,36 +277,9 @@ def skills(clause: str) -> list[Statement]:
         found = []
         for value in listed(match.group("v"), max_words=4):
             predicate = "language" if value.lower() in LANGUAGES else "skill"
-            found.append(said(predicate, value, _evidence(clause, match, value), 0.8))
+            found.append(said(predicate, value, evidence_of(clause, match, value), 0.8))
         return found
     return []
-
-
-def children(clause: str) -> list[Statement]:
-    found = _named("child", CHILD, clause, LIKELY)
-    match = CHILDREN.search(clause)
-    if match:
-        names = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("v"))
-        found += [said("child", n, match.group(0), LIKELY) for n in names if n]
-    return found
-
-
-def pets(clause: str) -> list[Statement]:
-    """Every pet of the clause: "a cat named Whiskers and a dog named Bo"."""
-    found: list[Statement] = []
-    for pattern in PET:
-        for match in pattern.finditer(clause):
-            name = match.groupdict().get("v")
-            if name and name.split()[0].lower() in STOP_WORDS | {"i", "is"}:
-                name = None
-            if name is None and "subj" not in pattern.groupindex:
-                continue
-            value = name or match.group("species").lower()
-            found.append(said("pet", value, match.group(0), LIKELY))
-        if found:
-            more = MORE_PETS.finditer(clause)
-            return found + [said("pet", m.group("v"), m.group(0), LIKELY) for m in more]
-    return found
 
 
 # Every rule for a clause that states something; birthday runs apart (it is about the past).

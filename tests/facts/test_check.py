@@ -250,3 +250,30 @@ def test_cli_check_prints_contradictions_and_applies(capsys):
     data = json.loads(out)
     assert sorted(c["fact"]["value"] for c in data["confirmed"]) == ["Anthropic", "Surabaya"]
     assert FactSource.objects.get(fact__value="Surabaya").kind == "operator"
+
+
+def current_slots(agent):
+    return {
+        (f.predicate, f.qualifier): f.value
+        for f in Fact.objects.filter(agent=agent, user_ref="u1").current()
+    }
+
+
+def test_a_timeline_applied_turn_by_turn_keeps_the_current_slots_right(api, agent):
+    turns = [
+        ("Hi! I work at Google and I live in Jakarta.", {"employer": "Google", "city": "Jakarta"}),
+        ("My sister works at Adobe.", {"employer": "Google", "city": "Jakarta"}),
+        (SEED, {"employer": "Anthropic", "city": "Surabaya"}),
+        ("I might apply at Spotify though.", {"employer": "Anthropic", "city": "Surabaya"}),
+        ("I left Anthropic.", {"city": "Surabaya"}),
+        ("Just joined Figma!", {"employer": "Figma", "city": "Surabaya"}),
+        ("I love sushi.", {"employer": "Figma", "city": "Surabaya", "likes[sushi]": "sushi"}),
+        ("I don't like sushi anymore.", {"employer": "Figma", "city": "Surabaya"}),
+    ]
+    for text, expected in turns:
+        ok(check(api, text, apply=True))
+        slots = {
+            f"{predicate}[{qualifier}]" if qualifier else predicate: value
+            for (predicate, qualifier), value in current_slots(agent).items()
+        }
+        assert slots == expected, text
