@@ -10,7 +10,9 @@ from facts import queries, services
 from facts.models import KEY_MAX_CHARS, VALUE_MAX_CHARS
 from facts.schemas import (
     AssertOut,
+    CheckOut,
     FactAssertIn,
+    FactCheckIn,
     FactDetailOut,
     FactPageOut,
     ForgetIn,
@@ -65,6 +67,23 @@ def assert_fact(request: HttpRequest, payload: FactAssertIn) -> dict:
         "fact": queries.fact_to_dict(result.fact),
         "other": queries.fact_to_dict(result.other) if result.other else None,
     }
+
+
+@router.post("/facts/check", response=CheckOut, summary="Check text against the facts held")
+def check_text(request: HttpRequest, payload: FactCheckIn) -> dict:
+    access = request_access(request)
+    agent = access.agent(payload.agent_id)
+    source = services.SourceInput(**payload.source.model_dump()) if payload.source else None
+    result = services.check_text(
+        agent=agent,
+        user=payload.user,
+        text=payload.text,
+        apply=payload.apply,
+        source=source,
+        actor=access.actor,
+        now=parse_time(payload.now, field="now"),
+    )
+    return services.check_result_to_dict(result)
 
 
 @router.get("/facts", response=FactPageOut, summary="List facts")

@@ -21,3 +21,7 @@ class SlotBusy(Conflict):
     """The slot kept changing under us; the caller may simply retry."""
 
     code = "slot_busy"
+
+
+class FactNotCurrent(Conflict):
+    code = "fact_not_current"

@@ -4,9 +4,9 @@ from datetime import datetime
 from typing import Any, Literal
 
 from ninja import Schema
-from pydantic import Field, StrictStr
+from pydantic import Field, StrictBool, StrictStr
 
-from dewee.schemas import StrictSchema, UnitFloat
+from dewee.schemas import StrictDbId, StrictSchema, UnitFloat
 from facts.models import Category, SourceKind, Status, Verification
 
 
@@ -30,6 +30,23 @@ class FactAssertIn(StrictSchema):
     valid_from: StrictStr | None = Field(None, description="ISO 8601 time.")
     valid_to: StrictStr | None = Field(None, description="ISO 8601 time.")
     source: SourceIn
+
+
+class CheckSourceIn(SourceIn):
+    memory_id: StrictDbId | None = Field(None, description="The stored memory the text is.")
+
+
+class FactCheckIn(StrictSchema):
+    agent_id: StrictStr
+    user: StrictStr = Field(description="The user who wrote the text: its facts are checked.")
+    text: StrictStr = Field(description="The user's own words, at most 20,000 characters.")
+    apply: StrictBool = Field(False, description="Carry out the suggested actions.")
+    source: CheckSourceIn | None = Field(
+        None, description="Where the text comes from. Default: a conversation summary."
+    )
+    now: StrictStr | None = Field(
+        None, description="ISO 8601: check as of this time (to replay a timeline)."
+    )
 
 
 class ResolveIn(StrictSchema):
@@ -119,3 +136,59 @@ class ForgetPreviewOut(Schema):
     dry_run: Literal[True]
     scope: dict[str, str]
     counts: dict[str, int]
+
+
+Level = Literal["pattern", "semantic", "value"]
+
+
+class ContradictionOut(Schema):
+    fact: FactDetailOut
+    predicate: str
+    qualifier: str
+    old_value: str
+    new_value: str | None = Field(description="null: the text ends the fact.")
+    evidence: str
+    confidence: float
+    level: Level
+
+
+class ConfirmationOut(Schema):
+    fact: FactDetailOut
+    evidence: str
+    confidence: float
+    level: Level
+
+
+class NewFactOut(Schema):
+    subject: str
+    predicate: str
+    qualifier: str
+    value: str
+    category: Category
+    verification: Verification
+    confidence: float
+    evidence: str
+    valid_from: datetime | None = Field(description="A future change holds from then.")
+    level: Level
+
+
+class SuggestedActionOut(Schema):
+    action: Literal["ADD", "UPDATE", "END", "CONFIRM", "DISPUTE", "NONE"]
+    fact_id: int | None
+    predicate: str
+    qualifier: str
+    value: str | None
+
+
+class AppliedOut(Schema):
+    action: Literal["ADD", "UPDATE", "END", "CONFIRM", "DISPUTE"]
+    outcome: Literal["created", "superseded", "confirmed", "disputed", "ended"]
+    fact: FactDetailOut
+
+
+class CheckOut(Schema):
+    contradicted: list[ContradictionOut]
+    confirmed: list[ConfirmationOut]
+    new: list[NewFactOut]
+    suggested_actions: list[SuggestedActionOut]
+    applied: list[AppliedOut] = Field(description="Empty unless apply is true.")

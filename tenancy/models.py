@@ -117,6 +117,7 @@ class ApiKey(models.Model):
 class AuditAction(models.TextChoices):
     FACT_RESOLVE = "fact.resolve", "Fact resolved"
     FACT_DELETE = "fact.delete", "Fact deleted"
+    FACT_END = "fact.end", "Fact ended"
     FACTS_FORGET = "facts.forget", "Facts forgotten"
     MEMORY_DELETE = "memory.delete", "Memories deleted"
     MEMORY_MERGE = "memory.merge", "Memories merged"

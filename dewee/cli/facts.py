@@ -85,6 +85,17 @@ def register(memory_commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=assert_fact)
 
+    p = sub.add_parser(
+        "check", help="Check a user's text against the facts held: contradictions, suggestions."
+    )
+    p.add_argument("--agent", required=True)
+    p.add_argument("--user", required=True, help="The user who wrote the text.")
+    p.add_argument("text", metavar="TEXT", help="The user's own words.")
+    p.add_argument("--apply", action="store_true", help="Carry out the suggested actions.")
+    p.add_argument("--now", help="ISO time: check as of then (to replay a timeline).")
+    add_json_flag(p)
+    p.set_defaults(handler=check_text)
+
     p = sub.add_parser("forget", help="Erase every fact about a user or a subject, for good.")
     p.add_argument("--agent", required=True)
     scope = p.add_mutually_exclusive_group(required=True)
@@ -259,3 +270,56 @@ def forget_facts(args: argparse.Namespace) -> None:
         return
     print(f"Erased {counts['facts']} facts and {counts['sources']} sources about {what}.")
     print(f"Receipt: {data['id']}")
+
+
+def _print_check(data: dict[str, Any]) -> None:
+    print("Contradicted")
+    for item in data["contradicted"]:
+        slot = item["predicate"] + (f"[{item['qualifier']}]" if item["qualifier"] else "")
+        new = "(ended)" if item["new_value"] is None else item["new_value"]
+        print(
+            f"  {slot}: {item['old_value']} -> {new}   ({item['level']}, fact {item['fact']['id']})"
+        )
+        print(f'    "{item["evidence"]}"')
+    print("Confirmed")
+    for item in data["confirmed"]:
+        fact = item["fact"]
+        print(f"  {fact['predicate']} = {fact['value']}   (fact {fact['id']})")
+    print("New")
+    for item in data["new"]:
+        slot = item["predicate"] + (f"[{item['qualifier']}]" if item["qualifier"] else "")
+        starts = f", from {item['valid_from']}" if item["valid_from"] else ""
+        print(f"  {slot} = {item['value']}   ({item['verification']}{starts})")
+    print("Suggested actions")
+    print_table(
+        data["suggested_actions"],
+        [("action", "ACTION"), ("fact_id", "FACT"), ("predicate", "PREDICATE"), ("value", "VALUE")],
+        widths={"value": 40},
+        empty="  Nothing to do.",
+    )
+    if data["applied"]:
+        print("Applied")
+        for item in data["applied"]:
+            fact = item["fact"]
+            print(f"  {item['action']} -> {item['outcome']}: fact {fact['id']} ({fact['status']})")
+
+
+def check_text(args: argparse.Namespace) -> None:
+    access = cli_access()
+    agent = access.agent(args.agent)
+    # Text typed at the terminal is the operator's account of what the user said.
+    source = services.SourceInput(kind=SourceKind.OPERATOR, operator=operator_name())
+    result = services.check_text(
+        agent=agent,
+        user=args.user,
+        text=args.text,
+        apply=args.apply,
+        source=source,
+        actor=access.actor,
+        now=parse_time(args.now, field="now"),
+    )
+    data = services.check_result_to_dict(result)
+    if args.json:
+        print_json(data)
+    else:
+        _print_check(data)

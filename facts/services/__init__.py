@@ -1,10 +1,20 @@
-"""Writes of the facts app: asserting, resolving, deleting and erasing facts.
+"""Writes of the facts app: asserting, checking text, ending, resolving, deleting and
+erasing facts.
 
 Every interface imports from here; each function is the one place its rule lives.
 """
 
 from facts.services.asserting import AssertResult, Outcome, assert_fact
+from facts.services.checking import (
+    Action,
+    CheckResult,
+    Finding,
+    Level,
+    check_result_to_dict,
+    check_text,
+)
 from facts.services.claims import Claim, SourceInput
+from facts.services.ending import end_fact
 from facts.services.erasure import (
     ForgetScope,
     count_forgettable,
@@ -15,15 +25,22 @@ from facts.services.erasure import (
 from facts.services.resolving import Resolution, delete_fact, resolve_fact
 
 __all__ = [
+    "Action",
     "AssertResult",
+    "CheckResult",
     "Claim",
+    "Finding",
     "ForgetScope",
+    "Level",
     "Outcome",
     "Resolution",
     "SourceInput",
     "assert_fact",
+    "check_result_to_dict",
+    "check_text",
     "count_forgettable",
     "delete_fact",
+    "end_fact",
     "erase_facts_learned_only_from",
     "forget_facts",
     "forget_scope",

@@ -74,14 +74,10 @@ def _source_memory(agent: Agent, memory_id: object) -> Memory | None:
     return memory
 
 
-def check_claim(*, agent: Agent, claim: Claim, source: SourceInput) -> CheckedClaim:
-    """Every field within its limits, a known verification, category and source kind, a
-    valid window in order, an operator named for an operator source, and a source memory
-    of ``agent``. A memory source with no reference or excerpt gets the memory's."""
-    predicate = clean_text(claim.predicate, field="predicate", max_chars=KEY_MAX_CHARS)
-    category = category_for(predicate) if claim.category is None else claim.category
-    if claim.valid_from and claim.valid_to and claim.valid_to < claim.valid_from:
-        raise InvalidInput("valid_to", "must not be before valid_from")
+def check_source(*, agent: Agent, source: SourceInput) -> tuple[SourceInput, Memory | None]:
+    """The source cleaned: every text within its limits, a known kind, an operator named for
+    an operator source, and a source memory of ``agent`` (loaded). A memory source with no
+    reference or excerpt gets the memory's."""
     kind = clean_choice(source.kind, field="source.kind", choices=SourceKind.values)
     operator = clean_text(
         source.operator, field="source.operator", max_chars=KEY_MAX_CHARS, required=False
@@ -89,6 +85,33 @@ def check_claim(*, agent: Agent, claim: Claim, source: SourceInput) -> CheckedCl
     if kind == SourceKind.OPERATOR and not operator:
         raise InvalidInput("source.operator", "names the operator for an operator source")
     memory = _source_memory(agent, source.memory_id)
+    cleaned = SourceInput(
+        kind=kind,
+        reference=clean_text(
+            source.reference,
+            field="source.reference",
+            max_chars=KEY_MAX_CHARS,
+            required=False,
+        )
+        or (f"memory:{memory.pk}" if memory else ""),
+        excerpt=clean_text(
+            source.excerpt, field="source.excerpt", max_chars=EXCERPT_MAX_CHARS, required=False
+        )
+        or (memory.content[:EXCERPT_MAX_CHARS] if memory else ""),
+        operator=operator,
+        memory_id=memory.pk if memory else None,
+    )
+    return cleaned, memory
+
+
+def check_claim(*, agent: Agent, claim: Claim, source: SourceInput) -> CheckedClaim:
+    """Every field within its limits, a known verification and category, a valid window in
+    order, and a source as :func:`check_source` wants it."""
+    predicate = clean_text(claim.predicate, field="predicate", max_chars=KEY_MAX_CHARS)
+    category = category_for(predicate) if claim.category is None else claim.category
+    if claim.valid_from and claim.valid_to and claim.valid_to < claim.valid_from:
+        raise InvalidInput("valid_to", "must not be before valid_from")
+    cleaned, memory = check_source(agent=agent, source=source)
     return CheckedClaim(
         slot=Slot(
             agent_id=agent.pk,
@@ -107,21 +130,6 @@ def check_claim(*, agent: Agent, claim: Claim, source: SourceInput) -> CheckedCl
         category=clean_choice(category, field="category", choices=Category.values),
         valid_from=claim.valid_from,
         valid_to=claim.valid_to,
-        source=SourceInput(
-            kind=kind,
-            reference=clean_text(
-                source.reference,
-                field="source.reference",
-                max_chars=KEY_MAX_CHARS,
-                required=False,
-            )
-            or (f"memory:{memory.pk}" if memory else ""),
-            excerpt=clean_text(
-                source.excerpt, field="source.excerpt", max_chars=EXCERPT_MAX_CHARS, required=False
-            )
-            or (memory.content[:EXCERPT_MAX_CHARS] if memory else ""),
-            operator=operator,
-            memory_id=memory.pk if memory else None,
-        ),
+        source=cleaned,
         memory=memory,
     )

@@ -1,0 +1,121 @@
+"""Splitting text into clauses, and the traps: clauses whose words must change no fact."""
+
+import re
+
+_ABBREVIATIONS = r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bJr\.)"
+SENTENCE_END = re.compile(rf"{_ABBREVIATIONS}(?<=[.!?])\s+|\n+")
+# A new clause starts at a conjunction followed by a new subject ("..., and I just joined
+# Figma"), at a semicolon or dash, and before a question tacked onto a statement.
+CLAUSE_BREAK = re.compile(
+    r"\s*(?:;|\s[-–—]\s|,?\s+(?:and|but|so|while|whereas|although|though|because|plus)\s+"
+    r"(?=(?:i|i'm|im|i've|i'll|i'd|my|we|we're|we've|he|she|they|his|her|their|our|it)\b)"
+    r"|,\s+(?=(?:do|does|did|should|would|could|can|any|what|where|how|why|is|are)\s)"
+    r"|,\s+(?=(?:i|i'm|i've|i'll|i'd|we|we're|we've)\b))",
+    re.IGNORECASE,
+)
+
+# A clause that only sets the scene for the next one ("Back in 2015, I joined IBM", "If I
+# get the job, I'll move"): the next clause is judged for traps together with it.
+SUBORDINATE = re.compile(
+    r"^(?:if|unless|when|whenever|once|back|before|after|since|because|although|though|"
+    r"while|even if|suppose|supposing|in case|in \d{4}|\w+ years ago|years ago|as a|"
+    r"growing up|in college|in high school|until|assuming|imagine)\b",
+    re.IGNORECASE,
+)
+QUESTION_START = re.compile(
+    r"^(?:so\s+|and\s+|but\s+|hey\s+)?(?:do|does|did|should|shall|would|could|can|is|are|am|"
+    r"was|were|will|won't|what|where|when|why|how|who|which|whom|any idea|any tips|"
+    r"any advice|have you|has|have)\b",
+    re.IGNORECASE,
+)
+HYPOTHETICAL = re.compile(
+    r"\b(?:if|unless|suppose|supposing|imagine|imagining|what if|in case|would|could|"
+    r"i'd|we'd|wish|wished|dream|dreaming|daydream|fantasi[sz]e|pretend|assuming)\b",
+    re.IGNORECASE,
+)
+PLAN = re.compile(
+    r"\b(?:might|may|maybe|perhaps|possibly|probably|want to|wanna|wants to|hope|hoping|"
+    r"plan|plans|planning|thinking of|thinking about|considering|consider|intend|intending|"
+    r"should|ought to|someday|some day|one day|eventually|apply|applying|applied|"
+    r"interview|interviewing|looking for|looking into|trying to get|tempted|"
+    r"can't wait to|need to|have to|gotta|let's|lets|"
+    r"i think|i guess|i suppose|i believe|like to think|not sure|pretty sure)\b",
+    re.IGNORECASE,
+)
+# Future forms that announce a change; without a date they are only plans.
+FUTURE = re.compile(
+    r"\b(?:will|'ll|going to|gonna|i'm moving|i am moving|we're moving|i'm relocating|"
+    r"i'm joining|i am joining|i'm starting|i am starting|i start|i join|starting|from)\b",
+    re.IGNORECASE,
+)
+REPORTED = re.compile(
+    r"\b(?!i\b)(?:\w+)\s+(?:said|says|told|tells|thinks|thought|claims|claimed|reckons|"
+    r"believes|believed|mentioned|insists|insisted|assumes|assumed|heard|swears)\b"
+    r"|\baccording to\b|\bapparently\b|\brumou?r\b|\bsupposedly\b",
+    re.IGNORECASE,
+)
+PAST = re.compile(
+    r"\b(?:back in|back then|back when|years ago|decades ago|long ago|a long time ago|"
+    r"as a kid|as a child|growing up|when i was|in college|in high school|in school|"
+    r"at the time|previously|formerly|in the past|once upon|for a while|"
+    r"before that|before i|until (?:last|\d{4})|from \d{4} to \d{4}|between \d{4})\b",
+    re.IGNORECASE,
+)
+PAST_YEAR = re.compile(r"\b(?:in|during|around)\s+(?P<year>(?:19|20)\d{2})\b", re.IGNORECASE)
+NEGATION = re.compile(
+    r"\b(?:not|no|never|don't|dont|do not|doesn't|didn't|isn't|aren't|wasn't|weren't|"
+    r"haven't|hasn't|hadn't|can't|cannot|won't|nor|neither|nobody|nothing|"
+    r"i'm not|im not)\b|n't\b",
+    re.IGNORECASE,
+)
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip()]
+
+
+# "My wife and I split up" is one subject, not two clauses: its "and" is marked unbreakable
+# (a zero-width joiner, removed again after the split).
+TOGETHER = re.compile(r"\b(my\s+[\w-]+\s+and)(\s+(?:i|me)\b)", re.IGNORECASE)
+_JOINER = "\u200d"
+
+
+def clauses(sentence: str) -> list[str]:
+    """The clauses of one sentence; a question mark stays with the last one."""
+    marked = TOGETHER.sub(rf"\1{_JOINER}\2", sentence)
+    parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)
+    return [c for c in parts if c]
+
+
+def scene_setting(clause: str) -> bool:
+    return bool(SUBORDINATE.match(clause))
+
+
+def is_question(clause: str) -> bool:
+    return clause.rstrip().endswith("?") or bool(QUESTION_START.match(clause.strip()))
+
+
+def is_hypothetical(clause: str) -> bool:
+    return bool(HYPOTHETICAL.search(clause))
+
+
+def is_plan(clause: str) -> bool:
+    return bool(PLAN.search(clause))
+
+
+def is_future(clause: str) -> bool:
+    return bool(FUTURE.search(clause))
+
+
+def is_reported(clause: str) -> bool:
+    return bool(REPORTED.search(clause))
+
+
+def is_past(clause: str, current_year: int) -> bool:
+    if PAST.search(clause):
+        return True
+    return any(int(m.group("year")) < current_year for m in PAST_YEAR.finditer(clause))
+
+
+def is_negated(clause: str) -> bool:
+    return bool(NEGATION.search(clause))

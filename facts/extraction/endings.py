@@ -1,0 +1,209 @@
+"""Phrasings that end a value without giving a new one: "I left Dropbox", "I'm not with
+Acme anymore", "we split up", "no longer a vegetarian". Each ending names the value it ends
+when the text does; the check ends a current fact only when that value matches it."""
+
+import re
+
+from facts.extraction.grammar import NAME, S_PLAIN, SPECIES_GROUP, S
+from facts.extraction.statements import Statement, ending, is_lowercase_text, phrase, proper_name
+from facts.extraction.vocabulary import COUNTRIES, DIETS, JOB_WORDS
+
+_NO_LONGER = r"(?:no longer|not|n't|not really)"
+_ANYMORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
+_JOB_PHRASE = re.compile(
+    r"^(?:my|the|this|that)\s+(?:\w+\s+)?(?:job|position|role|company|employer|work|gig)\b"
+    r"(?:\s+(?:at|with)\s+(?P<org>.+))?",
+    re.I,
+)
+_WHEN = frozenset(
+    {"last", "this", "yesterday", "today", "recently", "earlier", "in", "on", "at", "after"}
+    | {"before", "a", "two", "three"}
+)
+_DIET = "|".join(sorted(DIETS, key=len, reverse=True))
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+LEFT_JOB = _rx(
+    S + r"(?P<verb>left|quit|resigned(?:\s+from)?|(?:was|got|been)\s+(?:laid off|let go|fired|"
+    r"made redundant)(?:\s+from)?|retired(?:\s+from)?|walked away from|handed in my notice at|"
+    r"stopped working (?:at|for)|finished (?:at|with))"
+    r"(?:\s+(?P<v>.+))?$"
+)
+NOT_WITH = _rx(
+    S
+    + r"(?:'m|am|are|'re)?\s*"
+    + _NO_LONGER
+    + r"\s+(?:with|at|working (?:at|for)|employed (?:at|by)"
+    r"|work(?:ing)? (?:at|for))\s+(?P<v>.+)"
+)
+DONT_WORK = _rx(S + r"(?:don't|do not|no longer)\s+work\s+(?:at|for)\s+(?P<v>.+)")
+USED_TO_WORK = _rx(S + r"used to work\s+(?:at|for)\s+(?P<v>.+)")
+JOBLESS = _rx(
+    S + r"(?:'m|am)?\s*(?:now\s+)?(?:unemployed|between jobs|out of work|jobless|"
+    r"looking for work)\b"
+)
+NOT_A = _rx(
+    S + r"(?:'m|am)?\s*(?:no longer|not)\s+(?:an?\s+)?(?P<v>[\w -]+?)(?:\s+anymore|\s+any more)?"
+    r"(?:[,.;!?]|$)"
+)
+USED_TO_BE = _rx(S + r"used to be\s+(?:an?\s+)?(?P<v>[\w -]+?)(?:[,.;!?]|$)")
+STOPPED_DIET = _rx(
+    S + r"(?:stopped|quit|gave up)\s+being\s+(?:an?\s+)?(?P<v>" + _DIET + r")\b"
+    r"|\bi(?:'m|\s+am)\s+off\s+(?:the\s+)?(?P<v2>" + _DIET + r")\b"
+)
+LEFT_PLACE = _rx(
+    S + r"(?:left|moved (?:away\s+)?(?:out of|away from|from)|no longer live in|"
+    r"used to live in|(?P<negated>don't|do not)\s+live\s+in)\s+(?P<v>.+)"
+)
+SPLIT = _rx(
+    S_PLAIN + r"(?P<verb2>broke up with|divorced|split (?:up )?(?:with|from)|left)\s+"
+    r"(?:my\s+(?P<who>wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s*)?" + NAME + "?"
+    r"|\b(?:we|i|(?:my\s+(?:wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s+and\s+i)"
+    r"|(?:me\s+and\s+my\s+(?:wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)))"
+    r"(?:'re|\s+are|\s+have|'ve)?(?:\s+(?:just|finally|recently|officially|now))*\s+"
+    r"(?:got\s+)?(?P<verb>split up|broke up|separated|divorced|called it quits)\b"
+    r"|" + S_PLAIN + r"(?:'m|am)?\s*(?:now\s+)?(?P<state>divorced|single|separated)\b"
+    r"|\bmy\s+(?P<who2>wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s+"
+    r"(?:just\s+|finally\s+)?(?:broke up with me|left me|dumped me|divorced me|"
+    r"split up with me|(?:and\s+i\s+)?(?:broke up|split up|separated))\b"
+)
+LIKE_NO_MORE = _rx(
+    S + r"(?:(?:don't|do not|no longer)\s+(?:like|love|enjoy)|used to (?:like|love|enjoy)|"
+    r"stopped (?:liking|loving|enjoying)|(?:'m|am)\s+(?:no longer|not)\s+into|"
+    r"(?:'m|am)\s+over)\s+(?P<v>.+)"
+)
+PET_GONE = _rx(
+    r"\b(?:my|our)\s+(?:\w+\s+)?(?P<species>" + SPECIES_GROUP + r")\s+(?-i:(?P<v>[A-Z]\w+)\s+)?"
+    r"(?:died|passed away|passed|ran away|is gone|was put down)"
+    r"|\bwe\s+(?:lost|had to put down|rehomed|gave away)\s+our\s+(?:\w+\s+)?(?P<species2>"
+    + SPECIES_GROUP
+    + r")(?:,?\s+(?-i:(?P<v2>[A-Z]\w+)))?"
+)
+
+
+def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
+    match = LEFT_JOB.search(clause)
+    if match:
+        raw = (match.group("v") or "").strip(" .!,")
+        if raw and raw.split()[0].lower() in _WHEN:
+            raw = ""  # "I retired last year": no object, only when
+        verb = match.group("verb").lower()
+        if not raw:
+            if verb.startswith("left"):
+                return []
+            return [ending("employer", None, clause[match.start() : match.end("verb")], 0.85)]
+        job = _JOB_PHRASE.match(raw)
+        if job:
+            org = job.group("org") and proper_name(job.group("org"), lenient=lenient)
+            return [ending("employer", org or None, match.group(0).rstrip(" .!"), 0.9)]
+        org = proper_name(raw, lenient=lenient)
+        if not org or not (lenient or raw.split()[0][:1].isupper()):
+            return []
+        evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
+        if org.lower() in COUNTRIES:
+            return [ending("country", org, evidence, 0.85)]
+        found = [ending("employer", org, evidence, 0.85)]
+        if verb.startswith("left"):
+            # "I left Berlin" names a city as often as "I left Dropbox" a company: both
+            # endings are offered, and only one whose value matches a current fact ends it.
+            found.append(ending("city", org, evidence, 0.85))
+        return found
+    for pattern, needs_anymore in ((NOT_WITH, True), (DONT_WORK, True), (USED_TO_WORK, False)):
+        match = pattern.search(clause)
+        if not match:
+            continue
+        if needs_anymore and not _ANYMORE.search(clause):
+            return []
+        org = proper_name(match.group("v"), lenient=lenient)
+        if org:
+            evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
+            return [ending("employer", org, evidence, 0.9)]
+    match = JOBLESS.search(clause)
+    if match:
+        return [ending("employer", None, match.group(0), 0.85)]
+    return []
+
+
+def _state_endings(clause: str) -> list[Statement]:
+    match = STOPPED_DIET.search(clause)
+    if match:
+        return [ending("diet", match.group("v") or match.group("v2"), match.group(0), 0.9)]
+    for pattern, needs_anymore in ((NOT_A, True), (USED_TO_BE, False)):
+        match = pattern.search(clause)
+        if not match:
+            continue
+        value = match.group("v").strip()
+        if needs_anymore and not _ANYMORE.search(clause):
+            return []
+        if value.lower() in DIETS:
+            return [ending("diet", value, match.group(0).rstrip(" .!"), 0.9)]
+        if value.split() and value.split()[-1].lower() in JOB_WORDS:
+            return [ending("job_title", value, match.group(0).rstrip(" .!"), 0.85)]
+    return []
+
+
+def _place_endings(clause: str, lenient: bool) -> list[Statement]:
+    match = LEFT_PLACE.search(clause)
+    if not match or (match.group("negated") and not _ANYMORE.search(clause)):
+        return []
+    place = proper_name(match.group("v"), lenient=lenient)
+    if not place or (not match.group("v").split()[0][:1].isupper() and not lenient):
+        return []
+    evidence = clause[match.start() : clause.find(place, match.start()) + len(place)]
+    if place.lower() in COUNTRIES:
+        return [ending("country", place, evidence, 0.85)]
+    return [ending("city", place, evidence, 0.85)]
+
+
+def _relationship_endings(clause: str) -> list[Statement]:
+    match = SPLIT.search(clause)
+    if not match:
+        return []
+    words = match.group(0).lower()
+    evidence = match.group(0).rstrip(" .!")
+    name = match.groupdict().get("v")
+    who = (match.group("who") or match.group("who2") or "").lower()
+    if not who:
+        who = next((w for w in ("wife", "husband") if w in words), "")
+    if match.group("verb2") == "left" and not (who or name):
+        return []
+    if "divorce" in words or who in {"wife", "husband"}:
+        return [ending("spouse", name, evidence, 0.9)]
+    if "broke up" in words or who:
+        return [ending("partner", name, evidence, 0.9)]
+    return [ending("spouse", name, evidence, 0.85), ending("partner", name, evidence, 0.85)]
+
+
+def _preference_endings(clause: str) -> list[Statement]:
+    found = []
+    match = LIKE_NO_MORE.search(clause)
+    if match and (
+        _ANYMORE.search(clause)
+        or "used to" in match.group(0).lower()
+        or "stopped" in match.group(0).lower()
+        or "over" in match.group(0).lower()
+    ):
+        value = phrase(match.group("v"), max_words=4)
+        if value:
+            found.append(ending("likes", value, match.group(0).rstrip(" .!"), 0.85))
+    match = PET_GONE.search(clause)
+    if match:
+        gone = match.group("v") or match.group("v2")
+        species = (match.group("species") or match.group("species2")).lower()
+        found.append(ending("pet", gone or species, match.group(0), 0.85))
+    return found
+
+
+def endings(clause: str) -> list[Statement]:
+    """The endings ``clause`` states, if it is phrased as one."""
+    lenient = is_lowercase_text(clause)
+    return (
+        _state_endings(clause)
+        or _employer_endings(clause, lenient)
+        or _relationship_endings(clause)
+        or _place_endings(clause, lenient)
+        or _preference_endings(clause)
+    )

@@ -1,0 +1,40 @@
+"""The pieces the patterns are written in: the speaker as subject, a value, a name."""
+
+import re
+
+from facts.extraction.vocabulary import PET_SPECIES
+
+_ADVERBS = (
+    r"just|now|recently|finally|officially|currently|actually|also|still|really|already|"
+    r"happily|newly|proudly|basically|mostly|totally|absolutely|definitely|truly|even|both|"
+    r"all|again|been|kind of|sort of|pretty much|technically|today|lately"
+)
+# "I", "we", with a contracted or plain auxiliary and any adverbs: "I've just", "we're now".
+S = (
+    r"\b(?P<subj>i|we)(?:'m|'ve|'re|'ll|\s+am|\s+are|\s+have|\s+will)?"
+    rf"(?:\s+(?:{_ADVERBS}))*(?:\s+|(?='))"
+)
+# The same without its group, for patterns that use it more than once.
+S_PLAIN = S.replace("(?P<subj>", "(?:")
+I_AM = rf"\bi(?:'m|\s+am)(?:\s+(?:{_ADVERBS}))*(?:\s+|(?='))"
+REST = r"(?P<v>.+)"
+NAME = r"(?-i:(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))"
+SPECIES_GROUP = "|".join(sorted(PET_SPECIES, key=len, reverse=True))
+CHILD_WORDS = r"son|daughter|kid|child|baby|boy|girl|stepson|stepdaughter"
+CHILD_ADJ = (
+    r"(?:(?:little|oldest|eldest|youngest|older|younger|baby|newborn|new|first|second|middle|"
+    r"teenage|[\w-]+-year-old)\s+)?"
+)
+
+
+def rx(*patterns: str) -> list[re.Pattern[str]]:
+    return [re.compile(p, re.IGNORECASE) for p in patterns]
+
+
+def evidence_of(clause: str, match: re.Match[str], value: str) -> str:
+    """From the match's start to the end of its value."""
+    start = match.start()
+    if "v" in match.re.groupindex and match.start("v") == start:
+        return match.group(0)  # "Jazz is my favourite music": the value leads.
+    end = clause.find(value, match.start("v") if "v" in match.re.groupindex else start)
+    return clause[start : end + len(value)] if end >= 0 else match.group(0)

@@ -1,0 +1,298 @@
+"""The patterns of first-person statements, one function per predicate family. Each takes
+a clause (already cleared of traps) and returns the statements it makes."""
+
+import re
+from collections.abc import Callable
+
+from facts.extraction.dates import birthday_value
+from facts.extraction.grammar import I_AM, REST, S, evidence_of, rx
+from facts.extraction.people import children, pets, relationships
+from facts.extraction.statements import (
+    EXPLICIT,
+    HOUSEHOLD,
+    LIKELY,
+    Statement,
+    is_lowercase_text,
+    listed,
+    proper_name,
+)
+from facts.extraction.statements import statement as said
+from facts.extraction.vocabulary import (
+    COUNTRIES,
+    DIETS,
+    JOB_WORDS,
+    JUDGEMENTS,
+    LANGUAGES,
+    NOT_LIKES,
+)
+
+EMPLOYER = rx(
+    S + r"(?:work|working|'m working|am working|'ll be working|will be working|employed|"
+    r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching)"
+    r"(?:\s+(?:remotely|full-time|part-time|full time|part time|now|currently))?"
+    r"(?:\s+in\s+[a-z-]+(?:\s+[a-z-]+)?)?\s+(?:at|for|by)\s+" + REST,
+    S + r"(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining|"
+    r"will be joining|(?:started|start|'m starting|am starting|'ll start|will start|began)"
+    r"(?:\s+(?:working|a new job|my new job|a job|a new role|my new role))?\s+(?:at|with|for)|"
+    r"got (?:a|an|my) (?:new )?(?:job|position|role|offer) (?:at|with)|got hired (?:at|by)|"
+    r"was hired (?:at|by)|'ve been hired (?:at|by)|'ll be at|will be at|'m now at|am now at)\s+"
+    + REST,
+    r"\bnow\s+i(?:'m|\s+am)\s+(?:at|with)\s+" + REST,
+    r"(?:\b(?:for|with|at)\s+)?\bmy\s+(?:new\s+)?(?:job|position|role|gig|employer)"
+    r"(?:\s+is(?:\s+now)?)?\s+(?:at|with)\s+" + REST,
+    r"\bmy\s+(?:new\s+)?(?:employer|company)\s+is(?:\s+now)?\s+" + REST,
+)
+EMPLOYER_WORDS = re.compile(r"^(?:my\s+)?(?:job|position|role|company|employer|work)\b", re.I)
+TITLE_VERBS = (
+    r"(?:became|'ve become|have become|work as|working as|'m working as|am working as|"
+    r"got a (?:new )?job as|started as|'m starting as|got hired as|was hired as|"
+    r"(?:got|was|'ve been|have been) promoted to|joined \S+(?: \S+)? as|'ll be working as|"
+    r"'ll start as|will start as)\s+"
+)
+JOB_TITLE = rx(
+    I_AM + r"(?:an?|the)\s+" + REST,
+    S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
+    r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
+    r"(?:an?\s+|the\s+)?" + REST,
+)
+TITLE_HEADS = re.compile(r"^(?:head|director|vp|chief|professor|manager|lead)\s+of\s+", re.I)
+PLACE = rx(
+    S + r"(?:live|living|'m living|reside|residing|'m based|am based|'re based|are based|"
+    r"'m settled|settled|'ll be living|will be living)\s+in\s+" + REST,
+    S + r"(?:moved|move|'m moving|am moving|'re moving|are moving|'ll move|will move|"
+    r"'ll be moving|will be moving|relocated|'m relocating|am relocating|'ll relocate|"
+    r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?to\s+"
+    + REST,
+    S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
+)
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+EMAIL_OWNER = re.compile(
+    r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
+    r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+me\s+(?:at|on|via)\b"
+    r"|\bdrop\s+me\s+a\s+(?:line|note|mail)\s+at\b",
+    re.I,
+)
+PHONE = re.compile(r"\+?\d[\d\s().-]{5,}\d")
+PHONE_OWNER = re.compile(
+    r"\bmy\s+(?:new\s+|work\s+|personal\s+)?(?:phone|cell|mobile|number|whatsapp)\b"
+    r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b",
+    re.I,
+)
+BIRTHDAY = rx(
+    r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)(?:\s+is|'s|\s+falls)\s+" + REST,
+    r"\bi(?:'m|\s+am)?\s+(?:turn|turning)\s+\d+\s+" + REST,
+    r"\bi\s+was\s+born\s+" + REST,
+)
+DIET = rx(
+    S + r"(?:'m|am|went|gone|'ve gone|became|become|'ve become|turned|eat|'m eating|"
+    r"follow|'m following|'m on|am on|keep|'m keeping)?\s*(?:an?\s+|fully\s+|strictly\s+|"
+    r"completely\s+|mostly\s+)*(?P<v>" + "|".join(sorted(DIETS, key=len, reverse=True)) + r")\b"
+    r"(?:\s+diet)?"
+)
+LIKES = rx(
+    S + r"(?:love|like|enjoy|adore|dig|(?:'m\s+|am\s+)?(?:into|obsessed with|passionate about|"
+    r"crazy about|(?:a\s+)?(?:big\s+|huge\s+)?fan of))\s+" + REST,
+    r"\bmy\s+(?:absolute\s+)?favou?rite\s+(?:\w+\s+)?is\s+" + REST,
+    r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]+?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?"
+    r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
+)
+DISLIKES = rx(
+    S + r"(?:hate|dislike|detest|loathe|despise|can't stand|cannot stand|can't bear|"
+    r"don't like|do not like|don't enjoy|do not enjoy|"
+    r"(?:'m|am)\s+not\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?fan\s+of|"
+    r"'m not into|am not into)\s+" + REST,
+)
+LANGUAGE = rx(
+    S + r"(?:speak|can speak|'m fluent in|am fluent in|'m conversational in|"
+    r"'m bilingual in|'m proficient in|am proficient in)\s+(?:fluent\s+|some\s+|a\s+little\s+|"
+    r"a\s+bit\s+of\s+|basic\s+|native\s+)?" + REST,
+    r"\bmy\s+(?:native\s+language|mother\s+tongue|first\s+language)\s+is\s+" + REST,
+    I_AM + r"a\s+native\s+" + r"(?P<v>\w+)\s+speaker",
+    r"^(?P<v>\w+)\s+is\s+my\s+(?:native\s+language|mother\s+tongue|first\s+language)",
+)
+SKILL = rx(
+    I_AM + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|great at|skilled (?:in|at)|"
+    r"proficient (?:in|at|with)|an expert (?:in|on|at)|experienced (?:in|with)|"
+    r"certified in|fluent in)\s+" + REST,
+    S + r"(?:know how to|can code in|program in|code in|have experience (?:in|with)|"
+    r"have \w+ years of experience (?:in|with))\s+" + REST,
+)
+
+
+Rule = Callable[[str], list[Statement]]
+
+
+def _trust(match: re.Match[str]) -> tuple[float, str]:
+    """ "We moved to ..." speaks for a household the speaker is only presumably part of."""
+    subject = match.groupdict().get("subj") or "i"
+    return (HOUSEHOLD, "inferred") if subject.lower() == "we" else (EXPLICIT, "stated")
+
+
+def _title(raw: str) -> str | None:
+    head = re.split(
+        r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now)\b|\s+of\s+(?=[A-Z])|[,.;!?]", raw
+    )[0]
+    words = head.split()
+    while words and words[0].lower() in {"a", "an", "the", "new"}:
+        words = words[1:]
+    if any(w.lower() in JUDGEMENTS for w in words):
+        return None  # "a good cook", "a terrible driver": a judgement, not a job
+    if not words or len(words) > 5:
+        return None
+    title = " ".join(words)
+    if TITLE_HEADS.match(title) or words[-1].lower().strip(".") in JOB_WORDS:
+        return title.strip(".")
+    return None
+
+
+def employer(clause: str) -> list[Statement]:
+    lenient = is_lowercase_text(clause)
+    for pattern in EMPLOYER:
+        for match in pattern.finditer(clause):
+            raw = match.group("v")
+            if EMPLOYER_WORDS.match(raw):
+                continue
+            value = proper_name(raw, lenient=lenient)
+            if value and value.lower() not in COUNTRIES:
+                return [said("employer", value, evidence_of(clause, match, value), *_trust(match))]
+    return []
+
+
+def job_title(clause: str) -> list[Statement]:
+    lenient = is_lowercase_text(clause)
+    for pattern in JOB_TITLE:
+        match = pattern.search(clause)
+        if not match or match.groupdict().get("subj", "i").lower() == "we":
+            continue
+        title = _title(match.group("v"))
+        if title is None:
+            continue
+        found = [said("job_title", title, evidence_of(clause, match, title), EXPLICIT)]
+        rest = match.group("v")[match.group("v").find(title) + len(title) :]
+        org = re.match(r"\s+(?:at|for|with|of)\s+(.+)", rest, re.I)
+        company = org and proper_name(org.group(1), lenient=lenient)
+        if company and company.lower() not in COUNTRIES:
+            evidence = clause[match.start() : clause.find(company, match.start()) + len(company)]
+            found.append(said("employer", company, evidence, EXPLICIT))
+        return found
+    return []
+
+
+def place(clause: str) -> list[Statement]:
+    lenient = is_lowercase_text(clause)
+    for pattern in PLACE:
+        match = pattern.search(clause)
+        if not match:
+            continue
+        raw = match.group("v")
+        value = proper_name(raw, lenient=lenient)
+        if not value:
+            continue
+        trust = _trust(match)
+        evidence = evidence_of(clause, match, value)
+        if value.lower() in COUNTRIES:
+            return [said("country", value, evidence, *trust)]
+        found = [said("city", value, evidence, *trust)]
+        after = raw[raw.find(value) + len(value) :]
+        country = re.match(r",\s*(?:the\s+)?([^,.;!?]+)", after)
+        name = country and proper_name(country.group(1), lenient=lenient)
+        if name and name.lower() in COUNTRIES:
+            found.append(
+                said("country", name, evidence + after[: after.find(name) + len(name)], *trust)
+            )
+        return found
+    return []
+
+
+def contact(clause: str) -> list[Statement]:
+    found: list[Statement] = []
+    email = EMAIL.search(clause)
+    owner = EMAIL_OWNER.search(clause)
+    if email and owner and owner.start() < email.start():
+        found.append(said("email", email.group(0), clause[owner.start() : email.end()], EXPLICIT))
+    phone = PHONE.search(clause)
+    owner = PHONE_OWNER.search(clause)
+    if phone and owner and owner.start() < phone.start() and not email:
+        digits = re.sub(r"\D", "", phone.group(0))
+        if 7 <= len(digits) <= 15:
+            found.append(
+                said("phone", phone.group(0).strip(), clause[owner.start() : phone.end()], EXPLICIT)
+            )
+    return found
+
+
+def birthday(clause: str) -> list[Statement]:
+    for pattern in BIRTHDAY:
+        match = pattern.search(clause)
+        value = match and birthday_value(match.group("v"))
+        if match and value:
+            return [said("birthday", value, match.group(0).rstrip(".!"), EXPLICIT)]
+    return []
+
+
+def diet(clause: str) -> list[Statement]:
+    for pattern in DIET:
+        match = pattern.search(clause)
+        if match:
+            return [said("diet", match.group("v"), match.group(0), EXPLICIT)]
+    return []
+
+
+def _preferences(predicate: str, patterns: list[re.Pattern[str]], clause: str) -> list[Statement]:
+    for pattern in patterns:
+        match = pattern.search(clause)
+        if not match or re.match(r"\s*to\s", match.group("v"), re.I):
+            continue
+        values = [v for v in listed(match.group("v"), max_words=4) if v.lower() not in NOT_LIKES]
+        return [said(predicate, v, evidence_of(clause, match, v), LIKELY) for v in values]
+    return []
+
+
+def likes(clause: str) -> list[Statement]:
+    return _preferences("likes", LIKES, clause)
+
+
+def dislikes(clause: str) -> list[Statement]:
+    return _preferences("dislikes", DISLIKES, clause)
+
+
+def languages(clause: str) -> list[Statement]:
+    for pattern in LANGUAGE:
+        match = pattern.search(clause)
+        if not match:
+            continue
+        # "a little French", "fluent Spanish": the language is the item's last word.
+        spoken = match.group("v").split(":", 1)[-1]  # "three languages: English, ..."
+        items = [v.split()[-1] for v in listed(spoken, max_words=4)]
+        values = [v for v in items if v.lower() in LANGUAGES]
+        return [said("language", v, evidence_of(clause, match, v), LIKELY) for v in values]
+    return []
+
+
+def skills(clause: str) -> list[Statement]:
+    for pattern in SKILL:
+        match = pattern.search(clause)
+        if not match:
+            continue
+        found = []
+        for value in listed(match.group("v"), max_words=4):
+            predicate = "language" if value.lower() in LANGUAGES else "skill"
+            found.append(said(predicate, value, evidence_of(clause, match, value), 0.8))
+        return found
+    return []
+
+
+# Every rule for a clause that states something; birthday runs apart (it is about the past).
+STATEMENT_RULES: list[Rule] = [
+    employer,
+    job_title,
+    place,
+    contact,
+    relationships,
+    diet,
+    likes,
+    languages,
+    skills,
+    children,
+    pets,
+]

@@ -1,0 +1,91 @@
+"""The people and animals of the speaker's life: spouse, partner, children, pets."""
+
+import re
+
+from facts.extraction.grammar import CHILD_ADJ, CHILD_WORDS, NAME, SPECIES_GROUP, S, rx
+from facts.extraction.statements import EXPLICIT, LIKELY, Statement
+from facts.extraction.statements import statement as said
+from facts.extraction.vocabulary import STOP_WORDS
+
+SPOUSE = rx(
+    r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|\s+is\s+called|\s+is|,)?\s+" + NAME,
+    S + r"(?:married to|married|got married to|'m married to|am married to|'re married to|wed)\s+"
+    r"(?:my\s+[\w\s-]{3,40}?,\s+)?" + NAME,
+)
+PARTNER = rx(
+    r"\bmy\s+(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)(?:'s\s+name\s+is|\s+is|,)?\s+"
+    + NAME,
+    S + r"(?:dating|'m dating|am dating|'m seeing|am seeing|got engaged to|'m engaged to|"
+    r"am engaged to|'m in a relationship with|moved in with)\s+"
+    r"(?:(?:someone|a guy|a girl|a man|a woman)\s+(?:named|called)\s+)?" + NAME,
+)
+CHILD = rx(
+    r"\b(?:my|our)\s+" + CHILD_ADJ + rf"(?:{CHILD_WORDS})(?:'s\s+name\s+is|\s+is\s+(?:named|called)"
+    r"|\s+named|\s+called|,)?\s+" + NAME,
+    S
+    + r"(?:have|'ve got|had|just had|welcomed)\s+(?:a|an|our)\s+"
+    + CHILD_ADJ
+    + rf"(?:{CHILD_WORDS})(?:\s+(?:boy|girl))?(?:\s+named|\s+called|,)\s+"
+    + NAME,
+)
+CHILDREN = re.compile(
+    r"(?:\b(?:my|our)|\b(?:i|we)\s+have\s+(?:two|three|four|five|\d+))\s+"
+    r"(?:kids|children|sons|daughters|boys|girls)(?:\s+are|,)?\s+(?:named\s+|called\s+)?"
+    r"(?-i:(?P<v>[A-Z][\w'-]+(?:(?:,\s*|\s+and\s+)[A-Z][\w'-]+)+))",
+    re.I,
+)
+PET = rx(
+    r"\b(?:my|our)\s+(?:\w+\s+)?(?P<species>" + SPECIES_GROUP + r")(?:'s\s+name\s+is|\s+is\s+"
+    r"(?:named|called)|\s+named|\s+called|,)?\s+" + NAME,
+    S + r"(?:have|'ve got|got|adopted|rescued|bought|brought home)\s+(?:a|an|our)\s+"
+    r"(?:[\w-]+\s+){0,2}?(?P<species>" + SPECIES_GROUP + r")\b"
+    r"(?:(?:\s+named|\s+called|,)\s+" + NAME + ")?",
+)
+
+# "... and a dog named Bo", after a first pet of the same clause.
+MORE_PETS = re.compile(
+    r"\band\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,2}?(?:" + SPECIES_GROUP + r")\s+"
+    r"(?:named|called)\s+" + NAME,
+    re.I,
+)
+
+
+def _named(
+    predicate: str, patterns: list[re.Pattern[str]], clause: str, confidence: float = EXPLICIT
+) -> list[Statement]:
+    for pattern in patterns:
+        match = pattern.search(clause)
+        if match and match.group("v").split()[0].lower() not in STOP_WORDS | {"i"}:
+            return [said(predicate, match.group("v"), match.group(0), confidence)]
+    return []
+
+
+def relationships(clause: str) -> list[Statement]:
+    return _named("spouse", SPOUSE, clause) + _named("partner", PARTNER, clause)
+
+
+def children(clause: str) -> list[Statement]:
+    found = _named("child", CHILD, clause, LIKELY)
+    match = CHILDREN.search(clause)
+    if match:
+        names = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("v"))
+        found += [said("child", n, match.group(0), LIKELY) for n in names if n]
+    return found
+
+
+def pets(clause: str) -> list[Statement]:
+    """Every pet of the clause: "a cat named Whiskers and a dog named Bo"."""
+    found: list[Statement] = []
+    for pattern in PET:
+        for match in pattern.finditer(clause):
+            name = match.groupdict().get("v")
+            if name and name.split()[0].lower() in STOP_WORDS | {"i", "is"}:
+                name = None
+            if name is None and "subj" not in pattern.groupindex:
+                continue
+            value = name or match.group("species").lower()
+            found.append(said("pet", value, match.group(0), LIKELY))
+        if found:
+            more = MORE_PETS.finditer(clause)
+            return found + [said("pet", m.group("v"), m.group(0), LIKELY) for m in more]
+    return found

@@ -1,0 +1,179 @@
+"""What extraction finds: a statement about the speaker, and the value cleaners its rules
+share."""
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from facts.extraction.vocabulary import NAME_CONNECTORS, STOP_WORDS
+from facts.rules import normalise_value
+
+# How far a statement is trusted. A speaker stating their own employer or city is as good a
+# source as an operator typing it in (whose facts default to 1.0), so an explicit change of
+# the same verification supersedes the old value rather than waiting as a dispute.
+EXPLICIT = 1.0
+LIKELY = 0.9
+# "We moved to ...": about a household the speaker presumably belongs to.
+HOUSEHOLD = 0.6
+
+MULTI_VALUED = frozenset({"likes", "dislikes", "language", "skill", "child", "pet"})
+ARTICLES = frozenset({"a", "an", "the", "some"})
+NOT_A_VALUE = frozenset(
+    [
+        "i",
+        "me",
+        "my",
+        "mine",
+        "your",
+        "his",
+        "her",
+        "our",
+        "their",
+        "its",
+        "this",
+        "that",
+        "it",
+        "home",
+        "work",
+        "there",
+        "here",
+        "them",
+        "him",
+        "you",
+        "we",
+        "us",
+        "myself",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement about the speaker. ``value`` None: the text ends the slot's value;
+    ``ended`` is then the value it names as ended ("I left Dropbox"), if any."""
+
+    predicate: str
+    value: str | None
+    evidence: str
+    confidence: float
+    verification: str = "stated"
+    qualifier: str = ""
+    ended: str | None = None
+    valid_from: datetime | None = None
+    level: str = "pattern"
+
+    @property
+    def is_ending(self) -> bool:
+        return self.value is None
+
+
+def qualifier_for(predicate: str, value: str | None) -> str:
+    """Multi-valued predicates are keyed by their value: likes[sushi]."""
+    if predicate in MULTI_VALUED and value:
+        return normalise_value(value)
+    return ""
+
+
+def statement(
+    predicate: str, value: str, evidence: str, confidence: float, verification: str = "stated"
+) -> Statement:
+    return Statement(
+        predicate=predicate,
+        qualifier=qualifier_for(predicate, value),
+        value=value,
+        evidence=evidence.strip(" ,;"),
+        confidence=confidence,
+        verification=verification,
+    )
+
+
+def ending(predicate: str, ended: str | None, evidence: str, confidence: float) -> Statement:
+    return Statement(
+        predicate=predicate,
+        qualifier=qualifier_for(predicate, ended),
+        value=None,
+        ended=ended,
+        evidence=evidence.strip(" ,;"),
+        confidence=confidence,
+    )
+
+
+_CUT = re.compile(r"[,;:!?()\"]|(?<!\bSt)(?<!\bMt)(?<!\bDr)\.(?:\s|$)|\s[-–—]\s")
+
+
+def _head(raw: str) -> list[str]:
+    return _CUT.split(raw, maxsplit=1)[0].split()
+
+
+def is_lowercase_text(text: str) -> bool:
+    """Text typed without any capital (not even "I"), where a name cannot be told by its
+    capital. A capitalised sentence without one ("I joined the team") is not such text."""
+    return not re.search(r"[A-Z]", text)
+
+
+def proper_name(raw: str, *, lenient: bool = False, max_words: int = 6) -> str | None:
+    """The proper name ``raw`` starts with: capitalised words and the connectors inside
+    them ("Bank of America"), a leading "the" dropped. ``lenient``: text without capitals,
+    where the name runs to the first stop word instead."""
+    tokens = _head(raw)
+    if not lenient and tokens and tokens[0].lower() == "the" and len(tokens) > 1:
+        tokens = tokens[1:]
+    words: list[str] = []
+    for index, token in enumerate(tokens[:max_words]):
+        word = token.strip("'\"")
+        if not word.strip("."):
+            break
+        if lenient:
+            if not words and word.lower() in ARTICLES | NOT_A_VALUE:
+                return None  # "the team", "my keys": a common noun, not a name
+            if word.lower() in STOP_WORDS:
+                break
+            words.append(word)
+            continue
+        if (
+            word[0].isupper()
+            or word[0].isdigit()
+            or (
+                words
+                and word.lower() in NAME_CONNECTORS
+                and index + 1 < len(tokens)
+                and tokens[index + 1][:1].isupper()
+            )
+        ):
+            words.append(word)
+        else:
+            break
+    if lenient and len(words) > 3:
+        return None
+    value = " ".join(words).rstrip(".")
+    if not value or value.lower() in NOT_A_VALUE or value.lower() in ARTICLES:
+        return None
+    return value
+
+
+def phrase(raw: str, *, max_words: int = 5, stops: frozenset[str] = STOP_WORDS) -> str | None:
+    """A common-noun phrase: to the first stop word, leading articles dropped."""
+    words: list[str] = []
+    for token in _head(raw):
+        word = token.strip(".'\"")
+        if not word or word.lower() in stops:
+            break
+        if not words and word.lower() in ARTICLES:
+            continue
+        words.append(word)
+    if not words or len(words) > max_words or words[0].lower() in NOT_A_VALUE:
+        return None
+    return " ".join(words)
+
+
+def listed(raw: str, *, max_words: int = 5) -> list[str]:
+    """The items of "sushi, ramen and tacos" (each a phrase)."""
+    head = _CUT.split(raw, maxsplit=1)[0] if "," not in raw else raw.split(".")[0]
+    parts = re.split(r",\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*", head)
+    values: list[str] = []
+    for part in parts:
+        value = phrase(part, max_words=max_words)
+        if value is None:
+            break
+        values.append(value)
+    return values

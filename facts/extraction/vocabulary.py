@@ -1,0 +1,110 @@
+"""The small closed word lists the extraction rules check values against."""
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+COUNTRIES = frozenset(
+    name.casefold()
+    for name in """
+Afghanistan|Albania|Algeria|Andorra|Angola|Argentina|Armenia|Australia|Austria|Azerbaijan|
+Bahamas|Bahrain|Bangladesh|Barbados|Belarus|Belgium|Belize|Benin|Bhutan|Bolivia|
+Bosnia and Herzegovina|Bosnia|Botswana|Brazil|Brunei|Bulgaria|Burkina Faso|Burundi|Cambodia|
+Cameroon|Canada|Cape Verde|Chad|Chile|China|Colombia|Congo|Costa Rica|Croatia|Cuba|Cyprus|
+Czechia|Czech Republic|Denmark|Djibouti|Dominican Republic|Ecuador|Egypt|El Salvador|England|
+Estonia|Eswatini|Ethiopia|Fiji|Finland|France|Gabon|Gambia|Georgia|Germany|Ghana|Greece|
+Guatemala|Guinea|Guyana|Haiti|Honduras|Hong Kong|Hungary|Iceland|India|Indonesia|Iran|Iraq|
+Ireland|Israel|Italy|Ivory Coast|Jamaica|Japan|Jordan|Kazakhstan|Kenya|Kosovo|Kuwait|
+Kyrgyzstan|Laos|Latvia|Lebanon|Lesotho|Liberia|Libya|Liechtenstein|Lithuania|Luxembourg|
+Madagascar|Malawi|Malaysia|Maldives|Mali|Malta|Mauritania|Mauritius|Mexico|Moldova|Monaco|
+Mongolia|Montenegro|Morocco|Mozambique|Myanmar|Namibia|Nepal|Netherlands|Holland|New Zealand|
+Nicaragua|Niger|Nigeria|North Korea|North Macedonia|Norway|Oman|Pakistan|Palestine|Panama|
+Papua New Guinea|Paraguay|Peru|Philippines|Poland|Portugal|Qatar|Romania|Russia|Rwanda|
+Saudi Arabia|Scotland|Senegal|Serbia|Seychelles|Sierra Leone|Singapore|Slovakia|Slovenia|
+Somalia|South Africa|South Korea|Korea|Spain|Sri Lanka|Sudan|Suriname|Sweden|Switzerland|
+Syria|Taiwan|Tajikistan|Tanzania|Thailand|Togo|Trinidad and Tobago|Tunisia|Turkey|Turkiye|
+Turkmenistan|Uganda|Ukraine|United Arab Emirates|UAE|United Kingdom|UK|United States|
+United States of America|USA|US|America|Uruguay|Uzbekistan|Venezuela|Vietnam|Wales|Yemen|
+Zambia|Zimbabwe""".replace("\n", "").split("|")
+)
+
+LANGUAGES = _words(
+    """arabic bengali bulgarian cantonese catalan croatian czech danish dutch english estonian
+farsi persian finnish french german greek hebrew hindi hungarian icelandic indonesian irish
+italian japanese javanese korean latvian lithuanian malay mandarin chinese norwegian polish
+portuguese punjabi romanian russian serbian slovak slovenian spanish swahili swedish tagalog
+filipino tamil telugu thai turkish ukrainian urdu vietnamese welsh yoruba zulu afrikaans
+basque galician albanian armenian georgian kazakh uzbek amharic somali hausa igbo latin
+esperanto sign asl bsl"""
+)
+
+PET_SPECIES = _words(
+    """dog cat puppy kitten rabbit bunny hamster parrot bird fish goldfish turtle tortoise
+snake lizard horse ferret gecko budgie hedgehog chinchilla rat mouse pony iguana cockatiel
+canary pig goat chicken retriever labrador lab poodle beagle terrier bulldog husky corgi
+dachshund spaniel collie chihuahua pug greyhound schnauzer rottweiler labradoodle goldendoodle
+cockapoo tabby"""
+)
+
+DIETS = _words(
+    """vegetarian vegan pescatarian pescetarian keto ketogenic paleo gluten-free dairy-free
+lactose-free kosher halal carnivore flexitarian raw-vegan low-carb plant-based"""
+)
+
+# The last word of a job title: "senior software engineer", "head nurse".
+JOB_WORDS = _words(
+    """engineer developer programmer designer manager nurse teacher doctor lawyer accountant
+analyst consultant scientist researcher writer editor journalist architect chef cook pilot
+pharmacist dentist therapist student professor lecturer librarian electrician plumber
+mechanic carpenter barista waiter waitress cashier salesperson marketer recruiter
+photographer artist musician administrator director officer executive ceo cto cfo coo cio
+founder cofounder co-founder intern assistant technician paramedic firefighter veterinarian
+vet surgeon physician psychologist psychiatrist economist banker trader broker specialist
+coordinator lead vp president owner freelancer contractor translator interpreter tutor
+coach trainer nanny driver farmer baker butcher tailor secretary receptionist clerk auditor
+actuary statistician biologist chemist physicist mathematician sre pm strategist
+copywriter illustrator animator producer actor actress dancer singer composer
+entrepreneur investor partner associate principal supervisor foreman janitor cleaner
+caregiver midwife optometrist radiologist surgeon pediatrician paralegal attorney
+judge diplomat soldier sergeant captain lieutenant detective policeman policewoman
+postdoc fellow teaching scholar curator archivist"""
+)
+
+# Words that make "I'm a good cook" a judgement rather than a job.
+JUDGEMENTS = _words(
+    """good great bad terrible awful decent amazing excellent big huge natural born lousy
+horrible fantastic wonderful better best worse worst"""
+)
+
+# Words a value never runs across: "Surabaya for my new job", "Google as an engineer".
+STOP_WORDS = _words(
+    """for as in since and but because now next starting from on this last with where which
+who so to after before until when while today tomorrow yesterday soon again anymore already
+though too lately recently these that at by or than then nowadays currently full-time
+part-time remotely remote yet right there here lol haha btw ever"""
+)
+
+# Lower-case words that may sit inside a proper name: "Bank of America", "Rio de Janeiro".
+NAME_CONNECTORS = _words("of and & de da do du la le van von der den the y el al")
+
+# Objects of "I love/like ..." that are not a preference about a thing.
+NOT_LIKES = _words(
+    """you it that this them him her me us everyone everybody someone somebody how what when
+where why which whatever"""
+)
+
+# How people name the single-valued predicates of the vocabulary: the semantic level maps an
+# agent's own predicate ("works_for", "home_city") onto these by meaning.
+PREDICATE_NAMES = {
+    "employer": ["employer", "works for", "works at", "company", "employed by", "workplace"],
+    "job_title": ["job title", "occupation", "profession", "job", "role at work"],
+    "city": ["city", "lives in", "current city", "home city", "based in", "resides in"],
+    "country": ["country", "country of residence", "lives in country"],
+    "email": ["email", "email address", "e-mail"],
+    "phone": ["phone", "phone number", "mobile number", "telephone"],
+    "birthday": ["birthday", "date of birth", "birth date", "born on"],
+    "spouse": ["spouse", "wife", "husband", "married to"],
+    "partner": ["partner", "girlfriend", "boyfriend", "dating"],
+    "diet": ["diet", "dietary preference", "eating habits"],
+}

@@ -1,0 +1,316 @@
+"""Checking new text against what an agent holds about a user: which facts it contradicts,
+confirms or adds, and, when asked, applying that through the fact services.
+
+The cascade: "pattern" (the extractor's explicit statements and change phrasings), then
+"semantic" (an extracted predicate the agent keeps under its own name, by meaning), then
+"value" (a plain statement compared with the current value of its slot). Only facts that are
+current and whose valid window holds at ``now`` count as what the agent holds.
+"""
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from dewee.errors import InvalidInput
+from facts.extraction import Statement, extract
+from facts.extraction.semantic import map_predicates
+from facts.models import EXCERPT_MAX_CHARS, KEY_MAX_CHARS, Fact, SourceKind
+from facts.queries import fact_detail
+from facts.rules import category_for, normalise_value, trust_key
+from facts.services.asserting import assert_fact
+from facts.services.claims import Claim, SourceInput, check_source
+from facts.services.ending import end_fact
+from tenancy.models import Agent
+from tenancy.validation import REASON_MAX_CHARS, clean_text
+
+# Statements are about the speaker: the user the text comes from.
+SUBJECT = "user"
+TEXT_MAX_CHARS = 20_000
+# What a checked text is learned from when the caller does not say: most text an agent
+# checks is a turn of a conversation it is summarising.
+DEFAULT_SOURCE_KIND = SourceKind.CONVERSATION_SUMMARY
+# A phrasing that says the value changed ("moved to", "joined", "my new job"): the pattern
+# level found the contradiction; a plain "I work at X" is found by comparing values.
+CHANGE = re.compile(
+    r"\b(?:mov\w*|relocat\w*|join\w*|start\w*|began|new|got|hired|became|become|promoted|"
+    r"went|gone|turned|married|now|switch\w*|'ll|will)\b",
+    re.IGNORECASE,
+)
+
+
+class Action(StrEnum):
+    ADD = "ADD"
+    UPDATE = "UPDATE"
+    END = "END"
+    CONFIRM = "CONFIRM"
+    DISPUTE = "DISPUTE"
+    NONE = "NONE"
+
+
+class Level(StrEnum):
+    PATTERN = "pattern"
+    SEMANTIC = "semantic"
+    VALUE = "value"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One statement of the text against its slot. ``statement`` carries the slot's
+    predicate and qualifier as the agent stores them; ``fact`` is the slot's current fact."""
+
+    statement: Statement
+    action: Action
+    fact: Fact | None
+    level: Level
+
+    @property
+    def contradicts(self) -> bool:
+        return self.action in {Action.UPDATE, Action.DISPUTE, Action.END}
+
+
+@dataclass(frozen=True)
+class Applied:
+    action: Action
+    outcome: str
+    fact: Fact
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    user: str
+    findings: list[Finding]
+    applied: list[Applied]
+
+    @property
+    def contradicted(self) -> list[Finding]:
+        return [f for f in self.findings if f.contradicts]
+
+    @property
+    def confirmed(self) -> list[Finding]:
+        return [f for f in self.findings if f.action == Action.CONFIRM]
+
+    @property
+    def new(self) -> list[Finding]:
+        return [f for f in self.findings if f.action == Action.ADD]
+
+
+def held_facts(*, agent: Agent, user: str, now: datetime) -> dict[tuple[str, str], Fact]:
+    """The user's facts the agent holds at ``now``, by (predicate, qualifier): current, and
+    valid then (a fact that stopped holding in 2021 is not the user's employer)."""
+    facts = (
+        Fact.objects.filter(agent=agent, user_ref=user, subject=SUBJECT)
+        .current()
+        .filter(Q(valid_from__isnull=True) | Q(valid_from__lte=now))
+        .filter(Q(valid_to__isnull=True) | Q(valid_to__gt=now))
+        .select_related("agent")
+    )
+    return {(f.predicate, f.qualifier): f for f in facts}
+
+
+def _semantic(statements: list[Statement], held: dict[tuple[str, str], Fact]) -> dict[str, str]:
+    """{vocabulary predicate: the agent's own predicate of the same meaning}, for the
+    single-valued predicates the text speaks of and the agent keeps under another name."""
+    spoken = {s.predicate for s in statements if not s.qualifier}
+    used = {predicate for predicate, _qualifier in held}
+    unmatched = spoken - used
+    own = [p for (p, qualifier) in held if not qualifier and p not in spoken]
+    if not unmatched or not own:
+        return {}
+    mapped = map_predicates(own)
+    return {ours: theirs for theirs, (ours, _score) in mapped.items() if ours in unmatched}
+
+
+def _judge(statement: Statement, fact: Fact | None, level: Level) -> tuple[Action, Level]:
+    if statement.is_ending:
+        ended = statement.ended
+        if fact is not None and (
+            ended is None or normalise_value(ended) == normalise_value(fact.value)
+        ):
+            return Action.END, level if level == Level.SEMANTIC else Level.PATTERN
+        return Action.NONE, Level.PATTERN
+    assert statement.value is not None
+    changed = bool(CHANGE.search(statement.evidence))
+    if level != Level.SEMANTIC:
+        level = Level.PATTERN if changed else Level.VALUE
+    if fact is None:
+        return Action.ADD, Level.PATTERN
+    if normalise_value(statement.value) == normalise_value(fact.value):
+        return Action.CONFIRM, level
+    if trust_key(statement.verification, statement.confidence) >= trust_key(
+        fact.verification, fact.confidence
+    ):
+        return Action.UPDATE, level
+    return Action.DISPUTE, level
+
+
+def find(statements: list[Statement], held: dict[tuple[str, str], Fact]) -> list[Finding]:
+    """Each statement against its slot; for a single-valued slot the text's last word on it
+    counts."""
+    renamed = _semantic(statements, held)
+    last: dict[tuple[str, str], Statement] = {}
+    for item in statements:
+        key = (item.predicate, item.qualifier)
+        if item.qualifier or not item.is_ending:
+            last[key] = item
+        else:
+            last.setdefault(key, item)
+    findings = []
+    for (predicate, qualifier), item in last.items():
+        level = Level.PATTERN
+        if predicate in renamed:
+            item = replace(item, predicate=renamed[predicate], level=Level.SEMANTIC)
+            level = Level.SEMANTIC
+        fact = held.get((item.predicate, qualifier))
+        action, level = _judge(item, fact, level)
+        findings.append(
+            Finding(statement=replace(item, level=level), action=action, fact=fact, level=level)
+        )
+    return findings
+
+
+def _apply(
+    finding: Finding, *, agent: Agent, user: str, source: SourceInput, actor: str, now: datetime
+) -> Applied | None:
+    item = finding.statement
+    if finding.action == Action.NONE:
+        return None
+    if finding.action == Action.END:
+        assert finding.fact is not None
+        fact = end_fact(
+            fact=finding.fact,
+            actor=actor,
+            at=item.valid_from or now,
+            reason=f"ended: {item.evidence}"[:REASON_MAX_CHARS],
+        )
+        return Applied(action=finding.action, outcome="ended", fact=fact)
+    assert item.value is not None
+    claim = Claim(
+        user=user,
+        subject=SUBJECT,
+        predicate=item.predicate,
+        qualifier=item.qualifier,
+        value=item.value,
+        verification=item.verification,
+        confidence=item.confidence,
+        valid_from=item.valid_from,
+    )
+    result = assert_fact(
+        agent=agent,
+        claim=claim,
+        source=replace(source, excerpt=item.evidence[:EXCERPT_MAX_CHARS]),
+        actor=actor,
+    )
+    return Applied(action=finding.action, outcome=str(result.outcome), fact=result.fact)
+
+
+def check_text(
+    *,
+    agent: Agent,
+    user: str,
+    text: str,
+    actor: str,
+    apply: bool = False,
+    source: SourceInput | None = None,
+    now: datetime | None = None,
+) -> CheckResult:
+    """What ``text`` (the user's own words) contradicts, confirms and adds among the facts
+    ``agent`` holds about ``user``, with a suggested action for each. Without ``apply``
+    nothing is written. With ``apply`` every action goes through the fact services (the
+    trust rules decide supersede or dispute; an ending ends the fact) and each fact learned
+    cites ``source`` with the words it came from as excerpt; all of it or nothing."""
+    user = clean_text(user, field="user", max_chars=KEY_MAX_CHARS)
+    text = clean_text(text, field="text", max_chars=TEXT_MAX_CHARS)
+    source, _memory = check_source(
+        agent=agent, source=source or SourceInput(kind=DEFAULT_SOURCE_KIND)
+    )
+    now = now or timezone.now()
+    if timezone.is_naive(now):
+        raise InvalidInput("now", "must carry a time zone")
+    findings = find(extract(text, now=now), held_facts(agent=agent, user=user, now=now))
+    applied: list[Applied] = []
+    if apply:
+        with transaction.atomic():
+            for finding in findings:
+                done = _apply(finding, agent=agent, user=user, source=source, actor=actor, now=now)
+                if done is not None:
+                    applied.append(done)
+    return CheckResult(user=user, findings=findings, applied=applied)
+
+
+def check_result_to_dict(result: CheckResult) -> dict[str, Any]:
+    """The answer of ``POST /v1/facts/check`` (and of the CLI's ``--json``). Facts are shown
+    as ``GET /v1/facts/{id}`` shows them, as they stand after any apply."""
+    details: dict[int, dict[str, Any]] = {}
+
+    def detail(fact: Fact) -> dict[str, Any]:
+        if fact.pk not in details:
+            details[fact.pk] = fact_detail(fact)
+        return details[fact.pk]
+
+    contradicted = []
+    confirmed = []
+    new = []
+    for finding in result.findings:
+        item = finding.statement
+        if finding.contradicts and finding.fact is not None:
+            contradicted.append(
+                {
+                    "fact": detail(finding.fact),
+                    "predicate": item.predicate,
+                    "qualifier": item.qualifier,
+                    "old_value": finding.fact.value,
+                    "new_value": item.value,
+                    "evidence": item.evidence,
+                    "confidence": item.confidence,
+                    "level": finding.level,
+                }
+            )
+        elif finding.action == Action.CONFIRM and finding.fact is not None:
+            confirmed.append(
+                {
+                    "fact": detail(finding.fact),
+                    "evidence": item.evidence,
+                    "confidence": item.confidence,
+                    "level": finding.level,
+                }
+            )
+        elif finding.action == Action.ADD:
+            new.append(
+                {
+                    "subject": SUBJECT,
+                    "predicate": item.predicate,
+                    "qualifier": item.qualifier,
+                    "value": item.value,
+                    "category": category_for(item.predicate),
+                    "verification": item.verification,
+                    "confidence": item.confidence,
+                    "evidence": item.evidence,
+                    "valid_from": item.valid_from,
+                    "level": finding.level,
+                }
+            )
+    return {
+        "contradicted": contradicted,
+        "confirmed": confirmed,
+        "new": new,
+        "suggested_actions": [
+            {
+                "action": f.action,
+                "fact_id": f.fact.pk if f.fact is not None else None,
+                "predicate": f.statement.predicate,
+                "qualifier": f.statement.qualifier,
+                "value": f.statement.value,
+            }
+            for f in result.findings
+        ],
+        "applied": [
+            {"action": a.action, "outcome": a.outcome, "fact": detail(a.fact)}
+            for a in result.applied
+        ],
+    }
