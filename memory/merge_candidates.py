@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from django.db.models import Q, QuerySet
 
+from facts.extraction import contradicts
 from memory.entities import ENTITY_PREFIX, is_entity_tag
 from memory.models import MaintenanceJob, MaintenanceRun, Memory, MemoryTag, RunStatus
 from tenancy.models import Agent
@@ -83,14 +84,15 @@ def states_other_details(first: Memory, second: Memory) -> bool:
     """Near-identical wording can still state different facts: "order 1003 was refunded" and
     "order 1007 was refunded", or "the offsite in May" and "in June", embed almost alike.
     The AutoPilot dedup, which merges on similarity alone, leaves a pair apart when its
-    numbers, its capitalised words or its entity tags differ. (Tags come from
-    ``tag_rows``; prefetch them.)"""
+    numbers, its capitalised words or its entity tags differ, or when the two contradict
+    each other ("should be restarted" / "should not be restarted"; the same check as
+    facts learned from text). (Tags come from ``tag_rows``; prefetch them.)"""
 
     def details(memory: Memory) -> tuple[set[str], set[str], set[str]]:
         entities = {row.name for row in memory.tag_rows.all() if is_entity_tag(row.name)}
         return set(_NUMBER.findall(memory.content)), _names(memory.content), entities
 
-    return details(first) != details(second)
+    return details(first) != details(second) or contradicts(first.content, second.content)
 
 
 # Retention: what a memory is worth keeping, in 0..1. Importance dominates (it already

@@ -397,6 +397,11 @@ def test_similar_pairs_across_blocks_best_first_each_pair_once():
             "Ann booked the Lisbon offsite venue for the team in May",
             "Ann booked the Lisbon offsite venue for the team in June",
         ),
+        # They contradict each other: the same check as facts learned from text.
+        (
+            "the staging database should not be restarted during the deploy window",
+            "the staging database should be restarted during the deploy window",
+        ),
     ],
 )
 def test_autopilot_keeps_apart_near_duplicates_that_state_other_details(agent, remember, pair):
@@ -416,6 +421,13 @@ def test_autopilot_keeps_apart_near_duplicates_that_state_other_details(agent, r
         ("Invoice 12 is paid", "Invoice 13 is paid", True),
         ("The user likes green tea.", "The user likes green tea!", False),
         ("The offsite is in May", "The offsite is in June", True),
+        (
+            "the cache should not be flushed on deploy",
+            "the cache should be flushed on deploy",
+            True,
+        ),
+        ("i never drink coffee after lunch", "i drink coffee after lunch", True),
+        ("i don't eat meat, i'm vegetarian", "i do not eat meat, i'm a vegetarian", False),
     ],
 )
 def test_which_pairs_state_other_details(remember, first, second, apart):
