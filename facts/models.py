@@ -65,6 +65,15 @@ class FactQuerySet(models.QuerySet["Fact"]):
         """Facts of the slot of the outer query's fact, for a correlated subquery."""
         return self.filter(**{field: OuterRef(field) for field in SLOT_FIELDS})
 
+    def holding_at(self, moment: datetime) -> "FactQuerySet":
+        """What the agent knows now to hold in the world at ``moment``: current facts whose
+        valid window contains it, and facts replaced by a value that only holds from later
+        on ("I join Canva next month": Google holds until then, its valid_to)."""
+        starts = Q(valid_from__isnull=True) | Q(valid_from__lte=moment)
+        current = Q(status=Status.CURRENT) & (Q(valid_to__isnull=True) | Q(valid_to__gt=moment))
+        handed_over = Q(status=Status.HISTORY, valid_to__gt=moment)
+        return self.filter(starts & (current | handed_over))
+
     def believed_at(self, moment: datetime) -> "FactQuerySet":
         """Facts that were the current value of their slot at ``moment``."""
         return self.filter(believed_from__lte=moment).filter(

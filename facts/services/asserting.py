@@ -92,7 +92,14 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
         _strengthen(pending, claim, now)
         if current is None or _trusted_at_least_as(pending, current):
             if current is not None:
-                retire(current, status=Status.HISTORY, actor=actor, reason="superseded", now=now)
+                retire(
+                    current,
+                    status=Status.HISTORY,
+                    actor=actor,
+                    reason="superseded",
+                    now=now,
+                    holds_until=pending.valid_from,
+                )
             make_current(pending, actor=actor, reason="corroborated", now=now)
             return AssertResult(fact=pending, outcome=Outcome.SUPERSEDED, other=current)
         return AssertResult(fact=pending, outcome=Outcome.DISPUTED, other=current)
@@ -124,7 +131,14 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
     else:
         if current is not None:
             # Retire first: the one-current-per-slot index is checked per statement.
-            retire(current, status=Status.HISTORY, actor=actor, reason="superseded", now=now)
+            retire(
+                current,
+                status=Status.HISTORY,
+                actor=actor,
+                reason="superseded",
+                now=now,
+                holds_until=claim.valid_from,
+            )
         new.status = Status.CURRENT
         new.believed_from = now
     new.save()

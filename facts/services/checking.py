@@ -14,13 +14,12 @@ from enum import StrEnum
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
 from facts.extraction import Statement, extract
 from facts.extraction.semantic import map_predicates
-from facts.models import EXCERPT_MAX_CHARS, KEY_MAX_CHARS, Fact, SourceKind
+from facts.models import EXCERPT_MAX_CHARS, KEY_MAX_CHARS, Fact, SourceKind, Status
 from facts.queries import fact_detail
 from facts.rules import category_for, normalise_value, trust_key
 from facts.services.asserting import assert_fact
@@ -101,14 +100,14 @@ class CheckResult:
 
 
 def held_facts(*, agent: Agent, user: str, now: datetime) -> dict[tuple[str, str], Fact]:
-    """The user's facts the agent holds at ``now``, by (predicate, qualifier): current, and
-    valid then (a fact that stopped holding in 2021 is not the user's employer)."""
+    """The user's facts the agent holds at ``now``, by (predicate, qualifier): those that hold
+    in the world then (Fact.objects.holding_at: a fact that stopped holding in 2021 is not
+    the user's employer; one replaced from next month still is)."""
     facts = (
         Fact.objects.filter(agent=agent, user_ref=user, subject=SUBJECT)
-        .current()
-        .filter(Q(valid_from__isnull=True) | Q(valid_from__lte=now))
-        .filter(Q(valid_to__isnull=True) | Q(valid_to__gt=now))
+        .holding_at(now)
         .select_related("agent")
+        .order_by("id")
     )
     return {(f.predicate, f.qualifier): f for f in facts}
 
@@ -179,6 +178,11 @@ def _apply(
 ) -> Applied | None:
     item = finding.statement
     if finding.action == Action.NONE:
+        return None
+    held_only = finding.fact is not None and finding.fact.status != Status.CURRENT
+    if held_only and finding.action in (Action.CONFIRM, Action.END):
+        # A value that still holds until a later one takes over ("I join Canva next month"):
+        # confirming it changes nothing, and the change already says when it ends.
         return None
     if finding.action == Action.END:
         assert finding.fact is not None

@@ -22,12 +22,26 @@ def lock_slot(slot: Slot) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [slot.lock_key()])
 
 
-def retire(fact: Fact, *, status: Status, actor: str, reason: str, now: datetime) -> None:
-    """Take ``fact`` out of use; a fact that was believed stops being believed now."""
+def retire(
+    fact: Fact,
+    *,
+    status: Status,
+    actor: str,
+    reason: str,
+    now: datetime,
+    holds_until: datetime | None = None,
+) -> None:
+    """Take ``fact`` out of use; a fact that was believed stops being believed now.
+    ``holds_until``: when its successor only holds from a later time ("I join Canva next
+    month"), the retired value still holds in the world until then (its ``valid_to``)."""
     fields = ["status", "status_changed_by", "status_reason"]
     if fact.status == Status.CURRENT:
         fact.believed_until = now
         fields.append("believed_until")
+    if holds_until is not None and holds_until > now:  # noqa: SIM102
+        if fact.valid_to is None or fact.valid_to > holds_until:
+            fact.valid_to = holds_until
+            fields.append("valid_to")
     fact.status = status
     fact.status_changed_by = actor
     fact.status_reason = reason

@@ -148,6 +148,14 @@ def test_a_future_change_holds_from_its_date(api, agent):
     assert contradiction["new_value"] == "Canva"
     canva = Fact.objects.get(agent=agent, value="Canva")
     assert canva.valid_from == datetime(2027, 1, 1, tzinfo=UTC)
+    # Google still holds until then: it is the employer a check before that date sees.
+    google = Fact.objects.get(agent=agent, value="Google")
+    assert (google.status, google.valid_to) == (Status.HISTORY, canva.valid_from)
+    before = ok(check(api, "I work at Google.", now="2026-12-15T09:00:00Z", apply=True))
+    assert [c["fact"]["value"] for c in before["confirmed"]] == ["Google"]
+    assert before["contradicted"] == [] and before["applied"] == []
+    after = ok(check(api, "I work at Google.", now="2027-01-15T09:00:00Z"))
+    assert [c["old_value"] for c in after["contradicted"]] == ["Canva"]
 
 
 def test_only_facts_valid_now_count_as_held(api, agent):
