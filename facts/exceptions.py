@@ -21,3 +21,9 @@ class SlotBusy(Conflict):
     """The slot kept changing under us; the caller may simply retry."""
 
     code = "slot_busy"
+
+
+class FactNotCurrent(Conflict):
+    """Only the current value of a slot can be re-confirmed or ended."""
+
+    code = "fact_not_current"

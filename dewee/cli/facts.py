@@ -25,6 +25,8 @@ FACT_COLUMNS = [
     ("verification", "VERIFICATION"),
     ("confidence", "CONF"),
     ("freshness_label", "FRESHNESS"),
+    ("freshness", "SCORE"),
+    ("days_until_stale", "DAYS LEFT"),
     ("recorded_at", "RECORDED"),
 ]
 WIDTHS = {"value": 40, "subject": 24, "predicate": 24, "qualifier": 16, "user": 20}
@@ -40,7 +42,8 @@ def register(memory_commands: Any) -> None:
     p.add_argument("--subject")
     p.add_argument("--predicate")
     p.add_argument("--status", help=f"One or more of {','.join(Status.values)}.")
-    p.add_argument("--as-of", help="ISO time: the facts the agent believed then.")
+    p.add_argument("--as-of", help="ISO time: the facts recorded then, with their status then.")
+    p.add_argument("--valid-at", help="ISO time: only facts whose valid window holds then.")
     p.add_argument("--search", help="Text to find in values.")
     p.add_argument("--limit", type=int, default=queries.DEFAULT_PAGE_SIZE)
     p.add_argument("--cursor", help="Continue a previous listing.")
@@ -103,6 +106,7 @@ def list_facts(args: argparse.Namespace) -> None:
         predicate=args.predicate,
         statuses=queries.parse_statuses(args.status),
         as_of=parse_time(args.as_of, field="as_of"),
+        valid_at=parse_time(args.valid_at, field="valid_at"),
         search=args.search,
     )
     page = queries.list_facts(agent=agent, filters=filters, cursor=args.cursor, limit=args.limit)
@@ -131,6 +135,8 @@ def _print_detail(detail: dict[str, Any]) -> None:
             ("confidence", "Confidence"),
             ("category", "Category"),
             ("freshness_label", "Freshness"),
+            ("freshness", "Score"),
+            ("days_until_stale", "Days until stale"),
             ("valid_from", "Valid from"),
             ("valid_to", "Valid to"),
             ("recorded_at", "Recorded"),

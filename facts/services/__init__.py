@@ -1,10 +1,12 @@
-"""Writes of the facts app: asserting, resolving, deleting and erasing facts.
+"""Writes of the facts app: asserting, resolving, re-confirming, ending, deleting and
+erasing facts.
 
 Every interface imports from here; each function is the one place its rule lives.
 """
 
 from facts.services.asserting import AssertResult, Outcome, assert_fact
 from facts.services.claims import Claim, SourceInput
+from facts.services.ending import end_fact
 from facts.services.erasure import (
     ForgetScope,
     count_forgettable,
@@ -12,9 +14,15 @@ from facts.services.erasure import (
     forget_facts,
     forget_scope,
 )
+from facts.services.freshness import (
+    FRESHNESS_ACTOR,
+    end_expired_facts_pass,
+    reconfirm_fact,
+)
 from facts.services.resolving import Resolution, delete_fact, resolve_fact
 
 __all__ = [
+    "FRESHNESS_ACTOR",
     "AssertResult",
     "Claim",
     "ForgetScope",
@@ -24,8 +32,11 @@ __all__ = [
     "assert_fact",
     "count_forgettable",
     "delete_fact",
+    "end_expired_facts_pass",
+    "end_fact",
     "erase_facts_learned_only_from",
     "forget_facts",
     "forget_scope",
+    "reconfirm_fact",
     "resolve_fact",
 ]

@@ -28,6 +28,9 @@ def retire(fact: Fact, *, status: Status, actor: str, reason: str, now: datetime
     if fact.status == Status.CURRENT:
         fact.believed_until = now
         fields.append("believed_until")
+    if fact.status == Status.DISPUTED:
+        fact.disputed_until = now
+        fields.append("disputed_until")
     fact.status = status
     fact.status_changed_by = actor
     fact.status_reason = reason
@@ -37,6 +40,8 @@ def retire(fact: Fact, *, status: Status, actor: str, reason: str, now: datetime
 def make_current(fact: Fact, *, actor: str, reason: str, now: datetime) -> None:
     """``fact`` becomes its slot's believed value from ``now``; the caller has retired the
     slot's previous current fact first (one current fact per slot, checked per statement)."""
+    if fact.status == Status.DISPUTED:
+        fact.disputed_until = now
     fact.status = Status.CURRENT
     fact.believed_from = now
     fact.believed_until = None
@@ -47,6 +52,7 @@ def make_current(fact: Fact, *, actor: str, reason: str, now: datetime) -> None:
             "status",
             "believed_from",
             "believed_until",
+            "disputed_until",
             "status_changed_by",
             "status_reason",
         ]
