@@ -57,6 +57,12 @@ class ResolveForm(forms.Form):
     reason = forms.CharField(required=False, max_length=REASON_MAX_CHARS)
 
 
+class ReasonForm(forms.Form):
+    """An optional reason, kept in the audit event (confirm or end a stale fact)."""
+
+    reason = forms.CharField(required=False, max_length=REASON_MAX_CHARS)
+
+
 class DeleteForm(forms.Form):
     label_suffix = ""
 
