@@ -48,12 +48,12 @@ def test_the_score_adds_use_to_age_and_is_capped():
 def test_days_until_stale_is_when_the_score_crosses_aging():
     assert days_until_stale("employment", NOW, NOW) == pytest.approx(180, abs=0.1)
     assert days_until_stale("employment", NOW - timedelta(days=200), NOW) == 0
-    used = {"access_count": 9, "last_accessed_at": NOW}
-    left = days_until_stale("employment", NOW, NOW, **used)
+    left = days_until_stale("employment", NOW, NOW, access_count=9, last_accessed_at=NOW)
     assert left is not None
     assert left > 180
     after = NOW + timedelta(days=left)
-    assert freshness("employment", NOW, after, **used) == pytest.approx(0.5, abs=1e-3)
+    score = freshness("employment", NOW, after, access_count=9, last_accessed_at=NOW)
+    assert score == pytest.approx(0.5, abs=1e-3)
     assert days_until_stale("employment", NOW, NOW, access_count=30_000) is None
 
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from dewee.cli import main
 from facts.models import Fact
-from facts.queries import FactFilters, filter_facts, status_counts
+from facts.queries import FactFilters, fact_to_dict, filter_facts, status_counts
 from facts.services import delete_fact, resolve_fact
 from tenancy.models import AuditEvent
 from tests.factories import refreshed, state
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 def then(agent, moment, **filters):
     facts = filter_facts(agent, FactFilters(as_of=moment, **filters)).order_by("id")
-    return [(f.value, f.status_then) for f in facts]
+    return [(f.value, fact_to_dict(f)["status"]) for f in facts]
 
 
 def test_a_superseded_fact_was_current_then_and_is_history_now(agent):
@@ -158,12 +158,15 @@ def test_migration_backfills_when_disputes_were_settled(agent):
     unaudited = state(agent, "Umbrella", verification="inferred", confidence=0.5).fact
     resolve_fact(fact=unaudited, action="reject", actor="x")
     rejected_at = refreshed(rejected).disputed_until
+    assert rejected_at is not None
     AuditEvent.objects.filter(target_id=str(unaudited.pk)).delete()
     Fact.objects.update(disputed_until=None)
 
     migration.backfill_disputed_until(apps, None)
 
     assert refreshed(accepted).disputed_until == refreshed(accepted).believed_from
-    assert abs(refreshed(rejected).disputed_until - rejected_at) < timedelta(seconds=1)
+    backfilled = refreshed(rejected).disputed_until
+    assert backfilled is not None
+    assert abs(backfilled - rejected_at) < timedelta(seconds=1)
     assert refreshed(unaudited).disputed_until == refreshed(unaudited).recorded_at
     assert Fact.objects.get(value="Acme").disputed_until is None
