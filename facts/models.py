@@ -146,7 +146,8 @@ class Fact(models.Model):
     disputed_until = models.DateTimeField(null=True, blank=True)
 
     # Served to an agent (context, API reads by a key): how often, and last when.
-    access_count = models.PositiveIntegerField(default=0)
+    # A default in the database too: rows written by code that predates the field count 0.
+    access_count = models.PositiveIntegerField(default=0, db_default=0)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
 
     status_changed_by = models.CharField(max_length=255, blank=True)

@@ -145,6 +145,8 @@ def test_cli_lists_as_of_and_valid_at(capsys, agent):
     assert [f["value"] for f in items] == ["Acme"]
     assert main([*args, "--valid-at", "nope"]) != 0
     assert "valid_at" in capsys.readouterr().err
+    # An operator's reads are not the agent's: they count no access.
+    assert set(Fact.objects.values_list("access_count", flat=True)) == {0}
 
 
 def test_migration_backfills_when_disputes_were_settled(agent):
