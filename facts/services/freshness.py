@@ -89,8 +89,10 @@ def end_expired_facts_pass(
     dry_run: bool = False,
 ) -> FreshnessPassResult:
     """End every expired fact of the agents whose memory policy sets ``end_expired_facts``
-    (off by default), through :func:`end_fact`, audited as FRESHNESS_ACTOR. Counts:
-    ``ended`` facts (= ``touched``); ``dry_run`` counts them and changes nothing."""
+    (off by default), through :func:`end_fact`, audited as FRESHNESS_ACTOR. An agent with
+    a larger backlog than the candidates read at once (facts.staleness.CANDIDATES_MAX) has
+    the rest ended by the next runs. Counts: ``ended`` facts (= ``touched``); ``dry_run``
+    counts them and changes nothing."""
     now = now or timezone.now()
     agents = Agent.objects.all() if agents is None else agents
     result = FreshnessPassResult()
