@@ -275,6 +275,8 @@ DEWEE_DECAY_BATCH_SIZE = int(os.environ.get("DEWEE_DECAY_BATCH_SIZE", 20_000))
 DEWEE_EXPIRY_INTERVAL_SECS = int(os.environ.get("DEWEE_EXPIRY_INTERVAL_SECS", 300))
 DEWEE_SESSION_IDLE_TIMEOUT_SECS = int(os.environ.get("DEWEE_SESSION_IDLE_TIMEOUT_SECS", 4 * 3600))
 DEWEE_SESSION_SWEEP_INTERVAL_SECS = int(os.environ.get("DEWEE_SESSION_SWEEP_INTERVAL_SECS", 300))
+# Ends expired facts, for the agents whose memory policy sets end_expired_facts.
+DEWEE_FACT_FRESHNESS_INTERVAL_SECS = int(os.environ.get("DEWEE_FACT_FRESHNESS_INTERVAL_SECS", 3600))
 # A dotted path to a callable (list of texts -> summary text) for deployments with an LLM.
 DEWEE_SESSION_SUMMARISER = os.environ.get(
     "DEWEE_SESSION_SUMMARISER", "memory.summaries.extractive_summary"

@@ -1,13 +1,14 @@
 """REST endpoints for facts: thin adapters over facts.services and facts.queries."""
 
 from django.http import HttpRequest
+from django.utils import timezone
 from ninja import Query, Router, Schema
 from pydantic import Field
 
 from dewee.errors import ConfirmationRequired
 from dewee.timeparse import parse_time
 from facts import queries, services
-from facts.models import KEY_MAX_CHARS, VALUE_MAX_CHARS
+from facts.models import KEY_MAX_CHARS, VALUE_MAX_CHARS, Fact
 from facts.schemas import (
     AssertOut,
     CheckOut,
@@ -34,7 +35,12 @@ class FactListParams(Schema):
     subject: str | None = Field(None, max_length=KEY_MAX_CHARS)
     predicate: str | None = Field(None, max_length=KEY_MAX_CHARS)
     status: str | None = Field(None, description="One status or a comma-separated list.")
-    as_of: str | None = Field(None, description="ISO 8601: what the agent believed then.")
+    as_of: str | None = Field(
+        None, description="ISO 8601: the facts recorded by then, each with its status then."
+    )
+    valid_at: str | None = Field(
+        None, description="ISO 8601: only facts whose valid window holds then."
+    )
     q: str | None = Field(None, max_length=VALUE_MAX_CHARS, description="Text search in values.")
     cursor: str | None = None
     limit: int = queries.DEFAULT_PAGE_SIZE
@@ -95,11 +101,14 @@ def list_facts(request: HttpRequest, params: Query[FactListParams]) -> dict:
         predicate=params.predicate,
         statuses=queries.parse_statuses(params.status),
         as_of=parse_time(params.as_of, field="as_of"),
+        valid_at=parse_time(params.valid_at, field="valid_at"),
         search=params.q,
     )
     page = queries.list_facts(
         agent=agent, filters=filters, cursor=params.cursor, limit=params.limit
     )
+    # Served to the agent: one UPDATE for the page (reads by a person never count).
+    Fact.objects.filter(pk__in=[f.pk for f in page.items]).mark_accessed(timezone.now())
     return {
         "items": [queries.fact_to_dict(f) for f in page.items],
         "next_cursor": page.next_cursor,
@@ -111,7 +120,9 @@ def list_facts(request: HttpRequest, params: Query[FactListParams]) -> dict:
 )
 def get_fact(request: HttpRequest, fact_id: int) -> dict:
     fact = queries.get_fact(access=request_access(request), fact_id=fact_id)
-    return queries.fact_detail(fact)
+    detail = queries.fact_detail(fact)
+    Fact.objects.filter(pk=fact.pk).mark_accessed(timezone.now())
+    return detail
 
 
 @router.post("/facts/{int:fact_id}/resolve", response=FactDetailOut, summary="Accept or reject")

@@ -24,4 +24,6 @@ class SlotBusy(Conflict):
 
 
 class FactNotCurrent(Conflict):
+    """Only the current value of a slot can be re-confirmed or ended."""
+
     code = "fact_not_current"

@@ -28,7 +28,14 @@ class FactFilterForm(CursorForm):
         required=False,
         input_formats=DATETIME_LOCAL_FORMATS,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
-        help_text="What the agent believed then.",
+        help_text="The facts recorded then, each with the status it had then.",
+    )
+    valid_at = forms.DateTimeField(
+        label="Valid at (UTC)",
+        required=False,
+        input_formats=DATETIME_LOCAL_FORMATS,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text="Only facts true in the world then.",
     )
     q = forms.CharField(label="Value contains", required=False, max_length=200)
 
@@ -40,12 +47,19 @@ class FactFilterForm(CursorForm):
             predicate=data["predicate"] or None,
             statuses=[data["status"]] if data["status"] else [],
             as_of=data["as_of"],
+            valid_at=data["valid_at"],
             search=data["q"] or None,
         )
 
 
 class ResolveForm(forms.Form):
     action = forms.ChoiceField(choices=[(r.value, r.value) for r in Resolution])
+    reason = forms.CharField(required=False, max_length=REASON_MAX_CHARS)
+
+
+class ReasonForm(forms.Form):
+    """An optional reason, kept in the audit event (confirm or end a stale fact)."""
+
     reason = forms.CharField(required=False, max_length=REASON_MAX_CHARS)
 
 

@@ -2,13 +2,15 @@
 
 Two clocks: ``valid_from``/``valid_to`` say when the fact holds in the world;
 ``believed_from``/``believed_until`` say when the agent held it as the current value of its
-slot. Point-in-time queries ("what did the agent believe at T") use the second.
+slot, and ``recorded_at``/``disputed_until`` when it waited for review as a disputed value.
+Point-in-time queries ("what did the agent believe at T") use the second clock; "what is
+true now" uses the first.
 """
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import models
-from django.db.models import OuterRef, Q
+from django.db.models import Case, F, OuterRef, Q, Value, When
 
 from facts.slots import SLOT_FIELDS, Slot
 from tenancy.models import Agent
@@ -51,6 +53,11 @@ class SourceKind(models.TextChoices):
     OPERATOR = "operator"
 
 
+# A fact served to an agent again within this long is not written again: one UPDATE per
+# request at most, and none at all for an agent that reads the same facts every turn.
+ACCESS_WRITE_INTERVAL = timedelta(minutes=1)
+
+
 class FactQuerySet(models.QuerySet["Fact"]):
     def current(self) -> "FactQuerySet":
         return self.filter(status=Status.CURRENT)
@@ -80,6 +87,45 @@ class FactQuerySet(models.QuerySet["Fact"]):
             Q(believed_until__isnull=True) | Q(believed_until__gt=moment)
         )
 
+    def valid_at(self, moment: datetime) -> "FactQuerySet":
+        """Facts whose valid window holds at ``moment`` (an open end holds forever)."""
+        return self.filter(Q(valid_from__isnull=True) | Q(valid_from__lte=moment)).filter(
+            Q(valid_to__isnull=True) | Q(valid_to__gt=moment)
+        )
+
+    def with_status_at(self, moment: datetime) -> "FactQuerySet":
+        """Facts recorded by ``moment``, each annotated ``status_then``: the status it had at
+        ``moment`` (transaction time). Current while believed; disputed from its recording
+        until it was settled (``disputed_until``) or believed; otherwise the status it has
+        now. One edge is not recorded: a history fact deleted later reads as deleted from
+        the time it stopped being believed."""
+        believed_then = Q(believed_from__lte=moment) & (
+            Q(believed_until__isnull=True) | Q(believed_until__gt=moment)
+        )
+        was_disputed = Q(status=Status.DISPUTED) | Q(disputed_until__isnull=False)
+        disputed_then = (
+            was_disputed
+            & (Q(believed_from__isnull=True) | Q(believed_from__gt=moment))
+            & (Q(disputed_until__isnull=True) | Q(disputed_until__gt=moment))
+        )
+        # Recorded by then; a record imported with an earlier belief counts from that.
+        existed = Q(recorded_at__lte=moment) | Q(believed_from__lte=moment)
+        return self.filter(existed).annotate(
+            status_then=Case(
+                When(believed_then, then=Value(Status.CURRENT.value)),
+                When(disputed_then, then=Value(Status.DISPUTED.value)),
+                default=F("status"),
+                output_field=models.CharField(),
+            )
+        )
+
+    def mark_accessed(self, now: datetime) -> int:
+        """Count one access to each of these facts (served to an agent at ``now``), in one
+        UPDATE; a fact accessed less than ACCESS_WRITE_INTERVAL ago is skipped."""
+        return self.filter(
+            Q(last_accessed_at__isnull=True) | Q(last_accessed_at__lte=now - ACCESS_WRITE_INTERVAL)
+        ).update(access_count=F("access_count") + 1, last_accessed_at=now)
+
 
 class Fact(models.Model):
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="facts")
@@ -104,6 +150,14 @@ class Fact(models.Model):
     last_confirmed_at = models.DateTimeField()
     believed_from = models.DateTimeField(null=True, blank=True)
     believed_until = models.DateTimeField(null=True, blank=True)
+    # When a disputed value stopped waiting (accepted, rejected or deleted); null while it
+    # waits, and for a fact that was never disputed.
+    disputed_until = models.DateTimeField(null=True, blank=True)
+
+    # Served to an agent (context, API reads by a key): how often, and last when.
+    # A default in the database too: rows written by code that predates the field count 0.
+    access_count = models.PositiveIntegerField(default=0, db_default=0)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
 
     status_changed_by = models.CharField(max_length=255, blank=True)
     status_reason = models.TextField(blank=True)

@@ -13,7 +13,7 @@ from dewee.errors import InvalidInput
 from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, keyset_page
 from facts.exceptions import FactNotFound, ReceiptNotFound
 from facts.models import Fact, FactQuerySet, FactSource, Status
-from facts.rules import freshness, freshness_label
+from facts.rules import days_until_stale, freshness, freshness_label, policy_half_lives
 from memory.models import Memory
 from tenancy.access import Access
 from tenancy.models import Agent, AuditEvent, ErasureReceipt
@@ -31,7 +31,11 @@ class FactFilters:
     subject: str | None = None
     predicate: str | None = None
     statuses: list[str] = field(default_factory=list)
+    # Transaction time: the facts recorded by then, each with the status it had then (the
+    # status filter and the counts apply to that status).
     as_of: datetime | None = None
+    # Valid time: only facts whose valid window holds at this moment.
+    valid_at: datetime | None = None
     search: str | None = None
 
 
@@ -49,6 +53,11 @@ def parse_statuses(raw: str | list[str] | None) -> list[str]:
     return statuses
 
 
+def status_field(filters: FactFilters) -> str:
+    """The field a status is read from: the status at ``as_of`` in a point-in-time list."""
+    return "status_then" if filters.as_of is not None else "status"
+
+
 def filter_facts(agent: Agent, filters: FactFilters) -> FactQuerySet:
     facts = Fact.objects.filter(agent=agent)
     if filters.user is not None:
@@ -57,10 +66,12 @@ def filter_facts(agent: Agent, filters: FactFilters) -> FactQuerySet:
         facts = facts.filter(subject=filters.subject)
     if filters.predicate:
         facts = facts.filter(predicate=filters.predicate)
-    if filters.statuses:
-        facts = facts.filter(status__in=filters.statuses)
     if filters.as_of is not None:
-        facts = facts.believed_at(filters.as_of)
+        facts = facts.with_status_at(filters.as_of)
+    if filters.statuses:
+        facts = facts.filter(**{f"{status_field(filters)}__in": filters.statuses})
+    if filters.valid_at is not None:
+        facts = facts.valid_at(filters.valid_at)
     if filters.search:
         facts = facts.filter(value__icontains=filters.search)
     return facts
@@ -82,9 +93,11 @@ def count_label(count: int) -> str:
 
 def status_counts(agent: Agent, filters: FactFilters) -> dict[str, int]:
     """How many facts of each status match ``filters`` but their statuses (bounded, one
-    short index read per status); every status is a key, 0 when none match."""
+    short index read per status); every status is a key, 0 when none match. As of a time,
+    each fact counts under the status it had then."""
     facts = filter_facts(agent, replace(filters, statuses=[]))
-    return {status: bounded_count(facts.filter(status=status)) for status in Status.values}
+    field = status_field(filters)
+    return {status: bounded_count(facts.filter(**{field: status})) for status in Status.values}
 
 
 def disputed_count(access: Access) -> int:
@@ -114,8 +127,38 @@ def get_fact(*, access: Access, fact_id: int, agent: Agent | None = None) -> Fac
     return access.load(facts, fact_id, missing=FactNotFound, label="Fact", agent=agent)
 
 
+def fact_freshness(fact: Fact, *, now: datetime) -> dict[str, Any]:
+    """The fact's freshness score at ``now`` (with its agent's half-lives), its label, and
+    the days left until it turns stale (None: its use keeps it from ever doing so)."""
+    half_lives = policy_half_lives(fact.agent.memory_policy)
+    score = freshness(
+        fact.category,
+        fact.last_confirmed_at,
+        now,
+        access_count=fact.access_count,
+        last_accessed_at=fact.last_accessed_at,
+        half_lives=half_lives,
+    )
+    days = days_until_stale(
+        fact.category,
+        fact.last_confirmed_at,
+        now,
+        access_count=fact.access_count,
+        last_accessed_at=fact.last_accessed_at,
+        half_lives=half_lives,
+    )
+    return {
+        "freshness": round(score, 4),
+        "freshness_label": freshness_label(score),
+        "days_until_stale": days,
+    }
+
+
 def fact_to_dict(fact: Fact, *, now: datetime | None = None) -> dict[str, Any]:
-    score = freshness(fact.category, fact.last_confirmed_at, now or timezone.now())
+    """The API's shape of a fact. In a point-in-time list (``status_then`` annotated),
+    ``status`` is the status it had then and ``status_now`` the one it has now."""
+    status_now = fact.status
+    status = getattr(fact, "status_then", status_now)
     return {
         "id": fact.pk,
         "agent_id": fact.agent.agent_id,
@@ -124,7 +167,8 @@ def fact_to_dict(fact: Fact, *, now: datetime | None = None) -> dict[str, Any]:
         "predicate": fact.predicate,
         "qualifier": fact.qualifier or None,
         "value": fact.value,
-        "status": fact.status,
+        "status": status,
+        "status_now": status_now,
         "verification": fact.verification,
         "confidence": fact.confidence,
         "category": fact.category,
@@ -134,8 +178,10 @@ def fact_to_dict(fact: Fact, *, now: datetime | None = None) -> dict[str, Any]:
         "last_confirmed_at": fact.last_confirmed_at,
         "believed_from": fact.believed_from,
         "believed_until": fact.believed_until,
-        "freshness": round(score, 4),
-        "freshness_label": freshness_label(score),
+        "disputed_until": fact.disputed_until,
+        "access_count": fact.access_count,
+        "last_accessed_at": fact.last_accessed_at,
+        **fact_freshness(fact, now=now or timezone.now()),
         "status_changed_by": fact.status_changed_by or None,
         "status_reason": fact.status_reason or None,
     }

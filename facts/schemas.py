@@ -70,7 +70,8 @@ class FactOut(Schema):
     predicate: str
     qualifier: str | None
     value: str
-    status: Status
+    status: Status = Field(description="In a list as_of a time: the status it had then.")
+    status_now: Status = Field(description="The status it has now.")
     verification: Verification
     confidence: float
     category: Category
@@ -80,8 +81,14 @@ class FactOut(Schema):
     last_confirmed_at: datetime
     believed_from: datetime | None
     believed_until: datetime | None
-    freshness: float
+    disputed_until: datetime | None = Field(description="When it stopped waiting for review.")
+    access_count: int = Field(description="Times it was served to the agent.")
+    last_accessed_at: datetime | None
+    freshness: float = Field(description="0..1: age since confirmed, offset by use.")
     freshness_label: Literal["fresh", "aging", "stale", "expired"]
+    days_until_stale: float | None = Field(
+        description="Days until it turns stale if nothing happens; 0 if it is; null: never."
+    )
     status_changed_by: str | None
     status_reason: str | None
 

@@ -12,6 +12,13 @@ urlpatterns = [
     path("", views.dashboard_home, name="home"),
     path("review/", views.review, name="review"),
     path("review/<int:fact_id>/resolve/", views.review_resolve, name="review_resolve"),
+    path(
+        "review/<int:fact_id>/reconfirm/",
+        views.review_freshness,
+        {"action": "reconfirm"},
+        name="review_reconfirm",
+    ),
+    path("review/<int:fact_id>/end/", views.review_freshness, {"action": "end"}, name="review_end"),
     path("receipts/<uuid:receipt_id>/", views.receipt_page, name="receipt"),
     path("facts/", views.facts_list, name="list"),
     path("facts/forget/", views.facts_forget, name="forget"),

@@ -27,7 +27,7 @@ from dewee.dashboard import (
     render_page,
 )
 from dewee.errors import Conflict
-from facts.forms import DeleteForm, FactFilterForm, ForgetForm, ResolveForm
+from facts.forms import DeleteForm, FactFilterForm, ForgetForm, ReasonForm, ResolveForm
 from facts.models import Fact, Status
 from facts.queries import (
     disputed_count,
@@ -43,9 +43,12 @@ from facts.services import (
     Resolution,
     count_forgettable,
     delete_fact,
+    end_fact,
     forget_facts,
+    reconfirm_fact,
     resolve_fact,
 )
+from facts.staleness import needs_reconfirmation
 from tenancy.access import Access, access_for_user
 from tenancy.queries import receipt_to_dict
 
@@ -152,9 +155,14 @@ def fact_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
 @vary_on_headers("HX-Request")
 @domain_errors
 def review(request: HtmxHttpRequest) -> HttpResponse:
-    """Disputed facts of every visible agent, oldest first, beside their slot's current value."""
+    """Disputed facts of every visible agent, oldest first, beside their slot's current
+    value; then the stale and expired facts that need re-confirmation."""
     access = access_for_user(request.user)
-    context = {"items": review_queue(access), "nav": "review"}
+    context = {
+        "items": review_queue(access),
+        "stale": needs_reconfirmation(access),
+        "nav": "review",
+    }
     return render_page(request, "dashboard/review.html", "queue", access, context)
 
 
@@ -177,6 +185,37 @@ def review_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
         "review_count": disputed_count(access),
     }
     return render(request, "dashboard/review.html#resolved", context)
+
+
+# The review queue's actions on a stale fact: each the one service of its rule.
+FRESHNESS_ACTIONS = {
+    "reconfirm": (reconfirm_fact, "Confirmed: its freshness starts again."),
+    "end": (end_fact, "Ended: it is history now, valid until today."),
+}
+
+
+@login_required
+@require_POST
+@domain_errors
+def review_freshness(request: HtmxHttpRequest, fact_id: int, action: str) -> HttpResponse:
+    """Confirm or end a stale fact. htmx: the settled item in its place; without
+    JavaScript: back to the queue."""
+    access = acting_access(request)
+    fact = get_fact(access=access, fact_id=fact_id)
+    form = ReasonForm(request.POST)
+    if not form.is_valid():
+        raise BadRequest("the reason is too long")
+    service, notice = FRESHNESS_ACTIONS[action]
+    error = ""
+    try:
+        fact = service(fact=fact, actor=access.actor, reason=form.cleaned_data["reason"])
+    except Conflict as exc:
+        notice, error = "", exc.message
+    if not is_fragment(request):
+        flash(request, notice, error)
+        return redirect(mount_url(request, "facts:review"))
+    context = {"access": access, "fact": fact_to_dict(fact), "notice": notice, "error": error}
+    return render(request, "dashboard/review.html#refreshed", context)
 
 
 @login_required

@@ -56,7 +56,11 @@ def _fact_line(fact: dict[str, Any]) -> str:
     slot = f"{fact['subject']}.{fact['predicate']}"
     if fact["qualifier"]:
         slot += f"[{fact['qualifier']}]"
-    return f"- {slot}: {fact['value']} ({fact['verification']}, {fact['freshness_label']})"
+    # The freshness label and score let the agent hedge on what may have changed.
+    return (
+        f"- {slot}: {fact['value']} ({fact['verification']}, {fact['freshness_label']} "
+        f"{fact['freshness']:.2f})"
+    )
 
 
 def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
@@ -70,13 +74,14 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
 
     facts = []
     if user:
-        current = Fact.objects.filter(agent=agent, user_ref=user).current()
-        facts = [
-            fact_to_dict(f, now=now)
-            for f in current.order_by("-last_confirmed_at")[:FACTS_MAX_ITEMS]
-        ]
-        for fact in facts:
-            fact.pop("agent_id")
+        # Believed now and true now: a fact whose valid window has ended (or not begun) does
+        # not describe the user today.
+        current = Fact.objects.filter(agent=agent, user_ref=user).current().valid_at(now)
+        for fact in current.order_by("-last_confirmed_at")[:FACTS_MAX_ITEMS]:
+            fact.agent = agent
+            facts.append(fact_to_dict(fact, now=now))
+        for item in facts:
+            item.pop("agent_id")
     facts, facts_used = _fit([(_fact_line(f), f) for f in facts], int(budget * FACTS_SHARE))
 
     working: list[Memory] = []
@@ -110,6 +115,9 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
             if hit.memory.pk not in in_working
         ]
         episodic, _ = _fit(ranked, remaining)
+    if facts:
+        # Served to the agent: one UPDATE for the facts the prompt holds.
+        Fact.objects.filter(pk__in=[f["id"] for f in facts]).mark_accessed(now)
     if request.session is not None:
         # Building a turn's context is the conversation going on: activity, recorded once
         # every part of the request has passed validation (a refused one changes nothing).

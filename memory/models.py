@@ -185,6 +185,7 @@ class MaintenanceJob(models.TextChoices):
     IDLE_SESSIONS = "idle_sessions", "Idle sessions"
     DEDUP = "dedup", "AutoPilot dedup"
     CONSOLIDATE = "consolidate", "AutoPilot consolidation"
+    FACT_FRESHNESS = "fact_freshness", "Expired facts ended"
 
 
 class RunStatus(models.TextChoices):

@@ -11,6 +11,7 @@ from dewee.errors import ConfirmationRequired
 from dewee.timeparse import parse_time
 from facts import queries, services
 from facts.models import Category, SourceKind, Status, Verification
+from facts.staleness import freshness_report, freshness_stats
 from tenancy.queries import receipt_to_dict
 from tenancy.services import default_workspace, ensure_agent
 
@@ -25,6 +26,8 @@ FACT_COLUMNS = [
     ("verification", "VERIFICATION"),
     ("confidence", "CONF"),
     ("freshness_label", "FRESHNESS"),
+    ("freshness", "SCORE"),
+    ("days_until_stale", "DAYS LEFT"),
     ("recorded_at", "RECORDED"),
 ]
 WIDTHS = {"value": 40, "subject": 24, "predicate": 24, "qualifier": 16, "user": 20}
@@ -40,12 +43,23 @@ def register(memory_commands: Any) -> None:
     p.add_argument("--subject")
     p.add_argument("--predicate")
     p.add_argument("--status", help=f"One or more of {','.join(Status.values)}.")
-    p.add_argument("--as-of", help="ISO time: the facts the agent believed then.")
+    p.add_argument("--as-of", help="ISO time: the facts recorded then, with their status then.")
+    p.add_argument("--valid-at", help="ISO time: only facts whose valid window holds then.")
     p.add_argument("--search", help="Text to find in values.")
     p.add_argument("--limit", type=int, default=queries.DEFAULT_PAGE_SIZE)
     p.add_argument("--cursor", help="Continue a previous listing.")
     add_json_flag(p)
     p.set_defaults(handler=list_facts)
+
+    p = sub.add_parser("report", help="Freshness of an agent's current facts.")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--user", help="Only the facts about this user.")
+    add_json_flag(p)
+    p.set_defaults(handler=report)
+
+    p = sub.add_parser("stats", help="Facts per agent, by status.")
+    add_json_flag(p)
+    p.set_defaults(handler=stats)
 
     p = sub.add_parser("get", help="One fact with its sources and the history of its slot.")
     p.add_argument("--agent", required=True)
@@ -114,6 +128,7 @@ def list_facts(args: argparse.Namespace) -> None:
         predicate=args.predicate,
         statuses=queries.parse_statuses(args.status),
         as_of=parse_time(args.as_of, field="as_of"),
+        valid_at=parse_time(args.valid_at, field="valid_at"),
         search=args.search,
     )
     page = queries.list_facts(agent=agent, filters=filters, cursor=args.cursor, limit=args.limit)
@@ -124,6 +139,66 @@ def list_facts(args: argparse.Namespace) -> None:
     print_table(items, FACT_COLUMNS, widths=WIDTHS, empty="No facts match.")
     if page.next_cursor:
         print(f"\nMore: --cursor {page.next_cursor}")
+
+
+REPORT_COUNTS = ["active", "fresh", "aging", "stale", "expired", "contradicted"]
+
+
+def report(args: argparse.Namespace) -> None:
+    agent = cli_access().agent(args.agent)
+    data = freshness_report(agent=agent, user=args.user).as_dict()
+    if args.json:
+        print_json(data)
+        return
+    counts = data["counts"]
+    print("  ".join(f"{name}: {counts[name]}" for name in REPORT_COUNTS))
+    average = data["average_freshness"]
+    print(f"average freshness: {'-' if average is None else f'{average:.2f}'}\n")
+    rows = [
+        {**fact, "key": _key(fact), "days_left": _days_left(fact["days_until_stale"])}
+        for fact in data["facts"]
+    ]
+    print_table(
+        rows,
+        [
+            ("key", "KEY"),
+            ("value", "VALUE"),
+            ("freshness", "SCORE"),
+            ("freshness_label", "LABEL"),
+            ("days_left", "DAYS LEFT"),
+        ],
+        widths={"key": 48, "value": 40},
+        empty="No current facts.",
+    )
+
+
+def _key(fact: dict[str, Any]) -> str:
+    key = f"{fact['subject']}.{fact['predicate']}"
+    if fact["qualifier"]:
+        key += f"[{fact['qualifier']}]"
+    return f"{fact['user']}:{key}" if fact["user"] else key
+
+
+def _days_left(days: float | None) -> str:
+    return "never" if days is None else f"{days:g}"
+
+
+def stats(args: argparse.Namespace) -> None:
+    rows = freshness_stats(cli_access())
+    if args.json:
+        print_json({"agents": rows})
+        return
+    print_table(
+        rows,
+        [
+            ("workspace", "WORKSPACE"),
+            ("agent_id", "AGENT"),
+            ("total", "TOTAL"),
+            *[(status, status.upper()) for status in Status.values],
+            ("needs_reconfirmation", "STALE"),
+        ],
+        empty="No agents.",
+    )
 
 
 def _print_detail(detail: dict[str, Any]) -> None:
@@ -142,6 +217,8 @@ def _print_detail(detail: dict[str, Any]) -> None:
             ("confidence", "Confidence"),
             ("category", "Category"),
             ("freshness_label", "Freshness"),
+            ("freshness", "Score"),
+            ("days_until_stale", "Days until stale"),
             ("valid_from", "Valid from"),
             ("valid_to", "Valid to"),
             ("recorded_at", "Recorded"),

@@ -1,5 +1,5 @@
-"""Writes of the facts app: asserting, checking text, ending, resolving, deleting and
-erasing facts.
+"""Writes of the facts app: asserting, checking text, resolving, re-confirming, ending,
+deleting and erasing facts.
 
 Every interface imports from here; each function is the one place its rule lives.
 """
@@ -22,9 +22,15 @@ from facts.services.erasure import (
     forget_facts,
     forget_scope,
 )
+from facts.services.freshness import (
+    FRESHNESS_ACTOR,
+    end_expired_facts_pass,
+    reconfirm_fact,
+)
 from facts.services.resolving import Resolution, delete_fact, resolve_fact
 
 __all__ = [
+    "FRESHNESS_ACTOR",
     "Action",
     "AssertResult",
     "CheckResult",
@@ -40,9 +46,11 @@ __all__ = [
     "check_text",
     "count_forgettable",
     "delete_fact",
+    "end_expired_facts_pass",
     "end_fact",
     "erase_facts_learned_only_from",
     "forget_facts",
     "forget_scope",
+    "reconfirm_fact",
     "resolve_fact",
 ]

@@ -42,6 +42,9 @@ def retire(
         if fact.valid_to is None or fact.valid_to > holds_until:
             fact.valid_to = holds_until
             fields.append("valid_to")
+    if fact.status == Status.DISPUTED:
+        fact.disputed_until = now
+        fields.append("disputed_until")
     fact.status = status
     fact.status_changed_by = actor
     fact.status_reason = reason
@@ -51,6 +54,8 @@ def retire(
 def make_current(fact: Fact, *, actor: str, reason: str, now: datetime) -> None:
     """``fact`` becomes its slot's believed value from ``now``; the caller has retired the
     slot's previous current fact first (one current fact per slot, checked per statement)."""
+    if fact.status == Status.DISPUTED:
+        fact.disputed_until = now
     fact.status = Status.CURRENT
     fact.believed_from = now
     fact.believed_until = None
@@ -61,6 +66,7 @@ def make_current(fact: Fact, *, actor: str, reason: str, now: datetime) -> None:
             "status",
             "believed_from",
             "believed_until",
+            "disputed_until",
             "status_changed_by",
             "status_reason",
         ]

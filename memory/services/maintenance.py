@@ -88,6 +88,13 @@ JOBS: dict[str, JobSpec] = {
             "DEWEE_AUTOPILOT_CONSOLIDATE_INTERVAL_SECS",
             autopilot=True,
         ),
+        # Only agents whose policy sets end_expired_facts; a string path, as memory must
+        # not import the facts app's writes.
+        JobSpec(
+            MaintenanceJob.FACT_FRESHNESS.value,
+            "facts.services.end_expired_facts_pass",
+            "DEWEE_FACT_FRESHNESS_INTERVAL_SECS",
+        ),
     ]
 }
 AUTOPILOT_JOBS = [job for job, spec in JOBS.items() if spec.autopilot]

@@ -1,6 +1,8 @@
 """An agent's memory policy: how its memories age (decay strategy per type), how long they
 live by default (TTL per type), and how much each recall extends a TTL'd memory's life
-(spaced repetition); and whether facts are learned from what its memories say.
+(spaced repetition); whether facts are learned from what its memories say; and for its
+facts, the freshness half-life per category and whether expired facts are ended
+automatically.
 
 ``Agent.memory_policy`` holds only what was set; everything else follows the server's
 settings, so changing a server default changes it for every agent that did not choose.
@@ -13,6 +15,13 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from facts.models import Category
+from facts.rules import (
+    END_EXPIRED_POLICY_KEY,
+    HALF_LIFE_MAX_DAYS,
+    HALF_LIFE_POLICY_KEY,
+    half_life_days,
+)
 from memory.decay_curves import STRATEGIES
 from memory.exceptions import InvalidMemoryPolicy
 from memory.models import MemoryType
@@ -30,6 +39,8 @@ POLICY_KEYS = (
     "spaced_repetition_factor",
     "base_interval_seconds",
     "extract_facts",
+    HALF_LIFE_POLICY_KEY,
+    END_EXPIRED_POLICY_KEY,
 )
 
 
@@ -41,6 +52,9 @@ class MemoryPolicy:
     default_ttl_seconds: dict[str, int | None]
     spaced_repetition_factor: float
     base_interval_seconds: int
+    # Facts: freshness half-life in days per category; end expired facts automatically.
+    fact_half_life_days: dict[str, int]
+    end_expired_facts: bool
     # Learn facts from each new memory about a user (by the worker, after the store).
     extract_facts: bool = True
 
@@ -56,6 +70,8 @@ class MemoryPolicy:
             "spaced_repetition_factor": self.spaced_repetition_factor,
             "base_interval_seconds": self.base_interval_seconds,
             "extract_facts": self.extract_facts,
+            HALF_LIFE_POLICY_KEY: dict(self.fact_half_life_days),
+            END_EXPIRED_POLICY_KEY: self.end_expired_facts,
         }
 
 
@@ -71,6 +87,10 @@ def effective_policy(stored: dict[str, Any]) -> MemoryPolicy:
         ),
         base_interval_seconds=int(stored.get("base_interval_seconds", BASE_INTERVAL_SECONDS)),
         extract_facts=bool(stored.get("extract_facts", True)),
+        fact_half_life_days={
+            c: half_life_days(c, stored.get(HALF_LIFE_POLICY_KEY)) for c in Category.values
+        },
+        end_expired_facts=bool(stored.get(END_EXPIRED_POLICY_KEY, False)),
     )
 
 
@@ -144,6 +164,26 @@ def clean_policy(policy: object) -> dict[str, Any]:
         if not isinstance(policy["extract_facts"], bool):
             raise InvalidMemoryPolicy("extract_facts", "must be true or false")
         clean["extract_facts"] = policy["extract_facts"]
+    if HALF_LIFE_POLICY_KEY in policy:
+        half_lives = policy[HALF_LIFE_POLICY_KEY]
+        if not isinstance(half_lives, dict):
+            raise InvalidMemoryPolicy(HALF_LIFE_POLICY_KEY, "must be an object keyed by category")
+        unknown = [c for c in half_lives if c not in Category.values]
+        if unknown:
+            raise InvalidMemoryPolicy(
+                f"{HALF_LIFE_POLICY_KEY}.{unknown[0]}",
+                f"is not a fact category; use {', '.join(Category.values)}",
+            )
+        clean[HALF_LIFE_POLICY_KEY] = {
+            category: _whole_number(
+                days, f"{HALF_LIFE_POLICY_KEY}.{category}", 1, HALF_LIFE_MAX_DAYS
+            )
+            for category, days in half_lives.items()
+        }
+    if END_EXPIRED_POLICY_KEY in policy:
+        if not isinstance(policy[END_EXPIRED_POLICY_KEY], bool):
+            raise InvalidMemoryPolicy(END_EXPIRED_POLICY_KEY, "must be true or false")
+        clean[END_EXPIRED_POLICY_KEY] = policy[END_EXPIRED_POLICY_KEY]
     return clean
 
 
@@ -153,7 +193,9 @@ def set_memory_policy(*, agent: Agent, policy: object, actor: str) -> MemoryPoli
     defaults). Validated whole before anything is written; audited with before and after.
     New memories get the new default TTLs; the next decay pass recomputes each memory from
     its own base and start under the new strategies (switching a type to flat gives its
-    memories their base importance back)."""
+    memories their base importance back). Facts' freshness follows new half-lives at once
+    (it is computed when read); ``end_expired_facts`` takes effect at the next freshness
+    pass."""
     clean = clean_policy(policy)
     before = agent.memory_policy or {}
     agent.memory_policy = clean

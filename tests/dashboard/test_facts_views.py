@@ -101,11 +101,12 @@ def test_as_of_shows_what_was_believed_then(staff_client, agent):
     Fact.objects.filter(value="Globex").update(believed_from=timezone.now() - timedelta(days=5))
     before = (timezone.now() - timedelta(days=7)).strftime("%Y-%m-%dT%H:%M")
     after = (timezone.now() - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M")
-    assert [r["value"] for r in staff_client.get(LIST, {"as_of": before}).context["rows"]] == [
-        "Acme"
-    ]
-    assert [r["value"] for r in staff_client.get(LIST, {"as_of": after}).context["rows"]] == [
-        "Globex"
+    then = staff_client.get(LIST, {"as_of": before}).context["rows"]
+    assert [(r["value"], r["status"]) for r in then] == [("Acme", "current")]
+    later = staff_client.get(LIST, {"as_of": after}).context["rows"]
+    assert [(r["value"], r["status"]) for r in later] == [
+        ("Globex", "current"),
+        ("Acme", "history"),
     ]
 
 

@@ -86,8 +86,9 @@ def test_queue_queries_do_not_grow_with_disputes(
     for i in range(n):
         state(agent, f"c{i}", predicate="city", user=f"u{i}")
         dispute(agent, f"d{i}", predicate="city", user=f"u{i}")
-    # session, user, the disputed facts, their sources, the current facts, theirs, the badge
-    with django_assert_max_num_queries(7):
+    # session, user, the disputed facts, their sources, the current facts, theirs, the badge,
+    # then for the re-confirmation section the agents and their stale facts
+    with django_assert_max_num_queries(9):
         response = staff_client.get(STAFF_QUEUE)
     assert len(response.context["items"]) == n
 

@@ -153,7 +153,8 @@ def test_a_future_change_holds_from_its_date(api, agent):
     assert (google.status, google.valid_to) == (Status.HISTORY, canva.valid_from)
     before = ok(check(api, "I work at Google.", now="2026-12-15T09:00:00Z", apply=True))
     assert [c["fact"]["value"] for c in before["confirmed"]] == ["Google"]
-    assert before["contradicted"] == [] and before["applied"] == []
+    assert before["contradicted"] == []
+    assert before["applied"] == []
     after = ok(check(api, "I work at Google.", now="2027-01-15T09:00:00Z"))
     assert [c["old_value"] for c in after["contradicted"]] == ["Canva"]
 

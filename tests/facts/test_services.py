@@ -248,6 +248,9 @@ def test_forget_touches_only_its_agent(agent, other_agent):
 
 
 def believed(agent, moment, **filters):
+    """The values current at ``moment``: an as-of list shows every fact recorded by then,
+    each with its status then."""
+    filters.setdefault("statuses", ["current"])
     return [f.value for f in filter_facts(agent, FactFilters(as_of=moment, **filters))]
 
 

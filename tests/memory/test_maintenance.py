@@ -37,7 +37,7 @@ def _old_memory(agent, importance: float = 0.8) -> Memory:
 
 
 def test_schedules_are_created_once_and_follow_the_settings(settings):
-    assert len(ensure_schedules()) == 6  # the five jobs and the worker's heartbeat
+    assert len(ensure_schedules()) == 7  # the six jobs and the worker's heartbeat
     assert ensure_schedules() == []
     beat = Schedule.objects.get(name="dewee:heartbeat")
     assert (beat.func, beat.minutes) == ("memory.tasks.worker_heartbeat", 1)
@@ -60,6 +60,7 @@ def test_schedules_are_created_once_and_follow_the_settings(settings):
         "dewee:decay",
         "dewee:expiry",
         "dewee:idle_sessions",
+        "dewee:fact_freshness",
     }
 
 

@@ -1,0 +1,146 @@
+"""Reads about freshness: the facts that need re-confirmation (the review queue's second
+section, and the pass that ends expired facts), and the freshness report and stats.
+
+A fact's score is computed when read (facts.rules.freshness), not stored, so no query can
+filter on it. Every read here narrows in SQL on a condition the score implies: a score
+below AGING needs a base below it, so the fact was last confirmed more than one half-life
+ago (the use terms only raise the score); the exact score then decides in Python.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from facts.models import Category, Fact, FactQuerySet, Status
+from facts.queries import fact_freshness, fact_to_dict
+from facts.rules import AGING, half_life_days, policy_half_lives
+from tenancy.access import Access
+from tenancy.models import Agent
+
+# Candidates read per request, oldest confirmation first; those kept fresh by use drop out.
+CANDIDATES_MAX = 1000
+NEEDS_RECONFIRMATION_LIMIT = 50
+LABELS = ("fresh", "aging", "stale", "expired")
+
+
+def _past_half_life(agents: list[Agent], now: datetime) -> Q:
+    """Facts confirmed more than one half-life ago, for the shortest half-life any of
+    ``agents`` gives each category (a necessary condition of being stale for all)."""
+    condition = Q(pk__in=[])
+    for category in Category.values:
+        days = min(half_life_days(category, policy_half_lives(a.memory_policy)) for a in agents)
+        condition |= Q(category=category, last_confirmed_at__lt=now - timedelta(days=days))
+    return condition
+
+
+def _candidates(agents: list[Agent], now: datetime) -> FactQuerySet:
+    return (
+        Fact.objects.current()
+        .filter(agent__in=agents)
+        .filter(_past_half_life(agents, now))
+        .order_by("last_confirmed_at", "id")
+    )
+
+
+def _stale(facts: list[Fact], agents: list[Agent], now: datetime) -> list[Fact]:
+    by_pk = {a.pk: a for a in agents}
+    stale = []
+    for fact in facts:
+        fact.agent = by_pk[fact.agent_id]
+        if fact_freshness(fact, now=now)["freshness"] < AGING:
+            stale.append(fact)
+    return stale
+
+
+def reconfirmation_candidates(agent: Agent, *, now: datetime) -> list[Fact]:
+    """The agent's current facts that are stale or expired at ``now``, oldest confirmation
+    first (at most CANDIDATES_MAX looked at)."""
+    return _stale(list(_candidates([agent], now)[:CANDIDATES_MAX]), [agent], now)
+
+
+def needs_reconfirmation(
+    access: Access, *, limit: int = NEEDS_RECONFIRMATION_LIMIT, now: datetime | None = None
+) -> list[dict[str, Any]]:
+    """Stale and expired current facts of every agent ``access`` sees, the longest
+    unconfirmed first: what the review queue asks a person to confirm, end or delete."""
+    now = now or timezone.now()
+    agents = list(access.agents())
+    if not agents:
+        return []
+    facts = _stale(list(_candidates(agents, now)[:CANDIDATES_MAX]), agents, now)
+    return [fact_to_dict(fact, now=now) for fact in facts[:limit]]
+
+
+@dataclass(frozen=True)
+class FreshnessReport:
+    agent: Agent
+    user: str | None
+    counts: dict[str, int]
+    average_freshness: float | None
+    facts: list[dict[str, Any]]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "agent_id": self.agent.agent_id,
+            "user": self.user,
+            "counts": dict(self.counts),
+            "average_freshness": self.average_freshness,
+            "facts": self.facts,
+        }
+
+
+def freshness_report(
+    *, agent: Agent, user: str | None = None, now: datetime | None = None
+) -> FreshnessReport:
+    """The agent's current facts (about ``user`` if given), each with its freshness: counts
+    of active (current), fresh, aging, stale and expired among them, and contradicted
+    (disputed values waiting for review); the average score; stalest first."""
+    now = now or timezone.now()
+    facts = Fact.objects.filter(agent=agent)
+    if user is not None:
+        facts = facts.filter(user_ref=user)
+    current = list(facts.current().order_by("last_confirmed_at", "id"))
+    rows = []
+    for fact in current:
+        fact.agent = agent
+        rows.append(fact_to_dict(fact, now=now))
+    counts = {"active": len(rows), **dict.fromkeys(LABELS, 0)}
+    for row in rows:
+        counts[row["freshness_label"]] += 1
+    counts["contradicted"] = facts.disputed().count()
+    average = round(sum(r["freshness"] for r in rows) / len(rows), 4) if rows else None
+    return FreshnessReport(
+        agent=agent, user=user, counts=counts, average_freshness=average, facts=rows
+    )
+
+
+def freshness_stats(access: Access) -> list[dict[str, Any]]:
+    """Per agent ``access`` sees: facts by status (one grouped query), and how many of the
+    current ones need re-confirmation."""
+    agents = list(access.agents().order_by("workspace__slug", "agent_id"))
+    totals: dict[int, dict[str, Any]] = {
+        row["agent_id"]: dict(row)
+        for row in Fact.objects.filter(agent__in=agents)
+        .values("agent_id")
+        .annotate(
+            total=Count("id"),
+            **{s: Count("id", filter=Q(status=s)) for s in Status.values},
+        )
+    }
+    now = timezone.now()
+    stats = []
+    for agent in agents:
+        row = totals.get(agent.pk, {})
+        stats.append(
+            {
+                "agent_id": agent.agent_id,
+                "workspace": agent.workspace.slug,
+                "total": row.get("total", 0),
+                **{s: row.get(s, 0) for s in Status.values},
+                "needs_reconfirmation": len(reconfirmation_candidates(agent, now=now)),
+            }
+        )
+    return stats
