@@ -59,6 +59,17 @@ class MemoryPolicyIn(BaseModel):
     base_interval_seconds: Any = Field(
         None, description="1 s to one year (default 86400, one day)."
     )
+    fact_half_life_days: Any = Field(
+        None,
+        description="Facts' freshness half-life in days per category (1 to 36,500); "
+        "categories left out keep the server's (employment 180, location 365, ...).",
+        examples=[{"employment": 90}],
+    )
+    end_expired_facts: Any = Field(
+        None,
+        description="End this agent's expired facts automatically (default false); "
+        "audited as system:freshness.",
+    )
     extract_facts: Any = Field(
         None,
         description="Learn facts from each new memory about a user, by the worker after the "
@@ -72,6 +83,8 @@ class MemoryPolicyOut(Schema):
     spaced_repetition_factor: float
     base_interval_seconds: int
     extract_facts: bool
+    fact_half_life_days: dict[str, int]
+    end_expired_facts: bool
 
 
 class MemoryIn(StrictSchema):

@@ -34,6 +34,18 @@ DEFAULTS = {
     "spaced_repetition_factor": 1.0,
     "base_interval_seconds": 86400,
     "extract_facts": True,
+    "fact_half_life_days": {
+        "employment": 180,
+        "location": 365,
+        "contact": 730,
+        "preference": 365,
+        "relationship": 730,
+        "skill": 1095,
+        "belief": 365,
+        "fact": 3650,
+        "general": 365,
+    },
+    "end_expired_facts": False,
 }
 DAY = timedelta(days=1)
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -106,6 +118,8 @@ def test_put_replaces_the_policy_and_returns_the_effective_one(api, agent):
         "spaced_repetition_factor": 2.0,
         "base_interval_seconds": 3600,
         "extract_facts": False,
+        "fact_half_life_days": DEFAULTS["fact_half_life_days"],
+        "end_expired_facts": False,
     }
     assert response.json() == expected
     assert api.get(POLICY_URL).json() == expected
@@ -356,3 +370,14 @@ def test_get_memory_policy_fills_in_defaults(agent):
         "working": 60,
     }
     assert policy.repetition_step_seconds == 86400.0
+
+
+@pytest.mark.django_db
+def test_the_facts_settings_of_the_policy_are_answered_as_set(api, agent):
+    body = {"fact_half_life_days": {"employment": 90}, "end_expired_facts": True}
+    response = put(api, POLICY_URL, body)
+    assert response.status_code == 200
+    assert response.json()["fact_half_life_days"]["employment"] == 90
+    assert response.json()["fact_half_life_days"]["location"] == 365
+    assert response.json()["end_expired_facts"] is True
+    assert api.get(POLICY_URL).json()["fact_half_life_days"]["employment"] == 90
