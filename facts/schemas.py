@@ -15,6 +15,9 @@ class SourceIn(StrictSchema):
     reference: StrictStr = Field("", description="Id of the stored item (message, memory...).")
     excerpt: StrictStr = Field("", description="The words the fact was learned from.")
     operator: StrictStr = Field("", description="The operator, for kind=operator.")
+    memory_id: StrictDbId | None = Field(
+        None, description="A stored memory of the same agent the fact was learned from."
+    )
 
 
 class FactAssertIn(StrictSchema):
@@ -32,16 +35,12 @@ class FactAssertIn(StrictSchema):
     source: SourceIn
 
 
-class CheckSourceIn(SourceIn):
-    memory_id: StrictDbId | None = Field(None, description="The stored memory the text is.")
-
-
 class FactCheckIn(StrictSchema):
     agent_id: StrictStr
     user: StrictStr = Field(description="The user who wrote the text: its facts are checked.")
     text: StrictStr = Field(description="The user's own words, at most 20,000 characters.")
     apply: StrictBool = Field(False, description="Carry out the suggested actions.")
-    source: CheckSourceIn | None = Field(
+    source: SourceIn | None = Field(
         None, description="Where the text comes from. Default: a conversation summary."
     )
     now: StrictStr | None = Field(

@@ -96,6 +96,11 @@ def register(memory_commands: Any) -> None:
     p.add_argument("--valid-from")
     p.add_argument("--valid-to")
     p.add_argument("--note", default="", help="Why you know it (kept as the source excerpt).")
+    p.add_argument(
+        "--memory-id",
+        type=int,
+        help="A stored memory of the agent the fact comes from: erasing it erases the fact.",
+    )
     add_json_flag(p)
     p.set_defaults(handler=assert_fact)
 
@@ -315,7 +320,10 @@ def assert_fact(args: argparse.Namespace) -> None:
             valid_to=parse_time(args.valid_to, field="valid_to"),
         )
         source = services.SourceInput(
-            kind=SourceKind.OPERATOR, operator=operator, excerpt=args.note
+            kind=SourceKind.OPERATOR,
+            operator=operator,
+            excerpt=args.note,
+            memory_id=args.memory_id,
         )
         result = services.assert_fact(agent=agent, claim=claim, source=source, actor=access.actor)
     fact = queries.fact_to_dict(result.fact)
