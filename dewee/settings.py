@@ -284,6 +284,13 @@ DEWEE_SESSION_SUMMARISER = os.environ.get(
 # For memory.summaries.http_summary: where it POSTs the texts, and how long it waits.
 DEWEE_SUMMARISER_URL = os.environ.get("DEWEE_SUMMARISER_URL", "")
 DEWEE_SUMMARISER_TIMEOUT_SECS = float(os.environ.get("DEWEE_SUMMARISER_TIMEOUT_SECS", 30))
+# Facts learned from text: "rules" (local, no model, no network) or "llm", an
+# OpenAI-compatible chat completions API the operator runs or rents (facts.extraction.llm).
+DEWEE_FACTS_EXTRACTOR = os.environ.get("DEWEE_FACTS_EXTRACTOR", "rules")
+DEWEE_FACTS_LLM_URL = os.environ.get("DEWEE_FACTS_LLM_URL", "")
+DEWEE_FACTS_LLM_MODEL = os.environ.get("DEWEE_FACTS_LLM_MODEL", "")
+DEWEE_FACTS_LLM_API_KEY = os.environ.get("DEWEE_FACTS_LLM_API_KEY", "")
+DEWEE_FACTS_LLM_TIMEOUT_SECS = float(os.environ.get("DEWEE_FACTS_LLM_TIMEOUT_SECS", 30))
 DEWEE_AUTOPILOT_ENABLED = _env_bool("DEWEE_AUTOPILOT_ENABLED", True)
 DEWEE_AUTOPILOT_DEDUP_INTERVAL_SECS = int(
     os.environ.get("DEWEE_AUTOPILOT_DEDUP_INTERVAL_SECS", 6 * 3600)

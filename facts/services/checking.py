@@ -17,7 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
-from facts.extraction import Statement, extract
+from facts.extraction import Statement
+from facts.extraction.llm import get_extractor
 from facts.extraction.semantic import map_predicates
 from facts.models import EXCERPT_MAX_CHARS, KEY_MAX_CHARS, Fact, SourceKind, Status
 from facts.queries import fact_detail
@@ -236,7 +237,8 @@ def check_text(
     now = now or timezone.now()
     if timezone.is_naive(now):
         raise InvalidInput("now", "must carry a time zone")
-    findings = find(extract(text, now=now), held_facts(agent=agent, user=user, now=now))
+    statements = get_extractor()(text, now=now)
+    findings = find(statements, held_facts(agent=agent, user=user, now=now))
     applied: list[Applied] = []
     if apply:
         with transaction.atomic():
