@@ -54,8 +54,11 @@ def test_point_in_time_shows_what_was_believed_then(sign_in, live_server, agent)
     expect(page.locator("#facts-table tbody")).to_contain_text("Acme")
     as_of.fill("2026-07-01T12:00")
     as_of.dispatch_event("input")
-    expect(page.locator("#facts-table tbody")).to_contain_text("Globex")
-    expect(page.locator("#facts-table tbody tr")).to_have_count(1)
+    # Then Globex was current and Acme its history: each row with the status it had then.
+    rows = page.locator("#facts-table tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.filter(has_text="Globex")).to_contain_text("current")
+    expect(rows.filter(has_text="Acme")).to_contain_text("history")
 
 
 def test_delete_requires_a_reason(sign_in, live_server, agent):
