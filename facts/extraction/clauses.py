@@ -45,7 +45,9 @@ PLAN = re.compile(
 # Future forms that announce a change; without a date they are only plans.
 FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|i'm moving|i am moving|we're moving|i'm relocating|"
-    r"i'm joining|i am joining|i'm starting|i am starting|i start|i join|starting|from)\b",
+    r"i'm joining|i am joining|i'm starting|i am starting|i start|i join|starting|"
+    r"from\s+(?:next|tomorrow|today|now|on|the|\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"dec|mon|tue|wed|thu|fri|sat|sun))\b",
     re.IGNORECASE,
 )
 REPORTED = re.compile(

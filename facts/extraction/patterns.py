@@ -35,8 +35,14 @@ EMPLOYER = rx(
     r"will be joining|(?:started|start|'m starting|am starting|'ll start|will start|began)"
     r"(?:\s+(?:working|a new job|my new job|a job|a new role|my new role))?\s+(?:at|with|for)|"
     r"got (?:a|an|my) (?:new )?(?:job|position|role|offer) (?:at|with)|got hired (?:at|by)|"
-    r"was hired (?:at|by)|'ve been hired (?:at|by)|'ll be at|will be at|'m now at|am now at)\s+"
-    + REST,
+    r"was hired (?:at|by)|'ve been hired (?:at|by)|'ll be at|will be at|'m now at|am now at|"
+    r"(?:took|'ve taken|have taken|accepted|'ve accepted|have accepted|landed|'ve landed)\s+"
+    r"(?:a|an|the)\s+(?:new\s+)?(?:job|position|role|post|offer)\s+(?:at|with|from))\s+" + REST,
+    # "I'm at Netflix now": only with the "now" that makes it a job rather than a visit.
+    I_AM + r"(?:at|with)\s+(?P<v>[^,;.!?]+?)\s+(?:now|these days|nowadays)\s*[.!]*$",
+    r"^(?:starting|from|as of)\b[^,]*?,?\s*" + I_AM + r"(?:at|with)\s+" + REST,
+    S + r"(?:moved|relocated|'m moving|am moving)\s+.*?\bfor\s+(?:a|the)\s+(?:new\s+)?"
+    r"(?:job|position|role)\s+(?:at|with)\s+" + REST,
     r"\bnow\s+i(?:'m|\s+am)\s+(?:at|with)\s+" + REST,
     r"(?:\b(?:for|with|at)\s+)?\bmy\s+(?:new\s+)?(?:job|position|role|gig|employer)"
     r"(?:\s+is(?:\s+now)?)?\s+(?:at|with)\s+" + REST,
@@ -51,6 +57,7 @@ TITLE_VERBS = (
 )
 JOB_TITLE = rx(
     I_AM + r"(?:an?|the)\s+" + REST,
+    r"\bi(?:'ll|\s+will)\s+be\s+(?:an?|the)\s+" + REST,
     S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
     r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
     r"(?:an?\s+|the\s+)?" + REST,
@@ -60,7 +67,8 @@ PLACE = rx(
     S + r"(?:live|living|'m living|reside|residing|'m based|am based|'re based|are based|"
     r"'m settled|settled|'ll be living|will be living)\s+in\s+" + REST,
     S + r"(?:moved|move|'m moving|am moving|'re moving|are moving|'ll move|will move|"
-    r"'ll be moving|will be moving|relocated|'m relocating|am relocating|'ll relocate|"
+    r"'ll be moving|will be moving|'ll be relocating|will be relocating|relocated|"
+    r"'m relocating|am relocating|'ll relocate|"
     r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?to\s+"
     + REST,
     S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
@@ -91,7 +99,7 @@ DIET = rx(
 )
 LIKES = rx(
     S + r"(?:love|like|enjoy|adore|dig|(?:'m\s+|am\s+)?(?:into|obsessed with|passionate about|"
-    r"crazy about|(?:a\s+)?(?:big\s+|huge\s+)?fan of))\s+" + REST,
+    r"crazy about|(?:quite\s+|very\s+)?fond of|(?:a\s+)?(?:big\s+|huge\s+)?fan of))\s+" + REST,
     r"\bmy\s+(?:absolute\s+)?favou?rite\s+(?:\w+\s+)?is\s+" + REST,
     r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]+?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?"
     r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
@@ -113,9 +121,11 @@ LANGUAGE = rx(
 SKILL = rx(
     I_AM + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|great at|skilled (?:in|at)|"
     r"proficient (?:in|at|with)|an expert (?:in|on|at)|experienced (?:in|with)|"
-    r"certified in|fluent in)\s+" + REST,
+    r"certified in|fluent in|handy with)\s+" + REST,
     S + r"(?:know how to|can code in|program in|code in|have experience (?:in|with)|"
     r"have \w+ years of experience (?:in|with))\s+" + REST,
+    S + r"know\s+(?!the\b|this\b|that\b|my\b|your\b|his\b|her\b|their\b|our\b)"
+    r"(?P<v>[\w#+.' -]+?)\s+(?:pretty\s+|really\s+|quite\s+|very\s+|fairly\s+)?well\b",
 )
 
 
