@@ -4,6 +4,7 @@ when the text does; the check ends a current fact only when that value matches i
 
 import re
 
+from facts.extraction.contacts import contact_endings
 from facts.extraction.grammar import NAME, S_PLAIN, SPECIES_GROUP, S
 from facts.extraction.statements import Statement, ending, is_lowercase_text, phrase, proper_name
 from facts.extraction.vocabulary import COUNTRIES, DIETS, JOB_WORDS
@@ -206,4 +207,5 @@ def endings(clause: str) -> list[Statement]:
         or _relationship_endings(clause)
         or _place_endings(clause, lenient)
         or _preference_endings(clause)
+        or contact_endings(clause)
     )

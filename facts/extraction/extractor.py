@@ -6,6 +6,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from facts.extraction import clauses as traps
+from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes
@@ -89,7 +90,8 @@ def _extract_clause(clause: str, *, now: datetime) -> list[Statement]:
     disliked = dislikes(clause)
     if disliked:
         return disliked
-    if traps.is_negated(clause) or traps.is_past(clause, now.year):
+    # An address's own words ("ola@firma.no") negate nothing.
+    if traps.is_negated(EMAIL.sub(" ", clause)) or traps.is_past(clause, now.year):
         return []
     start = None
     if traps.is_future(clause):

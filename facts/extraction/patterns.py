@@ -4,6 +4,7 @@ a clause (already cleared of traps) and returns the statements it makes."""
 import re
 from collections.abc import Callable
 
+from facts.extraction.contacts import contact
 from facts.extraction.dates import birthday_value
 from facts.extraction.grammar import I_AM, REST, S, evidence_of, rx
 from facts.extraction.people import children, pets, relationships
@@ -72,19 +73,6 @@ PLACE = rx(
     r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?to\s+"
     + REST,
     S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
-)
-EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-EMAIL_OWNER = re.compile(
-    r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
-    r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+me\s+(?:at|on|via)\b"
-    r"|\bdrop\s+me\s+a\s+(?:line|note|mail)\s+at\b",
-    re.I,
-)
-PHONE = re.compile(r"\+?\d[\d\s().-]{5,}\d")
-PHONE_OWNER = re.compile(
-    r"\bmy\s+(?:new\s+|work\s+|personal\s+)?(?:phone|cell|mobile|number|whatsapp)\b"
-    r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b",
-    re.I,
 )
 BIRTHDAY = rx(
     r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)(?:\s+is|'s|\s+falls)\s+" + REST,
@@ -212,23 +200,6 @@ def place(clause: str) -> list[Statement]:
             )
         return found
     return []
-
-
-def contact(clause: str) -> list[Statement]:
-    found: list[Statement] = []
-    email = EMAIL.search(clause)
-    owner = EMAIL_OWNER.search(clause)
-    if email and owner and owner.start() < email.start():
-        found.append(said("email", email.group(0), clause[owner.start() : email.end()], EXPLICIT))
-    phone = PHONE.search(clause)
-    owner = PHONE_OWNER.search(clause)
-    if phone and owner and owner.start() < phone.start() and not email:
-        digits = re.sub(r"\D", "", phone.group(0))
-        if 7 <= len(digits) <= 15:
-            found.append(
-                said("phone", phone.group(0).strip(), clause[owner.start() : phone.end()], EXPLICIT)
-            )
-    return found
 
 
 def birthday(clause: str) -> list[Statement]:

@@ -13,7 +13,7 @@ SPOUSE = rx(
     r"(?:my\s+[\w\s-]{3,40}?,\s+)?" + NAME,
 )
 PARTNER = rx(
-    r"\bmy\s+(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)(?:'s\s+name\s+is|\s+is|,)?\s+"
+    r"\bmy\s+(?:new\s+|current\s+)?(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)(?:'s\s+name\s+is|\s+is|,)?\s+"
     + NAME,
     S + r"(?:dating|'m dating|am dating|'m seeing|am seeing|got engaged to|'m engaged to|"
     r"am engaged to|'m in a relationship with|moved in with)\s+"
@@ -40,6 +40,14 @@ PET = rx(
     S + r"(?:have|'ve got|got|adopted|rescued|bought|brought home)\s+(?:a|an|our)\s+"
     r"(?:[\w-]+\s+){0,2}?(?P<species>" + SPECIES_GROUP + r")\b"
     r"(?:(?:\s+named|\s+called|,)\s+" + NAME + ")?",
+)
+# "I've got two cats, Miso and Tofu", "my dogs are called Rex and Bo".
+PETS = re.compile(
+    r"(?:\b(?:my|our)|\b(?:i|we)(?:'ve\s+got|\s+have(?:\s+got)?|\s+got)\s+"
+    r"(?:two|three|four|five|\d+))\s+(?:[\w-]+\s+)?(?:" + SPECIES_GROUP + r")(?:e?s)\b"
+    r"(?:\s+are(?:\s+(?:named|called))?|,|:)?\s+(?:named\s+|called\s+)?"
+    r"(?-i:(?P<v>[A-Z][\w'-]+(?:(?:,\s*|\s+and\s+|,\s+and\s+)[A-Z][\w'-]+)+))",
+    re.I,
 )
 
 # "... and a dog named Bo", after a first pet of the same clause.
@@ -76,6 +84,10 @@ def children(clause: str) -> list[Statement]:
 def pets(clause: str) -> list[Statement]:
     """Every pet of the clause: "a cat named Whiskers and a dog named Bo"."""
     found: list[Statement] = []
+    match = PETS.search(clause)
+    if match:
+        names = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("v"))
+        return [said("pet", n, match.group(0), LIKELY) for n in names if n]
     for pattern in PET:
         for match in pattern.finditer(clause):
             name = match.groupdict().get("v")
