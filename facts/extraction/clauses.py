@@ -46,7 +46,7 @@ PLAN = re.compile(
 FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|i'm moving|i am moving|we're moving|i'm relocating|"
     r"i'm joining|i am joining|i'm starting|i am starting|i start|i join|starting|"
-    r"from\s+(?:next|tomorrow|today|now|on|the|\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"from\s+(?:next|tomorrow|today|now|on|\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
     r"dec|mon|tue|wed|thu|fri|sat|sun))\b",
     re.IGNORECASE,
 )

@@ -30,7 +30,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 LEFT_JOB = _rx(
     S + r"(?P<verb>left|quit|resigned(?:\s+from)?|(?:was|got|been)\s+(?:laid off|let go|fired|"
     r"made redundant)(?:\s+from)?|retired(?:\s+from)?|walked away from|handed in my notice at|"
-    r"stopped working (?:at|for)|finished (?:at|with))"
+    r"stopped working (?:at|for)|finished (?:at|with)|'m leaving|am leaving|'ll be leaving|"
+    r"will be leaving|'ll leave|will leave)"
     r"(?:\s+(?P<v>.+))?$"
 )
 NOT_WITH = _rx(
@@ -73,6 +74,7 @@ SPLIT = _rx(
 )
 LIKE_NO_MORE = _rx(
     S + r"(?:(?:don't|do not|no longer)\s+(?:like|love|enjoy)|used to (?:like|love|enjoy)|"
+    r"(?:don't|do not|no longer)\s+eat|stopped eating|"
     r"stopped (?:liking|loving|enjoying)|(?:'m|am)\s+(?:no longer|not)\s+into|"
     r"(?:'m|am)\s+over)\s+(?P<v>.+)"
 )
@@ -82,6 +84,9 @@ PET_GONE = _rx(
     r"|\bwe\s+(?:lost|had to put down|rehomed|gave away)\s+our\s+(?:\w+\s+)?(?P<species2>"
     + SPECIES_GROUP
     + r")(?:,?\s+(?-i:(?P<v2>[A-Z]\w+)))?"
+    r"|\b(?:i|we)\s+(?:gave|had to give)\s+(?:my|our)\s+(?:\w+\s+)?(?P<species3>"
+    + SPECIES_GROUP
+    + r")(?:,?\s+(?-i:(?P<v3>[A-Z]\w+)),?)?\s+away\b"
 )
 
 
@@ -93,9 +98,12 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
             raw = ""  # "I retired last year": no object, only when
         verb = match.group("verb").lower()
         if not raw:
-            if verb.startswith("left"):
+            if verb.startswith("left") or "leav" in verb:
                 return []
             return [ending("employer", None, clause[match.start() : match.end("verb")], 0.85)]
+        if verb.startswith("retired") and raw.split()[0].lower().endswith("ing"):
+            # "I retired from teaching": the work ends, whoever it was for.
+            return [ending("job_title", None, clause[match.start() : match.end()], 0.85)]
         job = _JOB_PHRASE.match(raw)
         if job:
             org = job.group("org") and proper_name(job.group("org"), lenient=lenient)
@@ -107,7 +115,7 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
         if org.lower() in COUNTRIES:
             return [ending("country", org, evidence, 0.85)]
         found = [ending("employer", org, evidence, 0.85)]
-        if verb.startswith("left"):
+        if verb.startswith("left") or "leav" in verb:
             # "I left Berlin" names a city as often as "I left Dropbox" a company: both
             # endings are offered, and only one whose value matches a current fact ends it.
             found.append(ending("city", org, evidence, 0.85))
@@ -192,8 +200,9 @@ def _preference_endings(clause: str) -> list[Statement]:
             found.append(ending("likes", value, match.group(0).rstrip(" .!"), 0.85))
     match = PET_GONE.search(clause)
     if match:
-        gone = match.group("v") or match.group("v2")
-        species = (match.group("species") or match.group("species2")).lower()
+        gone = match.group("v") or match.group("v2") or match.group("v3")
+        species = match.group("species") or match.group("species2") or match.group("species3")
+        species = species.lower()
         found.append(ending("pet", gone or species, match.group(0), 0.85))
     return found
 

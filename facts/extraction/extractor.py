@@ -25,6 +25,7 @@ _SUBJECT_DROPPED = re.compile(
     r"got|quit|left|resigned|became|adopted|married|switched|broke up)\b)",
     re.I,
 )
+_LEAVING = re.compile(r"\b(?:i'm|i am|we're|we are)\s+(?:\w+\s+)?leaving\b", re.I)
 _NOW = re.compile(r"\b(?:today|now|as of today|right now|this week)\b", re.I)
 
 
@@ -82,6 +83,10 @@ def _extract_clause(clause: str, *, now: datetime) -> list[Statement]:
     if plan:
         return []
     ended = endings(clause)
+    if ended and (traps.is_future(clause) or _LEAVING.search(clause)):
+        # "I'm leaving Intel on June 30" ends the job on that date; with no date, a plan.
+        start = future_start(clause, now)
+        return _with_start(ended, start) if start or _NOW.search(clause) else []
     if ended:
         return ended
     born = birthday(clause)
