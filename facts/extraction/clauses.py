@@ -82,11 +82,41 @@ TOGETHER = re.compile(r"\b(my\s+[\w-]+\s+and)(\s+(?:i|me)\b)", re.IGNORECASE)
 _JOINER = "\u200d"
 
 
+# "I live in Jakarta and work at Google": a second verb that shares the first one's subject.
+# Only forms that cannot have a third-person subject ("works" can) and only with the words
+# that make them a statement ("work at", "live in").
+SHARED_SUBJECT = re.compile(
+    r",?\s+and\s+(?:now\s+|also\s+|currently\s+|then\s+)?(?=(?:work|working)\s+(?:at|for|as)\b"
+    r"|(?:live|living)\s+in\b|(?:joined|started at|started working)\b)",
+    re.IGNORECASE,
+)
+# The subject of a clause with what it carries to a verb that shares it: "I'm", "I don't",
+# "I'll", "Back in 2015 I", "If I".
+SUBJECT = re.compile(
+    r"^(?P<subject>.*?\b(?:i|we)\b(?:'m|'ve|'ll|'d|'re)?"
+    r"(?:\s+(?:am|are|have|will|do not|don't|did not|didn't|never|no longer|not))*)\s",
+    re.IGNORECASE,
+)
+
+
+def _shared_subject(clause: str) -> list[str]:
+    """ "I live in Jakarta and work at Google" -> its two clauses, the subject repeated. A
+    second verb whose subject is someone else ("My brother lives in ... and work...") is
+    dropped with it."""
+    head, *tails = SHARED_SUBJECT.split(clause)
+    if not tails:
+        return [clause]
+    subject = SUBJECT.match(head)
+    if subject is None:
+        return [head]
+    return [head] + [f"{subject.group('subject')} {tail}" for tail in tails]
+
+
 def clauses(sentence: str) -> list[str]:
     """The clauses of one sentence; a question mark stays with the last one."""
     marked = TOGETHER.sub(rf"\1{_JOINER}\2", sentence)
     parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)
-    return [c for c in parts if c]
+    return [shared for c in parts if c for shared in _shared_subject(c)]
 
 
 def scene_setting(clause: str) -> bool:

@@ -1,0 +1,246 @@
+"""Everyday phrasings of the vocabulary beyond the textbook ones: a subject left out of a
+coordinated clause, contacts given without "my email is", partner and diet words, likes and
+skills, pets named in an appositive, changes with a date and endings. Each rule has its
+paraphrases and the near misses that must state nothing."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from facts.extraction import extract
+
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+def said(text):
+    """(predicate, qualifier, value) of each statement; an ending's value is ("ended", X)."""
+    return {
+        (s.predicate, s.qualifier, s.value if s.value is not None else ("ended", s.ended))
+        for s in extract(text, now=NOW)
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I live in Jakarta and work at Google",
+            {("city", "", "Jakarta"), ("employer", "", "Google")},
+        ),
+        (
+            "I'm based in Oslo and working for Equinor",
+            {("city", "", "Oslo"), ("employer", "", "Equinor")},
+        ),
+        (
+            "I just moved to Porto and joined Farfetch",
+            {("city", "", "Porto"), ("employer", "", "Farfetch")},
+        ),
+        (
+            "I just moved to Lisbon for a new job at Figma",
+            {("city", "", "Lisbon"), ("employer", "", "Figma")},
+        ),
+        (
+            "I relocated to Austin for a job with Dell",
+            {("city", "", "Austin"), ("employer", "", "Dell")},
+        ),
+    ],
+)
+def test_a_subject_left_out_of_a_coordinated_clause_is_the_speaker(text, expected):
+    assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My brother lives in Jakarta and works at Google", set()),
+        ("I don't live in Jakarta and work at Google", set()),
+        ("I'll move to Paris and work at Google", set()),
+        ("Back in 2015 I lived in Boston and worked at IBM", set()),
+        ("If I move to Lisbon and work at Figma, I'd be happy", set()),
+        ("My sister moved to Lisbon for a new job at Figma", set()),
+        ("I'm looking for a new job at Figma", set()),
+    ],
+)
+def test_a_coordinated_clause_keeps_the_trap_of_its_first_half(text, expected):
+    assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I'm at Netflix now", "Netflix"),
+        ("I'm with Deloitte these days", "Deloitte"),
+        ("I've taken a position with the World Bank", "World Bank"),
+        ("I took a job at Shopify", "Shopify"),
+        ("I accepted an offer from Stripe", "Stripe"),
+        ("I've accepted a role with Canonical", "Canonical"),
+    ],
+)
+def test_employer_phrasings(text, value):
+    assert said(text) == {("employer", "", value)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm at the gym now",
+        "I'm at home now",
+        "My wife accepted an offer from Stripe",
+        "Should I accept an offer from Stripe?",
+        "I might accept the offer from Stripe",
+        "I turned down an offer from Stripe",
+    ],
+)
+def test_employer_near_misses_state_nothing(text):
+    assert said(text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("use j.doe@example.net for anything official", {("email", "", "j.doe@example.net")}),
+        ("You can reach me at kim@mail.org", {("email", "", "kim@mail.org")}),
+        ("I'm reachable at ola@firma.no", {("email", "", "ola@firma.no")}),
+        ("you can text me on +44 20 7946 0958", {("phone", "", "+44 20 7946 0958")}),
+        ("I'm on +351 912 345 678 most evenings", {("phone", "", "+351 912 345 678")}),
+        ("email my boss at boss@corp.com", set()),
+        ("my boss's email is boss@corp.com", set()),
+        ("Use the form at help@corp.com? no", set()),
+        ("call my mum on +44 20 7946 0000", set()),
+    ],
+)
+def test_contacts_given_as_the_speakers_own(text, expected):
+    assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my gf Anna is lovely", {("partner", "", "Anna")}),
+        ("my new boyfriend Luca is sweet", {("partner", "", "Luca")}),
+        ("My fiancée Marta loves it", {("partner", "", "Marta")}),
+        ("My bf, Tom, cooks", {("partner", "", "Tom")}),
+        ("my girlfriend's name is Priya", {("partner", "", "Priya")}),
+        ("My sister's boyfriend Luca is sweet", set()),
+        ("Is your boyfriend Luca coming?", set()),
+    ],
+)
+def test_partner_words(text, expected):
+    assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm pescatarian", {("diet", "", "pescatarian")}),
+        ("I'm on a keto diet", {("diet", "", "keto")}),
+        ("I've gone vegan", {("diet", "", "vegan")}),
+        ("I'm really fond of jazz", {("likes", "jazz", "jazz")}),
+        ("I'm quite fond of hiking", {("likes", "hiking", "hiking")}),
+        ("I'm into climbing", {("likes", "climbing", "climbing")}),
+        ("Techno is my jam", {("likes", "techno", "Techno")}),
+        ("I'm not fond of jazz", set()),
+        ("My dad is fond of jazz", set()),
+        ("I know Rust pretty well", {("skill", "rust", "Rust")}),
+        ("I know Excel really well", {("skill", "excel", "Excel")}),
+        ("I'm handy with Photoshop", {("skill", "photoshop", "Photoshop")}),
+        ("I'm pretty handy with a soldering iron", {("skill", "soldering iron", "soldering iron")}),
+        ("I know him pretty well", set()),
+        ("I know the area really well", set()),
+        ("I don't know Rust very well", set()),
+        ("My son is handy with Photoshop", set()),
+    ],
+)
+def test_diets_likes_and_skills(text, expected):
+    assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I have a daughter, Yuki, who is 4", {("child", "yuki", "Yuki")}),
+        (
+            "I've got two cats, Miso and Tofu",
+            {("pet", "miso", "Miso"), ("pet", "tofu", "Tofu")},
+        ),
+        (
+            "We have three dogs: Rex, Bo and Luna",
+            {("pet", "rex", "Rex"), ("pet", "bo", "Bo"), ("pet", "luna", "Luna")},
+        ),
+        ("My cats are called Pip and Zed", {("pet", "pip", "Pip"), ("pet", "zed", "Zed")}),
+        ("My sister has two cats, Miso and Tofu", set()),
+    ],
+)
+def test_children_and_pets_in_an_appositive(text, expected):
+    assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "value", "start"),
+    [
+        (
+            "I'll be relocating to Paris on October 1",
+            "city",
+            "Paris",
+            datetime(2027, 10, 1, tzinfo=UTC),
+        ),
+        (
+            "As of August 1 I'll be the head of design",
+            "job_title",
+            "head of design",
+            datetime(2027, 8, 1, tzinfo=UTC),
+        ),
+        (
+            "starting next monday I'm at Revolut",
+            "employer",
+            "Revolut",
+            datetime(2026, 12, 7, tzinfo=UTC),
+        ),
+    ],
+)
+def test_future_changes_with_a_date(text, predicate, value, start):
+    found = [s for s in extract(text, now=NOW) if s.predicate == predicate]
+    assert [(s.value, s.valid_from) for s in found] == [(value, start)]
+
+
+def test_an_ending_with_a_future_date_starts_on_that_date():
+    found = extract("I'm leaving Intel on June 30", now=NOW)
+    # As with "I left Dropbox", the name may be a company or a city: both endings are offered.
+    assert [(s.predicate, s.ended, s.value, s.valid_from) for s in found] == [
+        ("employer", "Intel", None, datetime(2027, 6, 30, tzinfo=UTC)),
+        ("city", "Intel", None, datetime(2027, 6, 30, tzinfo=UTC)),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll be relocating to Paris someday",
+        "I'm leaving Intel",
+        "I'm thinking of leaving Intel on June 30",
+        "My boss is leaving Intel on June 30",
+    ],
+)
+def test_a_future_change_without_a_date_or_with_a_trap_is_a_plan(text):
+    assert said(text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I retired from teaching", {("job_title", "", ("ended", None))}),
+        ("I've retired from nursing", {("job_title", "", ("ended", None))}),
+        ("we gave our cat away", {("pet", "cat", ("ended", "cat"))}),
+        ("We rehomed our dog", {("pet", "dog", ("ended", "dog"))}),
+        ("my old number 555 1234 is disconnected", {("phone", "", ("ended", "555 1234"))}),
+        ("My old phone number was cancelled", {("phone", "", ("ended", None))}),
+        ("I don't eat sushi anymore", {("likes", "sushi", ("ended", "sushi"))}),
+        ("I stopped eating chocolate", {("likes", "chocolate", ("ended", "chocolate"))}),
+        ("My dad retired from teaching", set()),
+        ("I don't eat sushi", set()),
+        ("My brother's old number is disconnected", set()),
+        ("Did you give your cat away?", set()),
+    ],
+)
+def test_endings_in_everyday_words(text, expected):
+    assert said(text) == expected
