@@ -86,7 +86,7 @@ _JOINER = "\u200d"
 # Only forms that cannot have a third-person subject ("works" can) and only with the words
 # that make them a statement ("work at", "live in").
 SHARED_SUBJECT = re.compile(
-    r",?\s+and\s+(?:now\s+|also\s+|currently\s+|then\s+)?(?=(?:work|working)\s+(?:at|for|as)\b"
+    r",?\s+(and|but)\s+(?:now\s+|also\s+|currently\s+|then\s+)?(?=(?:work|working)\s+(?:at|for|as)\b"
     r"|(?:live|living)\s+in\b|(?:joined|started at|started working)\b)",
     re.IGNORECASE,
 )
@@ -97,19 +97,27 @@ SUBJECT = re.compile(
     r"(?:\s+(?:am|are|have|will|do not|don't|did not|didn't|never|no longer|not))*)\s",
     re.IGNORECASE,
 )
+_NEGATIONS = re.compile(r"\s+(?:do not|don't|did not|didn't|never|no longer|not)\b", re.I)
 
 
 def _shared_subject(clause: str) -> list[str]:
     """ "I live in Jakarta and work at Google" -> its two clauses, the subject repeated. A
     second verb whose subject is someone else ("My brother lives in ... and work...") is
     dropped with it."""
-    head, *tails = SHARED_SUBJECT.split(clause)
-    if not tails:
+    head, *rest = SHARED_SUBJECT.split(clause)
+    if not rest:
         return [clause]
     subject = SUBJECT.match(head)
     if subject is None:
         return [head]
-    return [head] + [f"{subject.group('subject')} {tail}" for tail in tails]
+    found = [head]
+    for conjunction, tail in zip(rest[::2], rest[1::2], strict=True):
+        shared = subject.group("subject")
+        if conjunction.lower() == "but":
+            # "I'm not from Brazil but live in Lima": "but" turns the negation around.
+            shared = _NEGATIONS.sub("", shared)
+        found.append(f"{shared} {tail}")
+    return found
 
 
 def clauses(sentence: str) -> list[str]:

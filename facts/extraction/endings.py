@@ -84,6 +84,8 @@ PET_GONE = _rx(
     r"|\bwe\s+(?:lost|had to put down|rehomed|gave away)\s+our\s+(?:\w+\s+)?(?P<species2>"
     + SPECIES_GROUP
     + r")(?:,?\s+(?-i:(?P<v2>[A-Z]\w+)))?"
+    r"|\b(?:i|we)\s+(?=.*\b(?:anymore|any more|no longer)\b)(?:don't|do not|no longer)\s+"
+    r"have\s+(?:a|an|the|my|our)\s+(?:\w+\s+)?(?P<species4>" + SPECIES_GROUP + r")\b"
     r"|\b(?:i|we)\s+(?:gave|had to give)\s+(?:my|our)\s+(?:\w+\s+)?(?P<species3>"
     + SPECIES_GROUP
     + r")(?:,?\s+(?-i:(?P<v3>[A-Z]\w+)),?)?\s+away\b"
@@ -201,8 +203,11 @@ def _preference_endings(clause: str) -> list[Statement]:
     match = PET_GONE.search(clause)
     if match:
         gone = match.group("v") or match.group("v2") or match.group("v3")
-        species = match.group("species") or match.group("species2") or match.group("species3")
-        species = species.lower()
+        species = next(
+            match.group(g)
+            for g in ("species", "species2", "species3", "species4")
+            if match.group(g)
+        ).lower()
         found.append(ending("pet", gone or species, match.group(0), 0.85))
     return found
 

@@ -72,6 +72,7 @@ PLACE = rx(
     r"'m relocating|am relocating|'ll relocate|"
     r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?to\s+"
     + REST,
+    I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))-based\b",
     S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
 )
 BIRTHDAY = rx(
@@ -128,7 +129,9 @@ def _trust(match: re.Match[str]) -> tuple[float, str]:
 
 def _title(raw: str) -> str | None:
     head = re.split(
-        r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now)\b|\s+of\s+(?=[A-Z])|[,.;!?]", raw
+        r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
+        r"currently|today)\b|\s+of\s+(?=[A-Z])|[,.;!?]",
+        raw,
     )[0]
     words = head.split()
     while words and words[0].lower() in {"a", "an", "the", "new"}:

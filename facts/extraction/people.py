@@ -9,11 +9,17 @@ from facts.extraction.vocabulary import STOP_WORDS
 
 SPOUSE = rx(
     r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|\s+is\s+called|\s+is|,)?\s+" + NAME,
+    S + r"(?:have|'ve got)\s+a\s+(?:wife|husband)\s+(?:named|called)\s+" + NAME,
     S + r"(?:married to|married|got married to|'m married to|am married to|'re married to|wed)\s+"
     r"(?:my\s+[\w\s-]{3,40}?,\s+)?" + NAME,
 )
+_PARTNER_WORDS = r"(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)"
 PARTNER = rx(
-    r"\bmy\s+(?:new\s+|current\s+)?(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)(?:'s\s+name\s+is|\s+is|,)?\s+"
+    r"\bmy\s+(?:new\s+|current\s+)?" + _PARTNER_WORDS + r"(?:'s\s+name\s+is|\s+is|,)?\s+" + NAME,
+    S
+    + r"(?:have|'ve got|got)\s+a\s+(?:new\s+)?"
+    + _PARTNER_WORDS
+    + r"\s+(?:named|called)\s+"
     + NAME,
     S + r"(?:dating|'m dating|am dating|'m seeing|am seeing|got engaged to|'m engaged to|"
     r"am engaged to|'m in a relationship with|moved in with)\s+"

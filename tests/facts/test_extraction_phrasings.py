@@ -244,3 +244,32 @@ def test_a_future_change_without_a_date_or_with_a_trap_is_a_plan(text):
 )
 def test_endings_in_everyday_words(text, expected):
     assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm from Brazil but live in Toronto", {("city", "", "Toronto")}),
+        ("I don't live in Paris but work at Renault", {("employer", "", "Renault")}),
+        ("I'm Berlin-based", {("city", "", "Berlin")}),
+        ("I'm working as a barista these days", {("job_title", "", "barista")}),
+        ("I'm a teacher nowadays", {("job_title", "", "teacher")}),
+        ("I have a boyfriend named Tom", {("partner", "", "Tom")}),
+        ("I've got a girlfriend called Ines", {("partner", "", "Ines")}),
+        ("I have a wife named Ana", {("spouse", "", "Ana")}),
+        ("I don't have a dog anymore", {("pet", "dog", ("ended", "dog"))}),
+        ("We no longer have our rabbit", {("pet", "rabbit", ("ended", "rabbit"))}),
+        ("My friend has a boyfriend named Tom", set()),
+        ("My sister doesn't have a dog anymore", set()),
+        ("I don't have a dog", set()),
+        ("My cousin is Berlin-based", set()),
+    ],
+)
+def test_more_everyday_phrasings(text, expected):
+    assert said(text) == expected
+
+
+def test_a_shared_subject_is_quoted_from_the_text():
+    found = {s.predicate: s for s in extract("I live in Jakarta and work at Google", now=NOW)}
+    assert found["city"].evidence == "I live in Jakarta"
+    assert found["employer"].evidence.endswith("work at Google")
