@@ -21,8 +21,10 @@ _MONTH_MAY = re.compile(
 # "Just moved to Lisbon!": the subject a chat message leaves out is the speaker.
 _SUBJECT_DROPPED = re.compile(
     r"^(?:(?:so|well|oh|and|also|btw|update|news|guess what|anyway|ok|okay|yeah|yep|hey)"
-    r"[,:!]?\s+)*(?=(?:just|finally|recently|officially)?\s*(?:moved|relocated|joined|started|"
-    r"got|quit|left|resigned|became|adopted|married|switched|broke up)\b)",
+    r"[,:!]?\s+)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
+    r"(?:moved|relocated|joined|started|"
+    r"got|quit|left|resigned|became|adopted|married|switched|broke up|"
+    r"working\s+(?:at|for|as)|living\s+in)\b)",
     re.I,
 )
 _LEAVING = re.compile(r"\b(?:i'm|i am|we're|we are)\s+(?:\w+\s+)?leaving\b", re.I)

@@ -27,6 +27,7 @@ from facts.extraction.vocabulary import (
     NOT_LIKES,
 )
 
+_SPAN = r"(?=.*\b(?:for\s+(?:\w+\s+)?(?:years?|months?|weeks?)|since)\b)"
 EMPLOYER = rx(
     S + r"(?:work|working|'m working|am working|'ll be working|will be working|employed|"
     r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching)"
@@ -40,7 +41,11 @@ EMPLOYER = rx(
     r"(?:took|'ve taken|have taken|accepted|'ve accepted|have accepted|landed|'ve landed)\s+"
     r"(?:a|an|the)\s+(?:new\s+)?(?:job|position|role|post|offer)\s+(?:at|with|from))\s+" + REST,
     # "I'm at Netflix now": only with the "now" that makes it a job rather than a visit.
-    I_AM + r"(?:at|with)\s+(?P<v>[^,;.!?]+?)\s+(?:now|these days|nowadays)\s*[.!]*$",
+    I_AM + r"(?:at|with)\s+(?!the\s)(?P<v>[^,;.!?]+?)\s+(?:now|these days|nowadays)\s*[.!]*$",
+    # "I've been with Google since 2020": the present perfect with a span is still current.
+    r"\bi(?:'ve|\s+have)(?:\s+now)?\s+(?:worked|been working|been)\s+(?:at|with|for)\s+"
+    + _SPAN
+    + REST,
     r"^(?:starting|from|as of)\b[^,]*?,?\s*" + I_AM + r"(?:at|with)\s+" + REST,
     S + r"(?:moved|relocated|'m moving|am moving)\s+.*?\bfor\s+(?:a|the)\s+(?:new\s+)?"
     r"(?:job|position|role)\s+(?:at|with)\s+" + REST,
@@ -59,6 +64,7 @@ TITLE_VERBS = (
 JOB_TITLE = rx(
     I_AM + r"(?:an?|the)\s+" + REST,
     r"\bi(?:'ll|\s+will)\s+be\s+(?:an?|the)\s+" + REST,
+    r"\bi(?:'ve|\s+have)\s+been\s+(?:an?|the)\s+" + _SPAN + REST,
     S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
     r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
     r"(?:an?\s+|the\s+)?" + REST,
@@ -90,6 +96,8 @@ LIKES = rx(
     S + r"(?:love|like|enjoy|adore|dig|(?:'m\s+|am\s+)?(?:into|obsessed with|passionate about|"
     r"crazy about|(?:quite\s+|very\s+)?fond of|(?:a\s+)?(?:big\s+|huge\s+)?fan of))\s+" + REST,
     r"\bmy\s+(?:absolute\s+)?favou?rite\s+(?:\w+\s+)?is\s+" + REST,
+    I_AM + r"(?:an?\s+)?(?:big\s+|huge\s+|massive\s+|lifelong\s+|die-hard\s+)?"
+    r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))\s+fan\b",
     r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]+?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?"
     r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
 )

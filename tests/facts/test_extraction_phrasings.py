@@ -273,3 +273,25 @@ def test_a_shared_subject_is_quoted_from_the_text():
     found = {s.predicate: s for s in extract("I live in Jakarta and work at Google", now=NOW)}
     assert found["city"].evidence == "I live in Jakarta"
     assert found["employer"].evidence.endswith("work at Google")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Currently working at Datadog", {("employer", "", "Datadog")}),
+        ("Working at Datadog now", {("employer", "", "Datadog")}),
+        ("I've worked at Google for five years", {("employer", "", "Google")}),
+        ("I've been with Google since 2020", {("employer", "", "Google")}),
+        ("I've been a nurse for ten years", {("job_title", "", "nurse")}),
+        ("I'm a huge Arsenal fan", {("likes", "arsenal", "Arsenal")}),
+        ("I'm at the Hilton now", set()),
+        ("I worked at Google for five years", set()),
+        ("I've been at Heathrow for hours", set()),
+        ("My dad has been with Google since 2020", set()),
+        ("Working at Datadog would be nice", set()),
+        ("Is Tom a huge Arsenal fan?", set()),
+        ("My brother is a huge Arsenal fan", set()),
+    ],
+)
+def test_current_work_in_the_present_perfect_and_fans(text, expected):
+    assert said(text) == expected
