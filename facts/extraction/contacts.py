@@ -13,6 +13,7 @@ _AT_ME = r"\bi(?:'m|\s+am)\s+(?:reachable\s+|available\s+)?(?:at|on|via)\s+"
 EMAIL_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
     r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+me\s+(?:at|on|via)\b"
+    r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+e-?mail(?:\s+address)?\b"
     r"|\bdrop\s+me\s+a\s+(?:line|note|mail)\s+at\b"
     # "use j.doe@example.net for anything official": an address offered for the speaker.
     r"|^(?:please\s+|just\s+)?use\s+(?=[\w.+-]+@)"
@@ -22,6 +23,7 @@ EMAIL_OWNER = re.compile(
 PHONE_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+)?(?:phone|cell|mobile|number|whatsapp)\b"
     r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b"
+    r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone)\b"
     r"|" + _AT_ME + r"(?=\+?\d)",
     re.I,
 )

@@ -58,8 +58,11 @@ STOPPED_DIET = _rx(
 )
 LEFT_PLACE = _rx(
     S + r"(?:left|moved (?:away\s+)?(?:out of|away from|from)|no longer live in|"
-    r"used to live in|(?P<negated>don't|do not)\s+live\s+in)\s+(?P<v>.+)"
+    r"used to live in|(?P<negated>don't|do not)\s+live\s+in)\s+"
+    # "I moved from Berlin to Munich" states the new city instead.
+    r"(?!(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+to\s)(?P<v>.+)"
 )
+LAST_DAY = _rx(r"\b(?:was|is)\s+my\s+last\s+day\s+(?:at|with)\s+(?P<v>.+)")
 SPLIT = _rx(
     S_PLAIN + r"(?P<verb2>broke up with|divorced|split (?:up )?(?:with|from)|left)\s+"
     r"(?:my\s+(?P<who>wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s*)?" + NAME + "?"
@@ -132,6 +135,11 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
         if org:
             evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
             return [ending("employer", org, evidence, 0.9)]
+    match = LAST_DAY.search(clause)
+    org = match and proper_name(match.group("v"), lenient=lenient)
+    if match and org:
+        evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
+        return [ending("employer", org, evidence, 0.9)]
     match = JOBLESS.search(clause)
     if match:
         return [ending("employer", None, match.group(0), 0.85)]

@@ -64,6 +64,7 @@ TITLE_VERBS = (
 JOB_TITLE = rx(
     I_AM + r"(?:an?|the)\s+" + REST,
     r"\bi(?:'ll|\s+will)\s+be\s+(?:an?|the)\s+" + REST,
+    I_AM + r"(?=(?:head|director|vp|chief|lead)\s+of\s)" + REST,
     r"\bi(?:'ve|\s+have)\s+been\s+(?:an?|the)\s+" + _SPAN + REST,
     S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
     r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
@@ -76,8 +77,8 @@ PLACE = rx(
     S + r"(?:moved|move|'m moving|am moving|'re moving|are moving|'ll move|will move|"
     r"'ll be moving|will be moving|'ll be relocating|will be relocating|relocated|"
     r"'m relocating|am relocating|'ll relocate|"
-    r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?to\s+"
-    + REST,
+    r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?"
+    r"(?:from\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+)?to\s+" + REST,
     I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))-based\b",
     S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
 )
@@ -94,7 +95,8 @@ DIET = rx(
 )
 LIKES = rx(
     S + r"(?:love|like|enjoy|adore|dig|(?:'m\s+|am\s+)?(?:into|obsessed with|passionate about|"
-    r"crazy about|(?:quite\s+|very\s+)?fond of|(?:a\s+)?(?:big\s+|huge\s+)?fan of))\s+" + REST,
+    r"crazy about|(?:'ve\s+)?(?:gotten|got)\s+(?:really\s+)?into|'ve taken up|took up|"
+    r"(?:quite\s+|very\s+)?fond of|(?:a\s+)?(?:big\s+|huge\s+)?fan of))\s+" + REST,
     r"\bmy\s+(?:absolute\s+)?favou?rite\s+(?:\w+\s+)?is\s+" + REST,
     I_AM + r"(?:an?\s+)?(?:big\s+|huge\s+|massive\s+|lifelong\s+|die-hard\s+)?"
     r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))\s+fan\b",

@@ -28,6 +28,7 @@ PARTNER = rx(
 CHILD = rx(
     r"\b(?:my|our)\s+" + CHILD_ADJ + rf"(?:{CHILD_WORDS})(?:'s\s+name\s+is|\s+is\s+(?:named|called)"
     r"|\s+named|\s+called|,)?\s+" + NAME,
+    r"\b(?:my|our)\s+(?:youngest|eldest|oldest|firstborn),\s+" + NAME,
     S
     + r"(?:have|'ve got|had|just had|welcomed)\s+(?:a|an|our)\s+"
     + CHILD_ADJ

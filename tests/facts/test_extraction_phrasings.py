@@ -295,3 +295,27 @@ def test_a_shared_subject_is_quoted_from_the_text():
 )
 def test_current_work_in_the_present_perfect_and_fans(text, expected):
     assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I moved from Berlin to Munich", {("city", "", "Munich")}),
+        ("We relocated from Ohio to Denver", {("city", "", "Denver")}),
+        ("I moved from Berlin", {("city", "", ("ended", "Berlin"))}),
+        ("I'm now head of marketing", {("job_title", "", "head of marketing")}),
+        ("Today was my last day at Oracle", {("employer", "", ("ended", "Oracle"))}),
+        ("I got a new phone number, 0161 496 0000", {("phone", "", "0161 496 0000")}),
+        ("I've got a new email address: kai@hey.com", {("email", "", "kai@hey.com")}),
+        ("I've gotten into bouldering", {("likes", "bouldering", "bouldering")}),
+        ("I took up running", {("likes", "running", "running")}),
+        ("My youngest, Mia, turned 3", {("child", "mia", "Mia")}),
+        ("My brother moved from Berlin to Munich", set()),
+        ("Was today your last day at Oracle?", set()),
+        ("My wife got a new phone number, 0161 496 0000", set()),
+        ("My son took up running", set()),
+        ("Is my mum head of marketing?", set()),
+    ],
+)
+def test_moves_from_one_place_to_another_last_days_and_new_contacts(text, expected):
+    assert said(text) == expected
