@@ -95,7 +95,10 @@ DIET = rx(
 )
 LIKES = rx(
     S + r"(?:love|like|enjoy|adore|dig|(?:'m\s+|am\s+)?(?:into|obsessed with|passionate about|"
-    r"crazy about|(?:'ve\s+)?(?:gotten|got)\s+(?:really\s+)?into|'ve taken up|took up|"
+    r"crazy about|"
+    # "I got into Oxford" is an admission, not a hobby: only "gotten" / "got really into".
+    r"(?:'ve\s+)?gotten\s+(?:really\s+)?into|got\s+really\s+into|"
+    r"(?:'ve taken up|took up)(?!\s+(?:the|a|an|his|her|their|your|my|space|time|room)\b)|"
     r"(?:quite\s+|very\s+)?fond of|(?:a\s+)?(?:big\s+|huge\s+)?fan of))\s+" + REST,
     r"\bmy\s+(?:absolute\s+)?favou?rite\s+(?:\w+\s+)?is\s+" + REST,
     I_AM + r"(?:an?\s+)?(?:big\s+|huge\s+|massive\s+|lifelong\s+|die-hard\s+)?"

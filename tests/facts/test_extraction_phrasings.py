@@ -314,6 +314,9 @@ def test_current_work_in_the_present_perfect_and_fans(text, expected):
         ("Was today your last day at Oracle?", set()),
         ("My wife got a new phone number, 0161 496 0000", set()),
         ("My son took up running", set()),
+        ("I got into Oxford", set()),
+        ("I took up the offer", set()),
+        ("I got really into chess", {("likes", "chess", "chess")}),
         ("Is my mum head of marketing?", set()),
     ],
 )
