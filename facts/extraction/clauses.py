@@ -87,7 +87,8 @@ _JOINER = "\u200d"
 # that make them a statement ("work at", "live in").
 SHARED_SUBJECT = re.compile(
     r",?\s+(and|but)\s+(?:now\s+|also\s+|currently\s+|then\s+)?(?=(?:work|working)\s+(?:at|for|as)\b"
-    r"|(?:live|living)\s+in\b|(?:joined|started at|started working)\b)",
+    r"|(?:live|living)\s+in\b|(?:joined|started at|started working)\b"
+    r"|(?:moved|relocated)\s+(?:back\s+)?to\b)",
     re.IGNORECASE,
 )
 # The subject of a clause with what it carries to a verb that shares it: "I'm", "I don't",

@@ -36,6 +36,14 @@ def said(text):
             {("city", "", "Porto"), ("employer", "", "Farfetch")},
         ),
         (
+            "I joined Figma and moved to London",
+            {("employer", "", "Figma"), ("city", "", "London")},
+        ),
+        (
+            "I work at Google but live in Zurich",
+            {("employer", "", "Google"), ("city", "", "Zurich")},
+        ),
+        (
             "I just moved to Lisbon for a new job at Figma",
             {("city", "", "Lisbon"), ("employer", "", "Figma")},
         ),
@@ -53,6 +61,8 @@ def test_a_subject_left_out_of_a_coordinated_clause_is_the_speaker(text, expecte
     ("text", "expected"),
     [
         ("My brother lives in Jakarta and works at Google", set()),
+        ("My brother joined Figma and moved to London", set()),
+        ("Did you join Figma and move to London?", set()),
         ("I don't live in Jakarta and work at Google", set()),
         ("I'll move to Paris and work at Google", set()),
         ("Back in 2015 I lived in Boston and worked at IBM", set()),
