@@ -87,10 +87,12 @@ BIRTHDAY = rx(
     r"\bi(?:'m|\s+am)?\s+(?:turn|turning)\s+\d+\s+" + REST,
     r"\bi\s+was\s+born\s+" + REST,
 )
+# "gluten free" is written with a space as often as with a hyphen.
+_DIET_WORDS = "|".join(d.replace("-", "[- ]") for d in sorted(DIETS, key=len, reverse=True))
 DIET = rx(
     S + r"(?:'m|am|went|gone|'ve gone|became|become|'ve become|turned|eat|'m eating|"
     r"follow|'m following|'m on|am on|keep|'m keeping)?\s*(?:an?\s+|fully\s+|strictly\s+|"
-    r"completely\s+|mostly\s+)*(?P<v>" + "|".join(sorted(DIETS, key=len, reverse=True)) + r")\b"
+    r"completely\s+|mostly\s+)*(?P<v>" + _DIET_WORDS + r")\b"
     r"(?:\s+diet)?"
 )
 LIKES = rx(
@@ -114,7 +116,8 @@ DISLIKES = rx(
 )
 LANGUAGE = rx(
     S + r"(?:speak|can speak|'m fluent in|am fluent in|'m conversational in|"
-    r"'m bilingual in|'m proficient in|am proficient in)\s+(?:fluent\s+|some\s+|a\s+little\s+|"
+    r"'m bilingual in|'m proficient in|am proficient in|can get by in|get by in)"
+    r"\s+(?:fluent\s+|some\s+|a\s+little\s+|"
     r"a\s+bit\s+of\s+|basic\s+|native\s+)?" + REST,
     r"\bmy\s+(?:native\s+language|mother\s+tongue|first\s+language)\s+is\s+" + REST,
     I_AM + r"a\s+native\s+" + r"(?P<v>\w+)\s+speaker",
@@ -124,7 +127,8 @@ SKILL = rx(
     I_AM + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|great at|skilled (?:in|at)|"
     r"proficient (?:in|at|with)|an expert (?:in|on|at)|experienced (?:in|with)|"
     r"certified in|fluent in|handy with)\s+" + REST,
-    S + r"(?:know how to|can code in|program in|code in|have experience (?:in|with)|"
+    S + r"(?:know how to|can code in|program in|code in|'ve been (?:programming|coding) in|"
+    r"have experience (?:in|with)|"
     r"have \w+ years of experience (?:in|with))\s+" + REST,
     S + r"know\s+(?!the\b|this\b|that\b|my\b|your\b|his\b|her\b|their\b|our\b)"
     r"(?P<v>[\w#+.' -]+?)\s+(?:pretty\s+|really\s+|quite\s+|very\s+|fairly\s+)?well\b",

@@ -8,14 +8,17 @@ from facts.extraction.statements import statement as said
 from facts.extraction.vocabulary import STOP_WORDS
 
 SPOUSE = rx(
-    r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|\s+is\s+called|\s+is|,)?\s+" + NAME,
+    r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|(?:\s+is|'s)\s+called|\s+is|,)?\s+" + NAME,
     S + r"(?:have|'ve got)\s+a\s+(?:wife|husband)\s+(?:named|called)\s+" + NAME,
     S + r"(?:married to|married|got married to|'m married to|am married to|'re married to|wed)\s+"
     r"(?:my\s+[\w\s-]{3,40}?,\s+)?" + NAME,
 )
 _PARTNER_WORDS = r"(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)"
 PARTNER = rx(
-    r"\bmy\s+(?:new\s+|current\s+)?" + _PARTNER_WORDS + r"(?:'s\s+name\s+is|\s+is|,)?\s+" + NAME,
+    r"\bmy\s+(?:new\s+|current\s+)?"
+    + _PARTNER_WORDS
+    + r"(?:'s\s+name\s+is|(?:\s+is|'s)\s+called|\s+is|,)?\s+"
+    + NAME,
     S
     + r"(?:have|'ve got|got)\s+a\s+(?:new\s+)?"
     + _PARTNER_WORDS
@@ -32,12 +35,14 @@ CHILD = rx(
     S
     + r"(?:have|'ve got|had|just had|welcomed)\s+(?:a|an|our)\s+"
     + CHILD_ADJ
-    + rf"(?:{CHILD_WORDS})(?:\s+(?:boy|girl))?(?:\s+named|\s+called|,)\s+"
-    + NAME,
+    + rf"(?:{CHILD_WORDS}|toddler|newborn|\d+-year-old)(?:\s+(?:boy|girl))?"
+    r"(?:\s+named|\s+called|,)\s+" + NAME,
 )
 CHILDREN = re.compile(
-    r"(?:\b(?:my|our)|\b(?:i|we)\s+have\s+(?:two|three|four|five|\d+))\s+"
-    r"(?:kids|children|sons|daughters|boys|girls)(?:\s+are|,)?\s+(?:named\s+|called\s+)?"
+    r"(?:\b(?:my|our)|\b(?:i|we)(?:\s+have|'ve\s+got)(?:\s+(?:two|three|four|five|\d+))?"
+    r"|\bi(?:'m|\s+am)\s+a\s+(?:mom|mum|dad|mother|father|parent)\s+(?:of|to)"
+    r"\s+(?:two|three|four|five|\d+))\s+"
+    r"(?:kids|children|sons|daughters|boys|girls|twins|triplets)(?:\s+are|,)?\s+(?:named\s+|called\s+)?"
     r"(?-i:(?P<v>[A-Z][\w'-]+(?:(?:,\s*|\s+and\s+)[A-Z][\w'-]+)+))",
     re.I,
 )

@@ -332,3 +332,27 @@ def test_current_work_in_the_present_perfect_and_fans(text, expected):
 )
 def test_moves_from_one_place_to_another_last_days_and_new_contacts(text, expected):
     assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My husband's called Raj", {("spouse", "", "Raj")}),
+        ("My girlfriend's called Ines", {("partner", "", "Ines")}),
+        (
+            "I'm a dad to two girls, Ada and Eve",
+            {("child", "ada", "Ada"), ("child", "eve", "Eve")},
+        ),
+        ("I have twins, Leo and Max", {("child", "leo", "Leo"), ("child", "max", "Max")}),
+        ("We've got a 3-year-old named Kai", {("child", "kai", "Kai")}),
+        ("I can get by in Italian", {("language", "italian", "Italian")}),
+        ("I've been programming in Python for 10 years", {("skill", "python", "Python")}),
+        ("I'm gluten free", {("diet", "", "gluten free")}),
+        ("My friend's husband's called Raj", set()),
+        ("My sister has twins, Leo and Max", set()),
+        ("My brother can get by in Italian", set()),
+        ("I'm trying to go gluten free", set()),
+    ],
+)
+def test_names_of_family_languages_skills_and_diets(text, expected):
+    assert said(text) == expected
