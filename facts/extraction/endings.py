@@ -31,7 +31,7 @@ LEFT_JOB = _rx(
     S + r"(?P<verb>left|quit|resigned(?:\s+from)?|(?:was|got|been)\s+(?:laid off|let go|fired|"
     r"made redundant)(?:\s+from)?|retired(?:\s+from)?|walked away from|handed in my notice at|"
     r"stopped working (?:at|for)|finished (?:at|with)|'m leaving|am leaving|'ll be leaving|"
-    r"will be leaving|'ll leave|will leave)"
+    r"will be leaving|'ll leave|will leave|moved on from|stepped down(?:\s+from)?)"
     r"(?:\s+(?P<v>.+))?$"
 )
 NOT_WITH = _rx(
@@ -48,8 +48,8 @@ JOBLESS = _rx(
     r"looking for work)\b"
 )
 NOT_A = _rx(
-    S + r"(?:'m|am)?\s*(?:no longer|not)\s+(?:an?\s+)?(?P<v>[\w -]+?)(?:\s+anymore|\s+any more)?"
-    r"(?:[,.;!?]|$)"
+    S + r"(?:'m|am)?\s*(?:no longer|not)\s+(?:an?\s+|the\s+)?(?P<v>[\w -]+?)"
+    r"(?:\s+anymore|\s+any more)?(?:[,.;!?]|$)"
 )
 USED_TO_BE = _rx(S + r"used to be\s+(?:an?\s+)?(?P<v>[\w -]+?)(?:[,.;!?]|$)")
 STOPPED_DIET = _rx(
@@ -75,9 +75,11 @@ SPLIT = _rx(
     r"(?:just\s+|finally\s+)?(?:broke up with me|left me|dumped me|divorced me|"
     r"split up with me|(?:and\s+i\s+)?(?:broke up|split up|separated))\b"
 )
+NOT_TOGETHER = _rx(r"\bwe(?:'re|\s+are)\s+(?:not|no longer)\s+together\b")
 LIKE_NO_MORE = _rx(
     S + r"(?:(?:don't|do not|no longer)\s+(?:like|love|enjoy)|used to (?:like|love|enjoy)|"
-    r"(?:don't|do not|no longer)\s+eat|stopped eating|"
+    r"(?:don't|do not|no longer)\s+(?:eat|drink)|(?:stopped|quit)\s+(?:eating|drinking)|"
+    r"(?:gave|'ve given|have given)\s+up(?!\s+on\b)|"
     r"stopped (?:liking|loving|enjoying)|(?:'m|am)\s+(?:no longer|not)\s+into|"
     r"(?:'m|am)\s+over)\s+(?P<v>.+)"
 )
@@ -103,9 +105,15 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
             raw = ""  # "I retired last year": no object, only when
         verb = match.group("verb").lower()
         if not raw:
-            if verb.startswith("left") or "leav" in verb:
+            if verb.startswith(("left", "moved on")) or "leav" in verb:
                 return []
             return [ending("employer", None, clause[match.start() : match.end("verb")], 0.85)]
+        role = re.match(r"as\s+(?:an?\s+|the\s+)?(?P<title>.+)", raw, re.I)
+        title = role and phrase(role.group("title"), max_words=4)
+        if title:
+            # "I stepped down as CEO": the title ends, the employer may stay.
+            evidence = clause[match.start() : clause.find(title, match.start()) + len(title)]
+            return [ending("job_title", title, evidence, 0.85)]
         if verb.startswith("retired") and raw.split()[0].lower().endswith("ing"):
             # "I retired from teaching": the work ends, whoever it was for.
             return [ending("job_title", None, clause[match.start() : match.end()], 0.85)]
@@ -178,6 +186,10 @@ def _place_endings(clause: str, lenient: bool) -> list[Statement]:
 
 
 def _relationship_endings(clause: str) -> list[Statement]:
+    apart = NOT_TOGETHER.search(clause)
+    if apart and _ANYMORE.search(clause):
+        evidence = apart.group(0)
+        return [ending("spouse", None, evidence, 0.85), ending("partner", None, evidence, 0.85)]
     match = SPLIT.search(clause)
     if not match:
         return []
@@ -202,7 +214,7 @@ def _preference_endings(clause: str) -> list[Statement]:
     if match and (
         _ANYMORE.search(clause)
         or "used to" in match.group(0).lower()
-        or "stopped" in match.group(0).lower()
+        or re.search(r"\b(?:stopped|quit|gave|given)\b", match.group(0), re.I)
         or "over" in match.group(0).lower()
     ):
         value = phrase(match.group("v"), max_words=4)

@@ -356,3 +356,26 @@ def test_moves_from_one_place_to_another_last_days_and_new_contacts(text, expect
 )
 def test_names_of_family_languages_skills_and_diets(text, expected):
     assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "We're not together anymore",
+            {("spouse", "", ("ended", None)), ("partner", "", ("ended", None))},
+        ),
+        ("I stepped down as CEO", {("job_title", "", ("ended", "CEO"))}),
+        ("I'm no longer the CEO", {("job_title", "", ("ended", "CEO"))}),
+        ("I moved on from Acme", {("employer", "", ("ended", "Acme"))}),
+        ("I've stopped drinking coffee", {("likes", "coffee", ("ended", "coffee"))}),
+        ("I gave up coffee", {("likes", "coffee", ("ended", "coffee"))}),
+        ("We're not together", set()),
+        ("My parents are not together anymore", set()),
+        ("My boss stepped down as CEO", set()),
+        ("I gave up on the project", set()),
+        ("My dad gave up coffee", set()),
+    ],
+)
+def test_more_endings(text, expected):
+    assert said(text) == expected
