@@ -53,6 +53,9 @@ EMPLOYER = rx(
     r"(?:\b(?:for|with|at)\s+)?\bmy\s+(?:new\s+)?(?:job|position|role|gig|employer)"
     r"(?:\s+is(?:\s+now)?)?\s+(?:at|with)\s+" + REST,
     r"\bmy\s+(?:new\s+)?(?:employer|company)\s+is(?:\s+now)?\s+" + REST,
+    # "I work for a startup called Pled"
+    S + r"(?:work|'m working|am working)\s+(?:at|for)\s+an?\s+(?:[\w-]+\s+){1,3}?"
+    r"(?:called|named)\s+" + REST,
 )
 EMPLOYER_WORDS = re.compile(r"^(?:my\s+)?(?:job|position|role|company|employer|work)\b", re.I)
 TITLE_VERBS = (

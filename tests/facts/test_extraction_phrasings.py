@@ -379,3 +379,19 @@ def test_names_of_family_languages_skills_and_diets(text, expected):
 )
 def test_more_endings(text, expected):
     assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I work for a startup called Pled", {("employer", "", "Pled")}),
+        ("I'm working at a small agency named Hatch", {("employer", "", "Hatch")}),
+        ("I'm a nurse practitioner", {("job_title", "", "nurse practitioner")}),
+        ("I'm a social worker", {("job_title", "", "social worker")}),
+        ("I'm a hard worker", set()),
+        ("My wife works for a startup called Pled", set()),
+        ("I'd work for a startup called Pled", set()),
+    ],
+)
+def test_an_employer_introduced_by_name_and_more_titles(text, expected):
+    assert said(text) == expected
