@@ -95,7 +95,7 @@ SHARED_SUBJECT = re.compile(
 # "I'll", "Back in 2015 I", "If I".
 SUBJECT = re.compile(
     r"^(?P<subject>.*?\b(?:i|we)\b(?:'m|'ve|'ll|'d|'re)?"
-    r"(?:\s+(?:am|are|have|will|do not|don't|did not|didn't|never|no longer|not))*)\s",
+    r"(?:\s+(?:am|are|have|will|do not|don't|did not|didn't|never|no longer|not|used to))*)\s",
     re.IGNORECASE,
 )
 _NEGATIONS = re.compile(r"\s+(?:do not|don't|did not|didn't|never|no longer|not)\b", re.I)

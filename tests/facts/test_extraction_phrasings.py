@@ -65,6 +65,8 @@ def test_a_subject_left_out_of_a_coordinated_clause_is_the_speaker(text, expecte
         ("Did you join Figma and move to London?", set()),
         ("I don't live in Jakarta and work at Google", set()),
         ("I'll move to Paris and work at Google", set()),
+        ("I lived in Oslo and worked at Equinor", set()),
+        ("I'd love to live in Oslo and work at Equinor", set()),
         ("Back in 2015 I lived in Boston and worked at IBM", set()),
         ("If I move to Lisbon and work at Figma, I'd be happy", set()),
         ("My sister moved to Lisbon for a new job at Figma", set()),
@@ -277,6 +279,13 @@ def test_endings_in_everyday_words(text, expected):
 )
 def test_more_everyday_phrasings(text, expected):
     assert said(text) == expected
+
+
+def test_used_to_reaches_the_verb_that_shares_its_subject():
+    assert said("I used to live in Oslo and work at Equinor") == {
+        ("city", "", ("ended", "Oslo")),
+        ("employer", "", ("ended", "Equinor")),
+    }
 
 
 def test_a_shared_subject_is_quoted_from_the_text():
