@@ -45,7 +45,9 @@ PLAN = re.compile(
 # Future forms that announce a change; without a date they are only plans.
 FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|i'm moving|i am moving|we're moving|i'm relocating|"
-    r"i'm joining|i am joining|i'm starting|i am starting|i start|i join|starting|from)\b",
+    r"i'm joining|i am joining|i'm starting|i am starting|i start|i join|starting|"
+    r"from\s+(?:next|tomorrow|today|now|on|\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"dec|mon|tue|wed|thu|fri|sat|sun))\b",
     re.IGNORECASE,
 )
 REPORTED = re.compile(
@@ -80,11 +82,50 @@ TOGETHER = re.compile(r"\b(my\s+[\w-]+\s+and)(\s+(?:i|me)\b)", re.IGNORECASE)
 _JOINER = "\u200d"
 
 
+# "I live in Jakarta and work at Google": a second verb that shares the first one's subject.
+# Only forms that cannot have a third-person subject ("works" can) and only with the words
+# that make them a statement ("work at", "live in").
+SHARED_SUBJECT = re.compile(
+    r",?\s+(and|but)\s+(?:now\s+|also\s+|currently\s+|then\s+)?(?=(?:work|working)\s+(?:at|for|as)\b"
+    r"|(?:live|living)\s+in\b|(?:joined|started at|started working)\b"
+    r"|(?:moved|relocated)\s+(?:back\s+)?to\b)",
+    re.IGNORECASE,
+)
+# The subject of a clause with what it carries to a verb that shares it: "I'm", "I don't",
+# "I'll", "Back in 2015 I", "If I".
+SUBJECT = re.compile(
+    r"^(?P<subject>.*?\b(?:i|we)\b(?:'m|'ve|'ll|'d|'re)?"
+    r"(?:\s+(?:am|are|have|will|do not|don't|did not|didn't|never|no longer|not|used to))*)\s",
+    re.IGNORECASE,
+)
+_NEGATIONS = re.compile(r"\s+(?:do not|don't|did not|didn't|never|no longer|not)\b", re.I)
+
+
+def _shared_subject(clause: str) -> list[str]:
+    """ "I live in Jakarta and work at Google" -> its two clauses, the subject repeated. A
+    second verb whose subject is someone else ("My brother lives in ... and work...") is
+    dropped with it."""
+    head, *rest = SHARED_SUBJECT.split(clause)
+    if not rest:
+        return [clause]
+    subject = SUBJECT.match(head)
+    if subject is None:
+        return [head]
+    found = [head]
+    for conjunction, tail in zip(rest[::2], rest[1::2], strict=True):
+        shared = subject.group("subject")
+        if conjunction.lower() == "but":
+            # "I'm not from Brazil but live in Lima": "but" turns the negation around.
+            shared = _NEGATIONS.sub("", shared)
+        found.append(f"{shared} {tail}")
+    return found
+
+
 def clauses(sentence: str) -> list[str]:
     """The clauses of one sentence; a question mark stays with the last one."""
     marked = TOGETHER.sub(rf"\1{_JOINER}\2", sentence)
     parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)
-    return [c for c in parts if c]
+    return [shared for c in parts if c for shared in _shared_subject(c)]
 
 
 def scene_setting(clause: str) -> bool:

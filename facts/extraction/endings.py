@@ -4,6 +4,7 @@ when the text does; the check ends a current fact only when that value matches i
 
 import re
 
+from facts.extraction.contacts import contact_endings
 from facts.extraction.grammar import NAME, S_PLAIN, SPECIES_GROUP, S
 from facts.extraction.statements import Statement, ending, is_lowercase_text, phrase, proper_name
 from facts.extraction.vocabulary import COUNTRIES, DIETS, JOB_WORDS
@@ -29,7 +30,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 LEFT_JOB = _rx(
     S + r"(?P<verb>left|quit|resigned(?:\s+from)?|(?:was|got|been)\s+(?:laid off|let go|fired|"
     r"made redundant)(?:\s+from)?|retired(?:\s+from)?|walked away from|handed in my notice at|"
-    r"stopped working (?:at|for)|finished (?:at|with))"
+    r"stopped working (?:at|for)|finished (?:at|with)|'m leaving|am leaving|'ll be leaving|"
+    r"will be leaving|'ll leave|will leave|moved on from|stepped down(?:\s+from)?)"
     r"(?:\s+(?P<v>.+))?$"
 )
 NOT_WITH = _rx(
@@ -46,8 +48,8 @@ JOBLESS = _rx(
     r"looking for work)\b"
 )
 NOT_A = _rx(
-    S + r"(?:'m|am)?\s*(?:no longer|not)\s+(?:an?\s+)?(?P<v>[\w -]+?)(?:\s+anymore|\s+any more)?"
-    r"(?:[,.;!?]|$)"
+    S + r"(?:'m|am)?\s*(?:no longer|not)\s+(?:an?\s+|the\s+)?(?P<v>[\w -]+?)"
+    r"(?:\s+anymore|\s+any more)?(?:[,.;!?]|$)"
 )
 USED_TO_BE = _rx(S + r"used to be\s+(?:an?\s+)?(?P<v>[\w -]+?)(?:[,.;!?]|$)")
 STOPPED_DIET = _rx(
@@ -56,8 +58,11 @@ STOPPED_DIET = _rx(
 )
 LEFT_PLACE = _rx(
     S + r"(?:left|moved (?:away\s+)?(?:out of|away from|from)|no longer live in|"
-    r"used to live in|(?P<negated>don't|do not)\s+live\s+in)\s+(?P<v>.+)"
+    r"used to live in|(?P<negated>don't|do not)\s+live\s+in)\s+"
+    # "I moved from Berlin to Munich" states the new city instead.
+    r"(?!(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+to\s)(?P<v>.+)"
 )
+LAST_DAY = _rx(r"\b(?:was|is)\s+my\s+last\s+day\s+(?:at|with)\s+(?P<v>.+)")
 SPLIT = _rx(
     S_PLAIN + r"(?P<verb2>broke up with|divorced|split (?:up )?(?:with|from)|left)\s+"
     r"(?:my\s+(?P<who>wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s*)?" + NAME + "?"
@@ -70,8 +75,11 @@ SPLIT = _rx(
     r"(?:just\s+|finally\s+)?(?:broke up with me|left me|dumped me|divorced me|"
     r"split up with me|(?:and\s+i\s+)?(?:broke up|split up|separated))\b"
 )
+NOT_TOGETHER = _rx(r"\bwe(?:'re|\s+are)\s+(?:not|no longer)\s+together\b")
 LIKE_NO_MORE = _rx(
     S + r"(?:(?:don't|do not|no longer)\s+(?:like|love|enjoy)|used to (?:like|love|enjoy)|"
+    r"(?:don't|do not|no longer)\s+(?:eat|drink)|(?:stopped|quit)\s+(?:eating|drinking)|"
+    r"(?:gave|'ve given|have given)\s+up(?!\s+on\b)|"
     r"stopped (?:liking|loving|enjoying)|(?:'m|am)\s+(?:no longer|not)\s+into|"
     r"(?:'m|am)\s+over)\s+(?P<v>.+)"
 )
@@ -81,6 +89,11 @@ PET_GONE = _rx(
     r"|\bwe\s+(?:lost|had to put down|rehomed|gave away)\s+our\s+(?:\w+\s+)?(?P<species2>"
     + SPECIES_GROUP
     + r")(?:,?\s+(?-i:(?P<v2>[A-Z]\w+)))?"
+    r"|\b(?:i|we)\s+(?=.*\b(?:anymore|any more|no longer)\b)(?:don't|do not|no longer)\s+"
+    r"have\s+(?:a|an|the|my|our)\s+(?:\w+\s+)?(?P<species4>" + SPECIES_GROUP + r")\b"
+    r"|\b(?:i|we)\s+(?:gave|had to give)\s+(?:my|our)\s+(?:\w+\s+)?(?P<species3>"
+    + SPECIES_GROUP
+    + r")(?:,?\s+(?-i:(?P<v3>[A-Z]\w+)),?)?\s+away\b"
 )
 
 
@@ -92,9 +105,18 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
             raw = ""  # "I retired last year": no object, only when
         verb = match.group("verb").lower()
         if not raw:
-            if verb.startswith("left"):
+            if verb.startswith(("left", "moved on")) or "leav" in verb:
                 return []
             return [ending("employer", None, clause[match.start() : match.end("verb")], 0.85)]
+        role = re.match(r"as\s+(?:an?\s+|the\s+)?(?P<title>.+)", raw, re.I)
+        title = role and phrase(role.group("title"), max_words=4)
+        if title:
+            # "I stepped down as CEO": the title ends, the employer may stay.
+            evidence = clause[match.start() : clause.find(title, match.start()) + len(title)]
+            return [ending("job_title", title, evidence, 0.85)]
+        if verb.startswith("retired") and raw.split()[0].lower().endswith("ing"):
+            # "I retired from teaching": the work ends, whoever it was for.
+            return [ending("job_title", None, clause[match.start() : match.end()], 0.85)]
         job = _JOB_PHRASE.match(raw)
         if job:
             org = job.group("org") and proper_name(job.group("org"), lenient=lenient)
@@ -106,7 +128,7 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
         if org.lower() in COUNTRIES:
             return [ending("country", org, evidence, 0.85)]
         found = [ending("employer", org, evidence, 0.85)]
-        if verb.startswith("left"):
+        if verb.startswith("left") or "leav" in verb:
             # "I left Berlin" names a city as often as "I left Dropbox" a company: both
             # endings are offered, and only one whose value matches a current fact ends it.
             found.append(ending("city", org, evidence, 0.85))
@@ -121,6 +143,11 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
         if org:
             evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
             return [ending("employer", org, evidence, 0.9)]
+    match = LAST_DAY.search(clause)
+    org = match and proper_name(match.group("v"), lenient=lenient)
+    if match and org:
+        evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
+        return [ending("employer", org, evidence, 0.9)]
     match = JOBLESS.search(clause)
     if match:
         return [ending("employer", None, match.group(0), 0.85)]
@@ -159,6 +186,10 @@ def _place_endings(clause: str, lenient: bool) -> list[Statement]:
 
 
 def _relationship_endings(clause: str) -> list[Statement]:
+    apart = NOT_TOGETHER.search(clause)
+    if apart and _ANYMORE.search(clause):
+        evidence = apart.group(0)
+        return [ending("spouse", None, evidence, 0.85), ending("partner", None, evidence, 0.85)]
     match = SPLIT.search(clause)
     if not match:
         return []
@@ -183,7 +214,7 @@ def _preference_endings(clause: str) -> list[Statement]:
     if match and (
         _ANYMORE.search(clause)
         or "used to" in match.group(0).lower()
-        or "stopped" in match.group(0).lower()
+        or re.search(r"\b(?:stopped|quit|gave|given)\b", match.group(0), re.I)
         or "over" in match.group(0).lower()
     ):
         value = phrase(match.group("v"), max_words=4)
@@ -191,8 +222,12 @@ def _preference_endings(clause: str) -> list[Statement]:
             found.append(ending("likes", value, match.group(0).rstrip(" .!"), 0.85))
     match = PET_GONE.search(clause)
     if match:
-        gone = match.group("v") or match.group("v2")
-        species = (match.group("species") or match.group("species2")).lower()
+        gone = match.group("v") or match.group("v2") or match.group("v3")
+        species = next(
+            match.group(g)
+            for g in ("species", "species2", "species3", "species4")
+            if match.group(g)
+        ).lower()
         found.append(ending("pet", gone or species, match.group(0), 0.85))
     return found
 
@@ -206,4 +241,5 @@ def endings(clause: str) -> list[Statement]:
         or _relationship_endings(clause)
         or _place_endings(clause, lenient)
         or _preference_endings(clause)
+        or contact_endings(clause)
     )

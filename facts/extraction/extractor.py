@@ -6,6 +6,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from facts.extraction import clauses as traps
+from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes
@@ -20,10 +21,13 @@ _MONTH_MAY = re.compile(
 # "Just moved to Lisbon!": the subject a chat message leaves out is the speaker.
 _SUBJECT_DROPPED = re.compile(
     r"^(?:(?:so|well|oh|and|also|btw|update|news|guess what|anyway|ok|okay|yeah|yep|hey)"
-    r"[,:!]?\s+)*(?=(?:just|finally|recently|officially)?\s*(?:moved|relocated|joined|started|"
-    r"got|quit|left|resigned|became|adopted|married|switched|broke up)\b)",
+    r"[,:!]?\s+)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
+    r"(?:moved|relocated|joined|started|"
+    r"got|quit|left|resigned|became|adopted|married|switched|broke up|"
+    r"working\s+(?:at|for|as)|living\s+in)\b)",
     re.I,
 )
+_LEAVING = re.compile(r"\b(?:i'm|i am|we're|we are)\s+(?:\w+\s+)?leaving\b", re.I)
 _NOW = re.compile(r"\b(?:today|now|as of today|right now|this week)\b", re.I)
 
 
@@ -81,6 +85,10 @@ def _extract_clause(clause: str, *, now: datetime) -> list[Statement]:
     if plan:
         return []
     ended = endings(clause)
+    if ended and (traps.is_future(clause) or _LEAVING.search(clause)):
+        # "I'm leaving Intel on June 30" ends the job on that date; with no date, a plan.
+        start = future_start(clause, now)
+        return _with_start(ended, start) if start or _NOW.search(clause) else []
     if ended:
         return ended
     born = birthday(clause)
@@ -89,7 +97,8 @@ def _extract_clause(clause: str, *, now: datetime) -> list[Statement]:
     disliked = dislikes(clause)
     if disliked:
         return disliked
-    if traps.is_negated(clause) or traps.is_past(clause, now.year):
+    # An address's own words ("ola@firma.no") negate nothing.
+    if traps.is_negated(EMAIL.sub(" ", clause)) or traps.is_past(clause, now.year):
         return []
     start = None
     if traps.is_future(clause):

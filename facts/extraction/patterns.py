@@ -4,6 +4,7 @@ a clause (already cleared of traps) and returns the statements it makes."""
 import re
 from collections.abc import Callable
 
+from facts.extraction.contacts import contact
 from facts.extraction.dates import birthday_value
 from facts.extraction.grammar import I_AM, REST, S, evidence_of, rx
 from facts.extraction.people import children, pets, relationships
@@ -26,6 +27,7 @@ from facts.extraction.vocabulary import (
     NOT_LIKES,
 )
 
+_SPAN = r"(?=.*\b(?:for\s+(?:\w+\s+)?(?:years?|months?|weeks?)|since)\b)"
 EMPLOYER = rx(
     S + r"(?:work|working|'m working|am working|'ll be working|will be working|employed|"
     r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching)"
@@ -35,12 +37,25 @@ EMPLOYER = rx(
     r"will be joining|(?:started|start|'m starting|am starting|'ll start|will start|began)"
     r"(?:\s+(?:working|a new job|my new job|a job|a new role|my new role))?\s+(?:at|with|for)|"
     r"got (?:a|an|my) (?:new )?(?:job|position|role|offer) (?:at|with)|got hired (?:at|by)|"
-    r"was hired (?:at|by)|'ve been hired (?:at|by)|'ll be at|will be at|'m now at|am now at)\s+"
+    r"was hired (?:at|by)|'ve been hired (?:at|by)|'ll be at|will be at|'m now at|am now at|"
+    r"(?:took|'ve taken|have taken|accepted|'ve accepted|have accepted|landed|'ve landed)\s+"
+    r"(?:a|an|the)\s+(?:new\s+)?(?:job|position|role|post|offer)\s+(?:at|with|from))\s+" + REST,
+    # "I'm at Netflix now": only with the "now" that makes it a job rather than a visit.
+    I_AM + r"(?:at|with)\s+(?!the\s)(?P<v>[^,;.!?]+?)\s+(?:now|these days|nowadays)\s*[.!]*$",
+    # "I've been with Google since 2020": the present perfect with a span is still current.
+    r"\bi(?:'ve|\s+have)(?:\s+now)?\s+(?:worked|been working|been)\s+(?:at|with|for)\s+"
+    + _SPAN
     + REST,
+    r"^(?:starting|from|as of)\b[^,]*?,?\s*" + I_AM + r"(?:at|with)\s+" + REST,
+    S + r"(?:moved|relocated|'m moving|am moving)\s+.*?\bfor\s+(?:a|the)\s+(?:new\s+)?"
+    r"(?:job|position|role)\s+(?:at|with)\s+" + REST,
     r"\bnow\s+i(?:'m|\s+am)\s+(?:at|with)\s+" + REST,
     r"(?:\b(?:for|with|at)\s+)?\bmy\s+(?:new\s+)?(?:job|position|role|gig|employer)"
     r"(?:\s+is(?:\s+now)?)?\s+(?:at|with)\s+" + REST,
     r"\bmy\s+(?:new\s+)?(?:employer|company)\s+is(?:\s+now)?\s+" + REST,
+    # "I work for a startup called Pled"
+    S + r"(?:work|'m working|am working)\s+(?:at|for)\s+an?\s+(?:[\w-]+\s+){1,3}?"
+    r"(?:called|named)\s+" + REST,
 )
 EMPLOYER_WORDS = re.compile(r"^(?:my\s+)?(?:job|position|role|company|employer|work)\b", re.I)
 TITLE_VERBS = (
@@ -51,6 +66,9 @@ TITLE_VERBS = (
 )
 JOB_TITLE = rx(
     I_AM + r"(?:an?|the)\s+" + REST,
+    r"\bi(?:'ll|\s+will)\s+be\s+(?:an?|the)\s+" + REST,
+    I_AM + r"(?=(?:head|director|vp|chief|lead)\s+of\s)" + REST,
+    r"\bi(?:'ve|\s+have)\s+been\s+(?:an?|the)\s+" + _SPAN + REST,
     S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
     r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
     r"(?:an?\s+|the\s+)?" + REST,
@@ -60,39 +78,36 @@ PLACE = rx(
     S + r"(?:live|living|'m living|reside|residing|'m based|am based|'re based|are based|"
     r"'m settled|settled|'ll be living|will be living)\s+in\s+" + REST,
     S + r"(?:moved|move|'m moving|am moving|'re moving|are moving|'ll move|will move|"
-    r"'ll be moving|will be moving|relocated|'m relocating|am relocating|'ll relocate|"
-    r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?to\s+"
-    + REST,
+    r"'ll be moving|will be moving|'ll be relocating|will be relocating|relocated|"
+    r"'m relocating|am relocating|'ll relocate|"
+    r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?"
+    r"(?:from\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+)?to\s+" + REST,
+    I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))-based\b",
     S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
-)
-EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-EMAIL_OWNER = re.compile(
-    r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
-    r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+me\s+(?:at|on|via)\b"
-    r"|\bdrop\s+me\s+a\s+(?:line|note|mail)\s+at\b",
-    re.I,
-)
-PHONE = re.compile(r"\+?\d[\d\s().-]{5,}\d")
-PHONE_OWNER = re.compile(
-    r"\bmy\s+(?:new\s+|work\s+|personal\s+)?(?:phone|cell|mobile|number|whatsapp)\b"
-    r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b",
-    re.I,
 )
 BIRTHDAY = rx(
     r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)(?:\s+is|'s|\s+falls)\s+" + REST,
     r"\bi(?:'m|\s+am)?\s+(?:turn|turning)\s+\d+\s+" + REST,
     r"\bi\s+was\s+born\s+" + REST,
 )
+# "gluten free" is written with a space as often as with a hyphen.
+_DIET_WORDS = "|".join(d.replace("-", "[- ]") for d in sorted(DIETS, key=len, reverse=True))
 DIET = rx(
     S + r"(?:'m|am|went|gone|'ve gone|became|become|'ve become|turned|eat|'m eating|"
     r"follow|'m following|'m on|am on|keep|'m keeping)?\s*(?:an?\s+|fully\s+|strictly\s+|"
-    r"completely\s+|mostly\s+)*(?P<v>" + "|".join(sorted(DIETS, key=len, reverse=True)) + r")\b"
+    r"completely\s+|mostly\s+)*(?P<v>" + _DIET_WORDS + r")\b"
     r"(?:\s+diet)?"
 )
 LIKES = rx(
     S + r"(?:love|like|enjoy|adore|dig|(?:'m\s+|am\s+)?(?:into|obsessed with|passionate about|"
-    r"crazy about|(?:a\s+)?(?:big\s+|huge\s+)?fan of))\s+" + REST,
+    r"crazy about|"
+    # "I got into Oxford" is an admission, not a hobby: only "gotten" / "got really into".
+    r"(?:'ve\s+)?gotten\s+(?:really\s+)?into|got\s+really\s+into|"
+    r"(?:'ve taken up|took up)(?!\s+(?:the|a|an|his|her|their|your|my|space|time|room)\b)|"
+    r"(?:quite\s+|very\s+)?fond of|(?:a\s+)?(?:big\s+|huge\s+)?fan of))\s+" + REST,
     r"\bmy\s+(?:absolute\s+)?favou?rite\s+(?:\w+\s+)?is\s+" + REST,
+    I_AM + r"(?:an?\s+)?(?:big\s+|huge\s+|massive\s+|lifelong\s+|die-hard\s+)?"
+    r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))\s+fan\b",
     r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]+?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?"
     r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
 )
@@ -104,7 +119,8 @@ DISLIKES = rx(
 )
 LANGUAGE = rx(
     S + r"(?:speak|can speak|'m fluent in|am fluent in|'m conversational in|"
-    r"'m bilingual in|'m proficient in|am proficient in)\s+(?:fluent\s+|some\s+|a\s+little\s+|"
+    r"'m bilingual in|'m proficient in|am proficient in|can get by in|get by in)"
+    r"\s+(?:fluent\s+|some\s+|a\s+little\s+|"
     r"a\s+bit\s+of\s+|basic\s+|native\s+)?" + REST,
     r"\bmy\s+(?:native\s+language|mother\s+tongue|first\s+language)\s+is\s+" + REST,
     I_AM + r"a\s+native\s+" + r"(?P<v>\w+)\s+speaker",
@@ -113,9 +129,12 @@ LANGUAGE = rx(
 SKILL = rx(
     I_AM + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|great at|skilled (?:in|at)|"
     r"proficient (?:in|at|with)|an expert (?:in|on|at)|experienced (?:in|with)|"
-    r"certified in|fluent in)\s+" + REST,
-    S + r"(?:know how to|can code in|program in|code in|have experience (?:in|with)|"
+    r"certified in|fluent in|handy with)\s+" + REST,
+    S + r"(?:know how to|can code in|program in|code in|'ve been (?:programming|coding) in|"
+    r"have experience (?:in|with)|"
     r"have \w+ years of experience (?:in|with))\s+" + REST,
+    S + r"know\s+(?!the\b|this\b|that\b|my\b|your\b|his\b|her\b|their\b|our\b)"
+    r"(?P<v>[\w#+.' -]+?)\s+(?:pretty\s+|really\s+|quite\s+|very\s+|fairly\s+)?well\b",
 )
 
 
@@ -130,7 +149,9 @@ def _trust(match: re.Match[str]) -> tuple[float, str]:
 
 def _title(raw: str) -> str | None:
     head = re.split(
-        r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now)\b|\s+of\s+(?=[A-Z])|[,.;!?]", raw
+        r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
+        r"currently|today)\b|\s+of\s+(?=[A-Z])|[,.;!?]",
+        raw,
     )[0]
     words = head.split()
     while words and words[0].lower() in {"a", "an", "the", "new"}:
@@ -202,23 +223,6 @@ def place(clause: str) -> list[Statement]:
             )
         return found
     return []
-
-
-def contact(clause: str) -> list[Statement]:
-    found: list[Statement] = []
-    email = EMAIL.search(clause)
-    owner = EMAIL_OWNER.search(clause)
-    if email and owner and owner.start() < email.start():
-        found.append(said("email", email.group(0), clause[owner.start() : email.end()], EXPLICIT))
-    phone = PHONE.search(clause)
-    owner = PHONE_OWNER.search(clause)
-    if phone and owner and owner.start() < phone.start() and not email:
-        digits = re.sub(r"\D", "", phone.group(0))
-        if 7 <= len(digits) <= 15:
-            found.append(
-                said("phone", phone.group(0).strip(), clause[owner.start() : phone.end()], EXPLICIT)
-            )
-    return found
 
 
 def birthday(clause: str) -> list[Statement]:

@@ -8,12 +8,21 @@ from facts.extraction.statements import statement as said
 from facts.extraction.vocabulary import STOP_WORDS
 
 SPOUSE = rx(
-    r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|\s+is\s+called|\s+is|,)?\s+" + NAME,
+    r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|(?:\s+is|'s)\s+called|\s+is|,)?\s+" + NAME,
+    S + r"(?:have|'ve got)\s+a\s+(?:wife|husband)\s+(?:named|called)\s+" + NAME,
     S + r"(?:married to|married|got married to|'m married to|am married to|'re married to|wed)\s+"
     r"(?:my\s+[\w\s-]{3,40}?,\s+)?" + NAME,
 )
+_PARTNER_WORDS = r"(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)"
 PARTNER = rx(
-    r"\bmy\s+(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)(?:'s\s+name\s+is|\s+is|,)?\s+"
+    r"\bmy\s+(?:new\s+|current\s+)?"
+    + _PARTNER_WORDS
+    + r"(?:'s\s+name\s+is|(?:\s+is|'s)\s+called|\s+is|,)?\s+"
+    + NAME,
+    S
+    + r"(?:have|'ve got|got)\s+a\s+(?:new\s+)?"
+    + _PARTNER_WORDS
+    + r"\s+(?:named|called)\s+"
     + NAME,
     S + r"(?:dating|'m dating|am dating|'m seeing|am seeing|got engaged to|'m engaged to|"
     r"am engaged to|'m in a relationship with|moved in with)\s+"
@@ -22,15 +31,18 @@ PARTNER = rx(
 CHILD = rx(
     r"\b(?:my|our)\s+" + CHILD_ADJ + rf"(?:{CHILD_WORDS})(?:'s\s+name\s+is|\s+is\s+(?:named|called)"
     r"|\s+named|\s+called|,)?\s+" + NAME,
+    r"\b(?:my|our)\s+(?:youngest|eldest|oldest|firstborn),\s+" + NAME,
     S
     + r"(?:have|'ve got|had|just had|welcomed)\s+(?:a|an|our)\s+"
     + CHILD_ADJ
-    + rf"(?:{CHILD_WORDS})(?:\s+(?:boy|girl))?(?:\s+named|\s+called|,)\s+"
-    + NAME,
+    + rf"(?:{CHILD_WORDS}|toddler|newborn|\d+-year-old)(?:\s+(?:boy|girl))?"
+    r"(?:\s+named|\s+called|,)\s+" + NAME,
 )
 CHILDREN = re.compile(
-    r"(?:\b(?:my|our)|\b(?:i|we)\s+have\s+(?:two|three|four|five|\d+))\s+"
-    r"(?:kids|children|sons|daughters|boys|girls)(?:\s+are|,)?\s+(?:named\s+|called\s+)?"
+    r"(?:\b(?:my|our)|\b(?:i|we)(?:\s+have|'ve\s+got)(?:\s+(?:two|three|four|five|\d+))?"
+    r"|\bi(?:'m|\s+am)\s+a\s+(?:mom|mum|dad|mother|father|parent)\s+(?:of|to)"
+    r"\s+(?:two|three|four|five|\d+))\s+"
+    r"(?:kids|children|sons|daughters|boys|girls|twins|triplets)(?:\s+are|,)?\s+(?:named\s+|called\s+)?"
     r"(?-i:(?P<v>[A-Z][\w'-]+(?:(?:,\s*|\s+and\s+)[A-Z][\w'-]+)+))",
     re.I,
 )
@@ -40,6 +52,14 @@ PET = rx(
     S + r"(?:have|'ve got|got|adopted|rescued|bought|brought home)\s+(?:a|an|our)\s+"
     r"(?:[\w-]+\s+){0,2}?(?P<species>" + SPECIES_GROUP + r")\b"
     r"(?:(?:\s+named|\s+called|,)\s+" + NAME + ")?",
+)
+# "I've got two cats, Miso and Tofu", "my dogs are called Rex and Bo".
+PETS = re.compile(
+    r"(?:\b(?:my|our)|\b(?:i|we)(?:'ve\s+got|\s+have(?:\s+got)?|\s+got)\s+"
+    r"(?:two|three|four|five|\d+))\s+(?:[\w-]+\s+)?(?:" + SPECIES_GROUP + r")(?:e?s)\b"
+    r"(?:\s+are(?:\s+(?:named|called))?|,|:)?\s+(?:named\s+|called\s+)?"
+    r"(?-i:(?P<v>[A-Z][\w'-]+(?:(?:,\s*|\s+and\s+|,\s+and\s+)[A-Z][\w'-]+)+))",
+    re.I,
 )
 
 # "... and a dog named Bo", after a first pet of the same clause.
@@ -76,6 +96,10 @@ def children(clause: str) -> list[Statement]:
 def pets(clause: str) -> list[Statement]:
     """Every pet of the clause: "a cat named Whiskers and a dog named Bo"."""
     found: list[Statement] = []
+    match = PETS.search(clause)
+    if match:
+        names = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("v"))
+        return [said("pet", n, match.group(0), LIKELY) for n in names if n]
     for pattern in PET:
         for match in pattern.finditer(clause):
             name = match.groupdict().get("v")

@@ -68,13 +68,14 @@ copywriter illustrator animator producer actor actress dancer singer composer
 entrepreneur investor partner associate principal supervisor foreman janitor cleaner
 caregiver midwife optometrist radiologist surgeon pediatrician paralegal attorney
 judge diplomat soldier sergeant captain lieutenant detective policeman policewoman
-postdoc fellow teaching scholar curator archivist"""
+postdoc fellow teaching scholar curator archivist practitioner hygienist counselor
+counsellor advisor adviser planner operator inspector worker"""
 )
 
 # Words that make "I'm a good cook" a judgement rather than a job.
 JUDGEMENTS = _words(
     """good great bad terrible awful decent amazing excellent big huge natural born lousy
-horrible fantastic wonderful better best worse worst"""
+horrible fantastic wonderful better best worse worst hard"""
 )
 
 # Words a value never runs across: "Surabaya for my new job", "Google as an engineer".

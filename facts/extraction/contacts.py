@@ -1,0 +1,70 @@
+"""The speaker's email address and phone number: given as theirs ("my email is ...",
+"reach me at ...", "use ... for anything official"), or ended ("my old number is
+disconnected"). An address or number without such an owner may be anyone's."""
+
+import re
+
+from facts.extraction.statements import EXPLICIT, Statement, ending
+from facts.extraction.statements import statement as said
+
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+PHONE = re.compile(r"\+?\d[\d\s().-]{5,}\d")
+_AT_ME = r"\bi(?:'m|\s+am)\s+(?:reachable\s+|available\s+)?(?:at|on|via)\s+"
+EMAIL_OWNER = re.compile(
+    r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
+    r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+me\s+(?:at|on|via)\b"
+    r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+e-?mail(?:\s+address)?\b"
+    r"|\bdrop\s+me\s+a\s+(?:line|note|mail)\s+at\b"
+    # "use j.doe@example.net for anything official": an address offered for the speaker.
+    r"|^(?:please\s+|just\s+)?use\s+(?=[\w.+-]+@)"
+    r"|" + _AT_ME + r"(?=[\w.+-]+@)",
+    re.I,
+)
+PHONE_OWNER = re.compile(
+    r"\bmy\s+(?:new\s+|work\s+|personal\s+)?(?:phone|cell|mobile|number|whatsapp)\b"
+    r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b"
+    r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone)\b"
+    r"|" + _AT_ME + r"(?=\+?\d)",
+    re.I,
+)
+PHONE_GONE = re.compile(
+    r"\bmy\s+old\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone|mobile|cell)"
+    r"(?:\s+(?P<v>\+?\d[\d\s().-]{5,}\d))?\s+(?:is|was|got|has been|'s)\s+(?:now\s+)?"
+    r"(?:disconnected|cancell?ed|canceled|dead|deactivated|out of service|"
+    r"no longer (?:active|in use|working))\b",
+    re.I,
+)
+
+
+def _is_phone(number: str) -> bool:
+    return 7 <= len(re.sub(r"\D", "", number)) <= 15
+
+
+def contact(clause: str) -> list[Statement]:
+    found: list[Statement] = []
+    email = EMAIL.search(clause)
+    owner = EMAIL_OWNER.search(clause)
+    if email and owner and owner.start() < email.start():
+        found.append(said("email", email.group(0), clause[owner.start() : email.end()], EXPLICIT))
+    phone = PHONE.search(clause)
+    owner = PHONE_OWNER.search(clause)
+    if (
+        phone
+        and owner
+        and owner.start() < phone.start()
+        and not email
+        and _is_phone(phone.group(0))
+    ):
+        evidence = clause[owner.start() : phone.end()]
+        found.append(said("phone", phone.group(0).strip(), evidence, EXPLICIT))
+    return found
+
+
+def contact_endings(clause: str) -> list[Statement]:
+    match = PHONE_GONE.search(clause)
+    if not match:
+        return []
+    number = match.group("v")
+    if number and not _is_phone(number):
+        return []
+    return [ending("phone", number and number.strip(), match.group(0), 0.85)]
