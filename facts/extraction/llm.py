@@ -11,7 +11,7 @@ import json
 import logging
 import urllib.request
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -56,6 +56,15 @@ PROMPT = (
 )
 
 
+def _moment(value: object) -> datetime:
+    """An ISO date or time from the model; one without a zone is UTC (as users' times are),
+    so that it compares with the server's aware clock."""
+    if not isinstance(value, str):
+        raise ValueError("valid_from is not an ISO date")
+    moment = datetime.fromisoformat(value)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def _statements(answer: Any, text: str) -> list[Statement]:
     """The model's answer as statements; ValueError when it is not the asked-for shape."""
     content = answer["choices"][0]["message"]["content"]
@@ -78,7 +87,7 @@ def _statements(answer: Any, text: str) -> list[Statement]:
                 value=value.strip() if value else None,
                 evidence=evidence,
                 confidence=min(max(float(item.get("confidence") or 0.8), 0.0), 1.0),
-                valid_from=datetime.fromisoformat(valid_from) if valid_from else None,
+                valid_from=_moment(valid_from) if valid_from else None,
             )
         )
     return found

@@ -3,6 +3,7 @@ configures, here a real HTTP server on loopback that plays the model."""
 
 import json
 import threading
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -10,6 +11,7 @@ from django.core.checks import run_checks
 
 from facts.extraction.llm import check_extractor
 from facts.models import Fact, Status
+from tests.factories import state
 
 pytestmark = pytest.mark.django_db
 
@@ -88,6 +90,24 @@ def test_the_models_statements_are_checked_and_applied_like_the_rules(api, agent
     assert request["auth"] == "Bearer sk-test"
     assert request["body"]["model"] == "local-model"
     assert request["body"]["messages"][-1]["content"] == text
+
+
+def test_a_future_date_without_a_zone_is_read_as_utc_and_applied(api, agent, model):
+    state(agent, "Google", user="ana")
+    model.statements = [
+        {
+            "predicate": "employer",
+            "value": "Canva",
+            "evidence": "I join Canva",
+            "valid_from": "2031-01-01",
+            "confidence": 1.0,
+        },
+    ]
+    data = check(api, "I join Canva in January.", apply=True, now="2030-12-01T09:00:00Z")
+    assert data["applied"][0]["outcome"] == "superseded"
+    canva = Fact.objects.get(agent=agent, value="Canva")
+    assert canva.valid_from == datetime(2031, 1, 1, tzinfo=UTC)
+    assert Fact.objects.get(agent=agent, value="Google").valid_to == canva.valid_from
 
 
 def test_a_failing_model_falls_back_to_the_rules(api, agent, model):
