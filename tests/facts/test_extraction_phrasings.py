@@ -8,16 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from facts.extraction import extract
-
-NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
-
-
-def said(text):
-    """(predicate, qualifier, value) of each statement; an ending's value is ("ended", X)."""
-    return {
-        (s.predicate, s.qualifier, s.value if s.value is not None else ("ended", s.ended))
-        for s in extract(text, now=NOW)
-    }
+from tests.facts.test_extraction import NOW, said
 
 
 @pytest.mark.parametrize(
