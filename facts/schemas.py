@@ -153,6 +153,9 @@ class ContradictionOut(Schema):
     qualifier: str
     old_value: str
     new_value: str | None = Field(description="null: the text ends the fact.")
+    valid_from: datetime | None = Field(
+        description="A future change (or ending) takes effect then; null: now."
+    )
     evidence: str
     confidence: float
     level: Level
@@ -184,6 +187,7 @@ class SuggestedActionOut(Schema):
     predicate: str
     qualifier: str
     value: str | None
+    valid_from: datetime | None = Field(description="When the action takes effect; null: now.")
 
 
 class AppliedOut(Schema):

@@ -362,8 +362,10 @@ def _print_check(data: dict[str, Any]) -> None:
     for item in data["contradicted"]:
         slot = item["predicate"] + (f"[{item['qualifier']}]" if item["qualifier"] else "")
         new = "(ended)" if item["new_value"] is None else item["new_value"]
+        starts = f", from {item['valid_from']}" if item["valid_from"] else ""
         print(
-            f"  {slot}: {item['old_value']} -> {new}   ({item['level']}, fact {item['fact']['id']})"
+            f"  {slot}: {item['old_value']} -> {new}   "
+            f"({item['level']}, fact {item['fact']['id']}{starts})"
         )
         print(f'    "{item["evidence"]}"')
     print("Confirmed")

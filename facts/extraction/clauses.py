@@ -46,8 +46,19 @@ PLAN = re.compile(
 FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|i'm moving|i am moving|we're moving|i'm relocating|"
     r"i'm joining|i am joining|i'm starting|i am starting|i start|i join|starting|"
+    r"i'm marrying|i am marrying|getting married|i'm quitting|i am quitting|i'm retiring|"
+    r"i am retiring|i'm resigning|i'm switching|i'm transferring|i'm becoming|i move|we move|"
+    r"i relocate|i leave|"
     r"from\s+(?:next|tomorrow|today|now|on|\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
     r"dec|mon|tue|wed|thu|fri|sat|sun))\b",
+    re.IGNORECASE,
+)
+# A verb in the past tense: a date in such a clause says when something happened, not when a
+# change takes effect ("I moved to Oslo on June 20" is no future move).
+PAST_VERB = re.compile(
+    r"\b(?:moved|relocated|joined|started|began|became|got|was|were|had|did|took|left|quit|"
+    r"went|came|accepted|landed|signed|switched|transferred|resigned|adopted|finished|ended|"
+    r"spent|lived|worked)\b",
     re.IGNORECASE,
 )
 REPORTED = re.compile(
@@ -88,7 +99,8 @@ _JOINER = "\u200d"
 SHARED_SUBJECT = re.compile(
     r",?\s+(and|but)\s+(?:now\s+|also\s+|currently\s+|then\s+)?(?=(?:work|working)\s+(?:at|for|as)\b"
     r"|(?:live|living)\s+in\b|(?:joined|started at|started working)\b"
-    r"|(?:moved|relocated)\s+(?:back\s+)?to\b)",
+    r"|(?:moved|relocated)\s+(?:back\s+)?to\b"
+    r"|(?:leave|quit|start|join|move|relocate)\s+(?-i:[A-Z]|to\s|at\s|as\s))",
     re.IGNORECASE,
 )
 # The subject of a clause with what it carries to a verb that shares it: "I'm", "I don't",
@@ -146,6 +158,10 @@ def is_plan(clause: str) -> bool:
 
 def is_future(clause: str) -> bool:
     return bool(FUTURE.search(clause))
+
+
+def has_past_verb(clause: str) -> bool:
+    return bool(PAST_VERB.search(clause))
 
 
 def is_reported(clause: str) -> bool:

@@ -31,7 +31,9 @@ LEFT_JOB = _rx(
     S + r"(?P<verb>left|quit|resigned(?:\s+from)?|(?:was|got|been)\s+(?:laid off|let go|fired|"
     r"made redundant)(?:\s+from)?|retired(?:\s+from)?|walked away from|handed in my notice at|"
     r"stopped working (?:at|for)|finished (?:at|with)|'m leaving|am leaving|'ll be leaving|"
-    r"will be leaving|'ll leave|will leave|moved on from|stepped down(?:\s+from)?)"
+    r"will be leaving|'ll leave|will leave|moved on from|stepped down(?:\s+from)?|"
+    r"(?:'m|am)?\s*(?:quitting|retiring(?:\s+from)?|resigning(?:\s+from)?)|'ll quit|will quit|"
+    r"'ll retire|will retire|'ll resign|will resign|leave)"
     r"(?:\s+(?P<v>.+))?$"
 )
 NOT_WITH = _rx(
@@ -62,7 +64,12 @@ LEFT_PLACE = _rx(
     # "I moved from Berlin to Munich" states the new city instead.
     r"(?!(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+to\s)(?P<v>.+)"
 )
-LAST_DAY = _rx(r"\b(?:was|is)\s+my\s+last\s+day\s+(?:at|with)\s+(?P<v>.+)")
+LAST_DAY = _rx(r"\bmy\s+last\s+day\s+(?:at|with)\s+(?P<v>.+)")
+# "Friday is my last day", "my last day is the 28th": at work, said without naming it.
+LAST_DAY_AT_WORK = _rx(
+    r"\b(?:is|will be|'s)\s+my\s+last\s+day(?:\s+at\s+work|\s+at\s+the\s+office)?\s*[.!]*$"
+    r"|\bmy\s+last\s+day(?:\s+at\s+work)?\s+(?:is|will be)\b"
+)
 SPLIT = _rx(
     S_PLAIN + r"(?P<verb2>broke up with|divorced|split (?:up )?(?:with|from)|left)\s+"
     r"(?:my\s+(?P<who>wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s*)?" + NAME + "?"
@@ -148,7 +155,7 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
     if match and org:
         evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
         return [ending("employer", org, evidence, 0.9)]
-    match = JOBLESS.search(clause)
+    match = LAST_DAY_AT_WORK.search(clause) or JOBLESS.search(clause)
     if match:
         return [ending("employer", None, match.group(0), 0.85)]
     return []

@@ -27,6 +27,13 @@ _SUBJECT_DROPPED = re.compile(
     r"working\s+(?:at|for|as)|living\s+in)\b)",
     re.I,
 )
+# "Joining Uber on Monday!": an -ing form whose "I'm" was left out.
+_SUBJECT_DROPPED_ING = re.compile(
+    r"^(?:(?:so|well|oh|and|also|btw|update|news|guess what|anyway|ok|okay|yeah|yep|hey)"
+    r"[,:!]?\s+)*(?=(?:officially\s+)?(?:joining|starting\s+(?:at|with|as|a|my)|moving|"
+    r"relocating|leaving|quitting|getting married|marrying)\b)",
+    re.I,
+)
 _LEAVING = re.compile(r"\b(?:i'm|i am|we're|we are)\s+(?:\w+\s+)?leaving\b", re.I)
 _NOW = re.compile(r"\b(?:today|now|as of today|right now|this week)\b", re.I)
 
@@ -43,29 +50,40 @@ def _with_start(found: list[Statement], start: datetime | None) -> list[Statemen
 
 
 def _with_speaker(clause: str) -> str:
+    speaker = "I "
     dropped = _SUBJECT_DROPPED.match(clause)
     if dropped is None:
+        dropped, speaker = _SUBJECT_DROPPED_ING.match(clause), "I'm "
+    if dropped is None:
         return clause
-    speaker = "i " if is_lowercase_text(clause) else "I "
+    if is_lowercase_text(clause):
+        speaker = speaker.lower()
     return clause[: dropped.end()] + speaker + clause[dropped.end() :]
 
 
 def _quoted(found: list[Statement], clause: str) -> list[Statement]:
     """Evidence in the text's own words: without the "I " put in for a dropped subject."""
-    return [
-        replace(s, evidence=s.evidence[2:])
-        if s.evidence not in clause and s.evidence[:2] in {"I ", "i "}
-        else s
-        for s in found
-    ]
+    return [replace(s, evidence=_unquoted(s.evidence, clause)) for s in found]
 
 
-def extract_clause(clause: str, *, now: datetime, scene: str = "") -> list[Statement]:
+def _unquoted(evidence: str, clause: str) -> str:
+    if evidence in clause:
+        return evidence
+    for speaker in ("I'm ", "i'm ", "I ", "i "):
+        if evidence.startswith(speaker):
+            return evidence[len(speaker) :]
+    return evidence
+
+
+def extract_clause(
+    clause: str, *, now: datetime, scene: str = "", when: str = ""
+) -> list[Statement]:
     """What one clause says about the speaker; nothing when it is a trap, judged with the
-    clause that sets its ``scene``, if any ("If I get the job, ...")."""
+    clause that sets its ``scene``, if any ("If I get the job, ..."). ``when``: a clause
+    before it that only says when ("Come September, I'll be teaching at Stanford")."""
     if scene and _is_trap(f"{scene}, {clause}", now):
         return []
-    return _quoted(_extract_clause(_with_speaker(clause), now=now), clause)
+    return _quoted(_extract_clause(_with_speaker(clause), now=now, when=when), clause)
 
 
 def _is_trap(text: str, now: datetime) -> bool:
@@ -78,19 +96,19 @@ def _is_trap(text: str, now: datetime) -> bool:
     )
 
 
-def _extract_clause(clause: str, *, now: datetime) -> list[Statement]:
+def _extract_clause(clause: str, *, now: datetime, when: str = "") -> list[Statement]:
     if traps.is_question(clause) or traps.is_hypothetical(clause) or traps.is_reported(clause):
         return []
     plan = traps.is_plan(_MONTH_MAY.sub(" ", clause))
     if plan:
         return []
+    start, dateless_future = _start(clause, now)
+    if start is None and when:
+        start, dateless_future = _start(f"{when}, {clause}", now)
     ended = endings(clause)
-    if ended and (traps.is_future(clause) or _LEAVING.search(clause)):
-        # "I'm leaving Intel on June 30" ends the job on that date; with no date, a plan.
-        start = future_start(clause, now)
-        return _with_start(ended, start) if start or _NOW.search(clause) else []
     if ended:
-        return ended
+        # "I'm leaving Intel on June 30" ends the job on that date; with no date, a plan.
+        return [] if dateless_future else _with_start(ended, start)
     born = birthday(clause)
     if born:
         return born
@@ -100,14 +118,21 @@ def _extract_clause(clause: str, *, now: datetime) -> list[Statement]:
     # An address's own words ("ola@firma.no") negate nothing.
     if traps.is_negated(EMAIL.sub(" ", clause)) or traps.is_past(clause, now.year):
         return []
-    start = None
-    if traps.is_future(clause):
-        start = future_start(clause, now)
-        if start is None and not _NOW.search(clause):
-            # A future with no date is a plan ("I'm moving to Berlin"), not a change.
-            return []
+    if dateless_future:
+        return []  # a future with no date is a plan ("I'm moving to Berlin"), not a change
     found = [s for rule in STATEMENT_RULES for s in rule(clause)]
     return _with_start(found, start)
+
+
+def _start(clause: str, now: datetime) -> tuple[datetime | None, bool]:
+    """When the change ``clause`` states takes effect, if later than today ("I join Canva
+    next month", "my first day at Klarna is Monday"), and whether the clause speaks of the
+    future without saying when (a plan)."""
+    future = traps.is_future(clause) or bool(_LEAVING.search(clause))
+    start = future_start(clause, now, future_tense=future)
+    if start is not None and not future and traps.has_past_verb(clause):
+        start = None  # "I moved to Oslo on the 20th": when it happened
+    return start, future and start is None and not _NOW.search(clause)
 
 
 def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
@@ -117,12 +142,14 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     seen: set[tuple[str, str, str | None]] = set()
     found: list[Statement] = []
     for sentence in traps.sentences(_normalise(text)):
-        scene = ""
+        scene = when = ""
         for clause in traps.clauses(sentence):
-            for item in extract_clause(clause, now=now, scene=scene):
+            said = extract_clause(clause, now=now, scene=scene, when=when)
+            for item in said:
                 key = (item.predicate, item.qualifier, item.value or item.ended)
                 if key not in seen:
                     seen.add(key)
                     found.append(item)
             scene = clause if traps.scene_setting(clause) else ""
+            when = clause if not said and future_start(clause, now) else ""
     return found

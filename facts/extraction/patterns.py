@@ -30,7 +30,8 @@ from facts.extraction.vocabulary import (
 _SPAN = r"(?=.*\b(?:for\s+(?:\w+\s+)?(?:years?|months?|weeks?)|since)\b)"
 EMPLOYER = rx(
     S + r"(?:work|working|'m working|am working|'ll be working|will be working|employed|"
-    r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching)"
+    r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching|'ll be teaching|"
+    r"will be teaching)"
     r"(?:\s+(?:remotely|full-time|part-time|full time|part time|now|currently))?"
     r"(?:\s+in\s+[a-z-]+(?:\s+[a-z-]+)?)?\s+(?:at|for|by)\s+" + REST,
     S + r"(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining|"
@@ -53,6 +54,8 @@ EMPLOYER = rx(
     r"(?:\b(?:for|with|at)\s+)?\bmy\s+(?:new\s+)?(?:job|position|role|gig|employer)"
     r"(?:\s+is(?:\s+now)?)?\s+(?:at|with)\s+" + REST,
     r"\bmy\s+(?:new\s+)?(?:employer|company)\s+is(?:\s+now)?\s+" + REST,
+    # "Monday is my first day at Klarna", "my first day at Klarna is Monday"
+    r"\bmy\s+first\s+(?:day|week)\s+(?:at|with)\s+" + REST,
     # "I work for a startup called Pled"
     S + r"(?:work|'m working|am working)\s+(?:at|for)\s+an?\s+(?:[\w-]+\s+){1,3}?"
     r"(?:called|named)\s+" + REST,
@@ -61,8 +64,10 @@ EMPLOYER_WORDS = re.compile(r"^(?:my\s+)?(?:job|position|role|company|employer|w
 TITLE_VERBS = (
     r"(?:became|'ve become|have become|work as|working as|'m working as|am working as|"
     r"got a (?:new )?job as|started as|'m starting as|got hired as|was hired as|"
-    r"(?:got|was|'ve been|have been) promoted to|joined \S+(?: \S+)? as|'ll be working as|"
-    r"'ll start as|will start as)\s+"
+    r"(?:got|was|'ve been|have been) promoted to|'ll be working as|become|'ll become|"
+    r"will become|'m becoming|am becoming|start as|'ll start as|will start as|"
+    r"'ll be starting as|(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining)"
+    r" \S+(?: \S+)? as)\s+"
 )
 JOB_TITLE = rx(
     I_AM + r"(?:an?|the)\s+" + REST,
@@ -79,11 +84,13 @@ PLACE = rx(
     r"'m settled|settled|'ll be living|will be living)\s+in\s+" + REST,
     S + r"(?:moved|move|'m moving|am moving|'re moving|are moving|'ll move|will move|"
     r"'ll be moving|will be moving|'ll be relocating|will be relocating|relocated|"
-    r"'m relocating|am relocating|'ll relocate|"
+    r"'m relocating|am relocating|'ll relocate|relocate|'ll have moved|will have moved|"
     r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?"
     r"(?:from\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+)?to\s+" + REST,
     I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))-based\b",
     S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
+    # "In three weeks I'll be in Berlin for good": a stay, not a visit.
+    S + r"(?:'ll be|will be|be)\s+(?:living\s+)?in\s+(?=.*\b(?:for good|permanently)\b)" + REST,
 )
 BIRTHDAY = rx(
     r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)(?:\s+is|'s|\s+falls)\s+" + REST,
@@ -94,6 +101,7 @@ BIRTHDAY = rx(
 _DIET_WORDS = "|".join(d.replace("-", "[- ]") for d in sorted(DIETS, key=len, reverse=True))
 DIET = rx(
     S + r"(?:'m|am|went|gone|'ve gone|became|become|'ve become|turned|eat|'m eating|"
+    r"be going|going|go|becoming|'m becoming|"
     r"follow|'m following|'m on|am on|keep|'m keeping)?\s*(?:an?\s+|fully\s+|strictly\s+|"
     r"completely\s+|mostly\s+)*(?P<v>" + _DIET_WORDS + r")\b"
     r"(?:\s+diet)?"

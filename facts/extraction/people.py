@@ -10,7 +10,8 @@ from facts.extraction.vocabulary import STOP_WORDS
 SPOUSE = rx(
     r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|(?:\s+is|'s)\s+called|\s+is|,)?\s+" + NAME,
     S + r"(?:have|'ve got)\s+a\s+(?:wife|husband)\s+(?:named|called)\s+" + NAME,
-    S + r"(?:married to|married|got married to|'m married to|am married to|'re married to|wed)\s+"
+    S + r"(?:married to|married|got married to|'m married to|am married to|'re married to|wed|"
+    r"marrying|getting married to|marry|be marrying|be getting married to)\s+"
     r"(?:my\s+[\w\s-]{3,40}?,\s+)?" + NAME,
 )
 _PARTNER_WORDS = r"(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)"

@@ -272,6 +272,8 @@ def check_result_to_dict(result: CheckResult) -> dict[str, Any]:
                     "qualifier": item.qualifier,
                     "old_value": finding.fact.value,
                     "new_value": item.value,
+                    # When the change takes effect, if later than now ("next month").
+                    "valid_from": item.valid_from,
                     "evidence": item.evidence,
                     "confidence": item.confidence,
                     "level": finding.level,
@@ -312,6 +314,7 @@ def check_result_to_dict(result: CheckResult) -> dict[str, Any]:
                 "predicate": f.statement.predicate,
                 "qualifier": f.statement.qualifier,
                 "value": f.statement.value,
+                "valid_from": f.statement.valid_from,
             }
             for f in result.findings
         ],

@@ -146,6 +146,9 @@ def test_a_future_change_holds_from_its_date(api, agent):
     data = ok(check(api, "I join Canva next month.", now="2026-12-01T09:00:00Z", apply=True))
     contradiction = data["contradicted"][0]
     assert contradiction["new_value"] == "Canva"
+    # The answer says when the change takes effect, before anything is applied too.
+    assert contradiction["valid_from"] == "2027-01-01T00:00:00Z"
+    assert [a["valid_from"] for a in data["suggested_actions"]] == ["2027-01-01T00:00:00Z"]
     canva = Fact.objects.get(agent=agent, value="Canva")
     assert canva.valid_from == datetime(2027, 1, 1, tzinfo=UTC)
     # Google still holds until then: it is the employer a check before that date sees.
