@@ -3,12 +3,14 @@
     .venv/bin/python bench/facts_quality.py [--verbose] [--json FILE]           # SQLite
     .venv/bin/python scripts/with-postgres -- .venv/bin/python bench/facts_quality.py
     .venv/bin/python bench/facts_quality.py --self-check     # the scoring, without the product
+    .venv/bin/python bench/facts_quality.py --data bench/facts_quality/dev   # the dev set
 
 The labelled set is ours (bench/facts_quality/: snippets.jsonl, timelines.jsonl, written for
-Dewee, copied from nowhere). Everything goes through the public REST API, in-process with
-Django's test client and an API key: one new agent per snippet or timeline, its `existing`
-facts seeded with POST /v1/facts, then POST /v1/facts/check with the fixed NOW below (or, in a
-timeline, each line's own time). Scores:
+Dewee, copied from nowhere); it is held out, never tuned on. bench/facts_quality/dev/ holds a
+development set in the same format, the one to tune against (`--data`). Everything goes
+through the public REST API, in-process with Django's test client and an API key: one new
+agent per snippet or timeline, its `existing` facts seeded with POST /v1/facts, then POST
+/v1/facts/check with the fixed NOW below (or, in a timeline, each line's own time). Scores:
 
 - extraction precision and recall over the `new` and `contradicted` items (an ending counts
   as an item whose value is END), matched by predicate, qualifier and normalised value;
@@ -54,8 +56,8 @@ Key = tuple[str, str, str]  # predicate, normalised qualifier, normalised value 
 Json = dict[str, Any]
 
 
-def load(name: str) -> list[Json]:
-    lines = (DATA / name).read_text(encoding="utf-8").splitlines()
+def load(name: str, data: Path = DATA) -> list[Json]:
+    lines = (data / name).read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -445,6 +447,13 @@ def main() -> None:
     )
     parser.add_argument("--verbose", action="store_true", help="List every miss.")
     parser.add_argument("--json", type=Path, help="Also write the full result here.")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        help="The directory of snippets.jsonl and timelines.jsonl (default: the held-out set; "
+        "bench/facts_quality/dev is the development set).",
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     if not os.environ.get("DATABASE_URL"):
@@ -462,7 +471,7 @@ def main() -> None:
 
     from tenancy.services import default_workspace
 
-    snippets, timelines = load("snippets.jsonl"), load("timelines.jsonl")
+    snippets, timelines = load("snippets.jsonl", args.data), load("timelines.jsonl", args.data)
     if args.self_check:
         scores, title = self_check(snippets, timelines), "Facts quality: self-check"
     else:
