@@ -8,9 +8,10 @@ SENTENCE_END = re.compile(rf"{_ABBREVIATIONS}(?<=[.!?])\s+|\n+")
 # Figma"), at a semicolon or dash, and before a question tacked onto a statement.
 CLAUSE_BREAK = re.compile(
     r"\s*(?:;|\s[-–—]\s|,?\s+(?:and|but|so|while|whereas|although|though|because|plus)\s+"
-    r"(?=(?:i|i'm|im|i've|i'll|i'd|my|we|we're|we've|he|she|they|his|her|their|our|it)\b)"
+    r"(?=(?:now\s+)?(?:i|i'm|im|i've|i'll|i'd|my|we|we're|we've|he|she|they|his|her|their|our|"
+    r"it|if|unless)\b)"
     r"|,\s+(?=(?:do|does|did|should|would|could|can|any|what|where|how|why|is|are)\s)"
-    r"|,\s+(?=(?:i|i'm|i've|i'll|i'd|we|we're|we've)\b))",
+    r"|,\s+(?=(?:now\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've)\b))",
     re.IGNORECASE,
 )
 
@@ -62,9 +63,21 @@ PAST_VERB = re.compile(
     re.IGNORECASE,
 )
 REPORTED = re.compile(
-    r"\b(?!i\b)(?:\w+)\s+(?:said|says|told|tells|thinks|thought|claims|claimed|reckons|"
-    r"believes|believed|mentioned|insists|insisted|assumes|assumed|heard|swears)\b"
-    r"|\baccording to\b|\bapparently\b|\brumou?r\b|\bsupposedly\b",
+    r"\b(?<!')(?!i\b)(?:\w+)\s+(?:said|says|say|told|tells|thinks|think|thought|claims|claim|"
+    r"claimed|reckons|reckon|believes|believed|mentioned|insists|insist|insisted|"
+    r"assumes|assume|assumed|heard|swears|swear|keeps?\s+(?:saying|telling|asking)|"
+    r"(?:is|are|'s|'re|seems?|seemed)\s+(?:convinced|sure)|joked|jokes|guessed|guesses)\b"
+    r"|\baccording to\b|\bapparently\b|\brumou?r\b|\bsupposedly\b|\bor so\b|"
+    r"\ballegedly\b|\bword is\b",
+    re.IGNORECASE,
+)
+# An attribution after the words it reports: "I live in Kobe, or so my friends claim",
+# "..., my boss says", "..., according to Tom".
+REPORTED_AFTER = re.compile(
+    r"(?:,|\bor so\b|\bat least\b)\s*(?:that's\s+what\s+)?(?!(?:as|like)\s+i\s|i\s)"
+    r"(?:\w+(?:'s)?\s+){1,3}?"
+    r"(?:says|said|claims|claimed|claim|say|thinks|think|reckons|reckon|swears|insists|told me)"
+    r"\s*[.!]*$|\baccording to\b[^.!?]*[.!]*$|,\s*apparently\s*[.!]*$",
     re.IGNORECASE,
 )
 PAST = re.compile(
@@ -89,7 +102,14 @@ def sentences(text: str) -> list[str]:
 
 # "My wife and I split up" is one subject, not two clauses: its "and" is marked unbreakable
 # (a zero-width joiner, removed again after the split).
-TOGETHER = re.compile(r"\b(my\s+[\w-]+\s+and)(\s+(?:i|me)\b)", re.IGNORECASE)
+TOGETHER = re.compile(
+    r"\b(my\s+[\w-]+\s+and)(\s+(?:i|me)\b)"
+    # "Dara and I got married": a name and the speaker, as a couple.
+    r"|\b((?-i:[A-Z][\w'-]+)\s+and)(\s+i\b)(?=(?:'re|'ve|\s+(?:are|have|just|finally|"
+    r"recently|officially|both|got|will|'ll))*\s+(?:married|engaged|divorced|separated|split|broke|"
+    r"tied|together|moved in|getting|wed|dating)\b)",
+    re.IGNORECASE,
+)
 _JOINER = "\u200d"
 
 
@@ -135,7 +155,9 @@ def _shared_subject(clause: str) -> list[str]:
 
 def clauses(sentence: str) -> list[str]:
     """The clauses of one sentence; a question mark stays with the last one."""
-    marked = TOGETHER.sub(rf"\1{_JOINER}\2", sentence)
+    marked = TOGETHER.sub(
+        lambda m: f"{m.group(1) or m.group(3)}{_JOINER}{m.group(2) or m.group(4)}", sentence
+    )
     parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)
     return [shared for c in parts if c for shared in _shared_subject(c)]
 
@@ -162,6 +184,34 @@ def is_future(clause: str) -> bool:
 
 def has_past_verb(clause: str) -> bool:
     return bool(PAST_VERB.search(clause))
+
+
+# Words taken back after they were said: "I live in Paris, well not really", "I'm a vegan -
+# not!", "I love jazz, jk". A contrast ("I live in Rome, not Milan") takes nothing back.
+RETRACTED = re.compile(
+    r"(?:,|\s[-–—]|\.\.\.|\s)\s*(?:well\s+|ok\s+|okay\s+|haha\s+|lol\s+)?(?:not\s+really|"
+    r"not\s+exactly|not\s+quite|not\s+at\s+all|not|or\s+not|nope|just\s+kidding|jk|kidding|"
+    r"i\s+wish|if\s+only|in\s+my\s+dreams|as\s+if)\s*[.!]*(?:,|$)",
+    re.IGNORECASE,
+)
+
+
+# A sentence that only takes back the one before it: "I work at Google. Not!"
+RETRACTION = re.compile(
+    r"^(?:well\s+|haha\s+|lol\s+|ok\s+)?(?:not|nope|no|not really|jk|just kidding|kidding|i wish|"
+    r"if only|in my dreams|as if|lol no|haha no)\s*[.!]*$",
+    re.IGNORECASE,
+)
+
+
+def retracted(sentence: str, following: str = "") -> bool:
+    """Whether ``sentence`` is taken back, by its own last words or by the ``following``
+    sentence."""
+    return bool(RETRACTED.search(sentence) or RETRACTION.match(following.strip()))
+
+
+def reported_after(sentence: str) -> bool:
+    return bool(REPORTED_AFTER.search(sentence))
 
 
 def is_reported(clause: str) -> bool:

@@ -14,6 +14,7 @@ EMAIL_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
     r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+me\s+(?:at|on|via)\b"
     r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+e-?mail(?:\s+address)?\b"
+    r"|^(?:my\s+)?new\s+e-?mail(?:\s+address)?\b"
     r"|\bdrop\s+me\s+a\s+(?:line|note|mail)\s+at\b"
     # "use j.doe@example.net for anything official": an address offered for the speaker.
     r"|^(?:please\s+|just\s+)?use\s+(?=[\w.+-]+@)"
@@ -24,6 +25,7 @@ PHONE_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+)?(?:phone|cell|mobile|number|whatsapp)\b"
     r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b"
     r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone)\b"
+    r"|^(?:my\s+)?new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone)\b"
     r"|" + _AT_ME + r"(?=\+?\d)",
     re.I,
 )
@@ -32,6 +34,15 @@ PHONE_GONE = re.compile(
     r"(?:\s+(?P<v>\+?\d[\d\s().-]{5,}\d))?\s+(?:is|was|got|has been|'s)\s+(?:now\s+)?"
     r"(?:disconnected|cancell?ed|canceled|dead|deactivated|out of service|"
     r"no longer (?:active|in use|working))\b",
+    re.I,
+)
+
+
+EMAIL_GONE = re.compile(
+    r"\bmy\s+old\s+(?:e-?mail|address|e-?mail\s+address)(?:\s+(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+))?"
+    r"\s+(?:is|was|got|has been|'s|doesn't|does not|won't|no longer)\s+(?:now\s+)?"
+    r"(?:dead|deactivated|closed|deleted|cancell?ed|gone|work|working|works|bouncing|in use|"
+    r"active)\b",
     re.I,
 )
 
@@ -61,6 +72,9 @@ def contact(clause: str) -> list[Statement]:
 
 
 def contact_endings(clause: str) -> list[Statement]:
+    gone = EMAIL_GONE.search(clause)
+    if gone:
+        return [ending("email", gone.group("v"), gone.group(0), 0.85)]
     match = PHONE_GONE.search(clause)
     if not match:
         return []

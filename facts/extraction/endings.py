@@ -5,9 +5,9 @@ when the text does; the check ends a current fact only when that value matches i
 import re
 
 from facts.extraction.contacts import contact_endings
-from facts.extraction.grammar import NAME, S_PLAIN, SPECIES_GROUP, S
+from facts.extraction.grammar import NAME, NAME_AND_I, S_PLAIN, SPECIES_GROUP, S
 from facts.extraction.statements import Statement, ending, is_lowercase_text, phrase, proper_name
-from facts.extraction.vocabulary import COUNTRIES, DIETS, JOB_WORDS
+from facts.extraction.vocabulary import COUNTRIES, DIETS, JOB_WORDS, LANGUAGES
 
 _NO_LONGER = r"(?:no longer|not|n't|not really)"
 _ANYMORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
@@ -50,7 +50,7 @@ JOBLESS = _rx(
     r"looking for work)\b"
 )
 NOT_A = _rx(
-    S + r"(?:'m|am)?\s*(?:no longer|not)\s+(?:an?\s+|the\s+)?(?P<v>[\w -]+?)"
+    r"(?:" + S + r"|^)(?:'m|am)?\s*(?:no longer|not)\s+(?:an?\s+|the\s+)?(?P<v>[\w -]+?)"
     r"(?:\s+anymore|\s+any more)?(?:[,.;!?]|$)"
 )
 USED_TO_BE = _rx(S + r"used to be\s+(?:an?\s+)?(?P<v>[\w -]+?)(?:[,.;!?]|$)")
@@ -64,7 +64,12 @@ LEFT_PLACE = _rx(
     # "I moved from Berlin to Munich" states the new city instead.
     r"(?!(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+to\s)(?P<v>.+)"
 )
-LAST_DAY = _rx(r"\bmy\s+last\s+day\s+(?:at|with)\s+(?P<v>.+)")
+LAST_DAY = _rx(
+    r"\bmy\s+last\s+day\s+(?:at|with)\s+(?P<v>.+)"
+    # "my contract with Sony ends on June 30"
+    r"|\bmy\s+(?:contract|job|position|role|time)\s+(?:at|with)\s+(?P<v2>.+?)\s+"
+    r"(?:ends|is ending|finishes|runs out|is over|ended|is up)\b"
+)
 # "Friday is my last day", "my last day is the 28th": at work, said without naming it.
 LAST_DAY_AT_WORK = _rx(
     r"\b(?:is|will be|'s)\s+my\s+last\s+day(?:\s+at\s+work|\s+at\s+the\s+office)?\s*[.!]*$"
@@ -82,6 +87,10 @@ SPLIT = _rx(
     r"(?:just\s+|finally\s+)?(?:broke up with me|left me|dumped me|divorced me|"
     r"split up with me|(?:and\s+i\s+)?(?:broke up|split up|separated))\b"
 )
+# "Kenji and I got divorced": ends the spouse only if Kenji is the one.
+SPLIT_NAMED = _rx(
+    NAME_AND_I + r"(?:got\s+)?(?P<verb>divorced|split up|broke up|separated|called it quits)\b"
+)
 NOT_TOGETHER = _rx(r"\bwe(?:'re|\s+are)\s+(?:not|no longer)\s+together\b")
 LIKE_NO_MORE = _rx(
     S + r"(?:(?:don't|do not|no longer)\s+(?:like|love|enjoy)|used to (?:like|love|enjoy)|"
@@ -89,6 +98,9 @@ LIKE_NO_MORE = _rx(
     r"(?:gave|'ve given|have given)\s+up(?!\s+on\b)|"
     r"stopped (?:liking|loving|enjoying)|(?:'m|am)\s+(?:no longer|not)\s+into|"
     r"(?:'m|am)\s+over)\s+(?P<v>.+)"
+)
+LANGUAGE_GONE = _rx(
+    S + r"(?:can't|cannot|can no longer|no longer|don't|do not)\s+speak\s+(?:any\s+)?(?P<v>\w+)"
 )
 PET_GONE = _rx(
     r"\b(?:my|our)\s+(?:\w+\s+)?(?P<species>" + SPECIES_GROUP + r")\s+(?-i:(?P<v>[A-Z]\w+)\s+)?"
@@ -101,6 +113,11 @@ PET_GONE = _rx(
     r"|\b(?:i|we)\s+(?:gave|had to give)\s+(?:my|our)\s+(?:\w+\s+)?(?P<species3>"
     + SPECIES_GROUP
     + r")(?:,?\s+(?-i:(?P<v3>[A-Z]\w+)),?)?\s+away\b"
+    # "we gave Goldie away", "Rex passed away": by name only, it ends a pet only if one is
+    # called so.
+    r"|\b(?:i|we)\s+(?:gave|had to give|rehomed)\s+(?-i:(?P<v5>[A-Z]\w+))(?:\s+away)?\b"
+    r"|^(?-i:(?P<v6>[A-Z]\w+))\s+(?:died|passed away|passed|ran away|was put down|"
+    r"is no longer with us)\b"
 )
 
 
@@ -151,7 +168,7 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
             evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
             return [ending("employer", org, evidence, 0.9)]
     match = LAST_DAY.search(clause)
-    org = match and proper_name(match.group("v"), lenient=lenient)
+    org = match and proper_name(match.group("v") or match.group("v2"), lenient=lenient)
     if match and org:
         evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
         return [ending("employer", org, evidence, 0.9)]
@@ -197,6 +214,15 @@ def _relationship_endings(clause: str) -> list[Statement]:
     if apart and _ANYMORE.search(clause):
         evidence = apart.group(0)
         return [ending("spouse", None, evidence, 0.85), ending("partner", None, evidence, 0.85)]
+    match = SPLIT_NAMED.search(clause)
+    if match:
+        evidence = match.group(0).rstrip(" .!")
+        if match.group("verb").lower() == "divorced":
+            return [ending("spouse", match.group("v"), evidence, 0.9)]
+        return [
+            ending("spouse", match.group("v"), evidence, 0.85),
+            ending("partner", match.group("v"), evidence, 0.85),
+        ]
     match = SPLIT.search(clause)
     if not match:
         return []
@@ -227,13 +253,23 @@ def _preference_endings(clause: str) -> list[Statement]:
         value = phrase(match.group("v"), max_words=4)
         if value:
             found.append(ending("likes", value, match.group(0).rstrip(" .!"), 0.85))
+    match = LANGUAGE_GONE.search(clause)
+    if (
+        match
+        and match.group("v").lower() in LANGUAGES
+        and (_ANYMORE.search(clause) or "no longer" in match.group(0).lower())
+    ):
+        found.append(ending("language", match.group("v"), match.group(0), 0.85))
     match = PET_GONE.search(clause)
     if match:
-        gone = match.group("v") or match.group("v2") or match.group("v3")
+        gone = next((match.group(g) for g in ("v", "v2", "v3", "v5", "v6") if match.group(g)), None)
         species = next(
-            match.group(g)
-            for g in ("species", "species2", "species3", "species4")
-            if match.group(g)
+            (
+                match.group(g)
+                for g in ("species", "species2", "species3", "species4")
+                if match.group(g)
+            ),
+            "",
         ).lower()
         found.append(ending("pet", gone or species, match.group(0), 0.85))
     return found

@@ -2,6 +2,7 @@
 then read for endings and statements."""
 
 import re
+import unicodedata
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -31,22 +32,77 @@ _SUBJECT_DROPPED = re.compile(
 _SUBJECT_DROPPED_ING = re.compile(
     r"^(?:(?:so|well|oh|and|also|btw|update|news|guess what|anyway|ok|okay|yeah|yep|hey)"
     r"[,:!]?\s+)*(?=(?:officially\s+)?(?:joining|starting\s+(?:at|with|as|a|my)|moving|"
-    r"relocating|leaving|quitting|getting married|marrying)\b)",
+    r"relocating|leaving|quitting|getting married|marrying|(?:really\s+|so\s+)?into|"
+    r"obsessed with|settled in|settling in|no longer an?)\b)",
     re.I,
 )
 _LEAVING = re.compile(r"\b(?:i'm|i am|we're|we are)\s+(?:\w+\s+)?leaving\b", re.I)
 _NOW = re.compile(r"\b(?:today|now|as of today|right now|this week)\b", re.I)
 
 
+# The predicates a date in the text can start: "my daughter starts school in September" does
+# not make her a child only from September.
+DATED = frozenset(
+    {"employer", "job_title", "city", "country", "spouse", "partner", "diet", "email", "phone"}
+)
+# Emoji and other pictographs, with their modifiers and the space before them: "engineering
+# lead 🎉" is a job title, "Turkish coffee ☕" a drink.
+_SYMBOLS = re.compile(r"(\s*)([^\w\s]+)")
+
+
+def _is_pictograph(char: str) -> bool:
+    category = unicodedata.category(char)
+    return category == "So" or char in "\u200d\ufe0f" or (category == "Sk" and ord(char) > 0x2000)
+
+
+def _without_pictographs(match: re.Match[str]) -> str:
+    kept = "".join(c for c in match.group(2) if not _is_pictograph(c))
+    if kept == match.group(2):
+        return match.group(0)
+    return match.group(1) + kept if kept else ""
+
+
 def _normalise(text: str) -> str:
-    text = text.translate(_APOSTROPHES)
+    text = _SYMBOLS.sub(_without_pictographs, text.translate(_APOSTROPHES))
     return re.sub(r"\b([Ii])m\b", r"\1'm", text)
 
 
 def _with_start(found: list[Statement], start: datetime | None) -> list[Statement]:
     if start is None:
         return found
-    return [replace(s, valid_from=start) for s in found]
+    return [
+        replace(s, valid_from=start) if s.is_ending or s.predicate in DATED else s for s in found
+    ]
+
+
+def _span(item: Statement, clause: str) -> tuple[int, int]:
+    """Where a statement's evidence sits in its clause (the whole clause if not found)."""
+    start = clause.find(item.evidence)
+    return (start, start + len(item.evidence)) if start >= 0 else (0, len(clause))
+
+
+def _unsaid(found: list[Statement], clause: str) -> list[Statement]:
+    """The statements a reporting verb before them ("Tom told everyone I'm joining Apple")
+    or a negation before their end ("I never worked at Meta") takes back; "My wife Ingrid
+    says hi" and "I live in Lima, not Cusco" still say what comes first."""
+    reported = traps.REPORTED.search(clause)
+    # An address's own words ("ola@firma.no") negate nothing.
+    negated = traps.NEGATION.search(EMAIL.sub(lambda m: " " * len(m.group(0)), clause))
+    kept = []
+    for item in found:
+        start, end = _span(item, clause)
+        # Only the reporter's own words stand: "My wife Ingrid says hi" (the reporting verb
+        # right after them), not "I'm the best engineer, according to my boss".
+        if reported and not start <= reported.start() < end:
+            continue
+        if (
+            negated
+            and negated.start() < end
+            and not (item.is_ending or item.predicate == "dislikes")
+        ):
+            continue
+        kept.append(item)
+    return kept
 
 
 def _with_speaker(clause: str) -> str:
@@ -97,7 +153,11 @@ def _is_trap(text: str, now: datetime) -> bool:
 
 
 def _extract_clause(clause: str, *, now: datetime, when: str = "") -> list[Statement]:
-    if traps.is_question(clause) or traps.is_hypothetical(clause) or traps.is_reported(clause):
+    return _unsaid(_stated(clause, now=now, when=when), clause)
+
+
+def _stated(clause: str, *, now: datetime, when: str) -> list[Statement]:
+    if traps.is_question(clause) or traps.is_hypothetical(clause):
         return []
     plan = traps.is_plan(_MONTH_MAY.sub(" ", clause))
     if plan:
@@ -115,8 +175,7 @@ def _extract_clause(clause: str, *, now: datetime, when: str = "") -> list[State
     disliked = dislikes(clause)
     if disliked:
         return disliked
-    # An address's own words ("ola@firma.no") negate nothing.
-    if traps.is_negated(EMAIL.sub(" ", clause)) or traps.is_past(clause, now.year):
+    if traps.is_past(clause, now.year):
         return []
     if dateless_future:
         return []  # a future with no date is a plan ("I'm moving to Berlin"), not a change
@@ -141,7 +200,10 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     now = now or datetime.now(UTC)
     seen: set[tuple[str, str, str | None]] = set()
     found: list[Statement] = []
-    for sentence in traps.sentences(_normalise(text)):
+    sentences = traps.sentences(_normalise(text))
+    for sentence, following in zip(sentences, [*sentences[1:], ""], strict=True):
+        if traps.reported_after(sentence) or traps.retracted(sentence, following):
+            continue
         scene = when = ""
         for clause in traps.clauses(sentence):
             said = extract_clause(clause, now=now, scene=scene, when=when)

@@ -7,7 +7,7 @@ from facts.extraction.vocabulary import PET_SPECIES
 _ADVERBS = (
     r"just|now|recently|finally|officially|currently|actually|also|still|really|already|"
     r"happily|newly|proudly|basically|mostly|totally|absolutely|definitely|truly|even|both|"
-    r"all|again|been|kind of|sort of|pretty much|technically|today|lately"
+    r"all|again|been|kind of|sort of|pretty much|technically|today|lately|do"
 )
 # "I", "we", with a contracted or plain auxiliary and any adverbs: "I've just", "we're now".
 S = (
@@ -19,6 +19,11 @@ S_PLAIN = S.replace("(?P<subj>", "(?:")
 I_AM = rf"\bi(?:'m|\s+am)(?:\s+(?:{_ADVERBS}))*(?:\s+|(?='))"
 REST = r"(?P<v>.+)"
 NAME = r"(?-i:(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))"
+# "Dara and I ...": a name before the speaker, the pair the subject of what follows.
+NAME_AND_I = (
+    r"(?-i:\b(?P<v>[A-Z][\w'-]+))\s+and\s+i"
+    r"(?:'re|'ve|\s+(?:are|have|just|finally|recently|officially|both))*\s+"
+)
 SPECIES_GROUP = "|".join(sorted(PET_SPECIES, key=len, reverse=True))
 CHILD_WORDS = r"son|daughter|kid|child|baby|boy|girl|stepson|stepdaughter"
 CHILD_ADJ = (

@@ -56,6 +56,11 @@ EMPLOYER = rx(
     r"\bmy\s+(?:new\s+)?(?:employer|company)\s+is(?:\s+now)?\s+" + REST,
     # "Monday is my first day at Klarna", "my first day at Klarna is Monday"
     r"\bmy\s+first\s+(?:day|week)\s+(?:at|with)\s+" + REST,
+    # "first week at Rivian done", "day two at Danske Bank"
+    r"^(?:my\s+)?(?:(?:first|second|third|1st|2nd|3rd)\s+(?:day|week|month)|"
+    r"(?:day|week)\s+(?:one|two|three|four|five|\d))\s+(?:at|with)\s+" + REST,
+    # "I switched jobs, now at M-KOPA"
+    r"\b(?:switched|changed|new)\s+jobs?\b.*?\bnow\s+(?:at|with)\s+" + REST,
     # "I work for a startup called Pled"
     S + r"(?:work|'m working|am working)\s+(?:at|for)\s+an?\s+(?:[\w-]+\s+){1,3}?"
     r"(?:called|named)\s+" + REST,
@@ -65,6 +70,7 @@ TITLE_VERBS = (
     r"(?:became|'ve become|have become|work as|working as|'m working as|am working as|"
     r"got a (?:new )?job as|started as|'m starting as|got hired as|was hired as|"
     r"(?:got|was|'ve been|have been) promoted to|'ll be working as|become|'ll become|"
+    r"(?:was|got|'ve been|have been|'ll be|will be)\s+made|"
     r"will become|'m becoming|am becoming|start as|'ll start as|will start as|"
     r"'ll be starting as|(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining)"
     r" \S+(?: \S+)? as)\s+"
@@ -77,6 +83,13 @@ JOB_TITLE = rx(
     S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
     r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
     r"(?:an?\s+|the\s+)?" + REST,
+    r"\b(?:they|we|the company|my boss|my company|the board)\s+(?:just\s+|finally\s+)?"
+    r"(?:promoted|made)\s+me\s+(?:to\s+)?(?:an?\s+|the\s+)?" + REST,
+    # "I work for Mercado Libre as a product designer", "got hired by Figma as a ..."
+    S + r"(?:work|working|'m working|am working|'ll be working|be working|employed|"
+    r"start|starting|'m starting|started|'ll start|join|joining|'m joining|joined|'ll join|"
+    r"be joining|be starting|got hired|was hired|'ve been hired|hired|'m|am)\b[^,;.!?]*?"
+    r"\b(?:at|for|by|with|there|join|joining)\b[^,;.!?]*?\bas\s+(?:an?\s+|the\s+)?" + REST,
 )
 TITLE_HEADS = re.compile(r"^(?:head|director|vp|chief|professor|manager|lead)\s+of\s+", re.I)
 PLACE = rx(
@@ -89,6 +102,11 @@ PLACE = rx(
     r"(?:from\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+)?to\s+" + REST,
     I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))-based\b",
     S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
+    # "moved into my new flat in Busan", "Ayesha and I moved in together in Utrecht"
+    S + r"(?:moved|'ve moved|'re moving|'m moving|'ll move|move)\s+(?:in\s+together|into\s+"
+    r"(?:my|our|a|the)\s+(?:new\s+|own\s+|first\s+|little\s+)*(?:flat|apartment|house|"
+    r"place|home|condo|studio))\s+in\s+" + REST,
+    r"^(?:and\s+|so\s+)?(?:my\s+)?home\s+is\s+(?:now\s+)?(?-i:(?=[A-Z]))" + REST,
     # "In three weeks I'll be in Berlin for good": a stay, not a visit.
     S + r"(?:'ll be|will be|be)\s+(?:living\s+)?in\s+(?=.*\b(?:for good|permanently)\b)" + REST,
 )
@@ -101,7 +119,8 @@ BIRTHDAY = rx(
 _DIET_WORDS = "|".join(d.replace("-", "[- ]") for d in sorted(DIETS, key=len, reverse=True))
 DIET = rx(
     S + r"(?:'m|am|went|gone|'ve gone|became|become|'ve become|turned|eat|'m eating|"
-    r"be going|going|go|becoming|'m becoming|"
+    r"be going|going|go|becoming|'m becoming|switched to|'ve switched to|switching to|"
+    r"'m switching to|switch to|'ll switch to|moved to|"
     r"follow|'m following|'m on|am on|keep|'m keeping)?\s*(?:an?\s+|fully\s+|strictly\s+|"
     r"completely\s+|mostly\s+)*(?P<v>" + _DIET_WORDS + r")\b"
     r"(?:\s+diet)?"
@@ -116,6 +135,7 @@ LIKES = rx(
     r"\bmy\s+(?:absolute\s+)?favou?rite\s+(?:\w+\s+)?is\s+" + REST,
     I_AM + r"(?:an?\s+)?(?:big\s+|huge\s+|massive\s+|lifelong\s+|die-hard\s+)?"
     r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))\s+fan\b",
+    r"^(?:a\s+)?(?:big|huge|massive|lifelong)\s+fan\s+of\s+" + REST,
     r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]+?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?"
     r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
 )
@@ -135,7 +155,8 @@ LANGUAGE = rx(
     r"^(?P<v>\w+)\s+is\s+my\s+(?:native\s+language|mother\s+tongue|first\s+language)",
 )
 SKILL = rx(
-    I_AM + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|great at|skilled (?:in|at)|"
+    I_AM + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|great at|decent at|"
+    r"good with|skilled (?:in|at)|"
     r"proficient (?:in|at|with)|an expert (?:in|on|at)|experienced (?:in|with)|"
     r"certified in|fluent in|handy with)\s+" + REST,
     S + r"(?:know how to|can code in|program in|code in|'ve been (?:programming|coding) in|"
@@ -150,15 +171,21 @@ Rule = Callable[[str], list[Statement]]
 
 
 def _trust(match: re.Match[str]) -> tuple[float, str]:
-    """ "We moved to ..." speaks for a household the speaker is only presumably part of."""
+    """ "We work for Acme" may speak for a team the speaker is only presumably part of."""
     subject = match.groupdict().get("subj") or "i"
     return (HOUSEHOLD, "inferred") if subject.lower() == "we" else (EXPLICIT, "stated")
+
+
+def _home_trust(match: re.Match[str]) -> tuple[float, str]:
+    """ "We moved to Seoul": the speaker's household, the speaker in it; as good as "I"."""
+    return EXPLICIT, "stated"
 
 
 def _title(raw: str) -> str | None:
     head = re.split(
         r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
-        r"currently|today)\b|\s+of\s+(?=[A-Z])|[,.;!?]",
+        r"currently|today|this|next|tomorrow|starting|as of|by|until|too)\b|\s+of\s+(?=[A-Z])"
+        r"|[,.;!?]",
         raw,
     )[0]
     words = head.split()
@@ -217,13 +244,13 @@ def place(clause: str) -> list[Statement]:
         value = proper_name(raw, lenient=lenient)
         if not value:
             continue
-        trust = _trust(match)
+        trust = _home_trust(match)
         evidence = evidence_of(clause, match, value)
         if value.lower() in COUNTRIES:
             return [said("country", value, evidence, *trust)]
         found = [said("city", value, evidence, *trust)]
         after = raw[raw.find(value) + len(value) :]
-        country = re.match(r",\s*(?:the\s+)?([^,.;!?]+)", after)
+        country = re.match(r"(?:,|\s+in)\s*(?:the\s+)?([^,.;!?]+)", after)
         name = country and proper_name(country.group(1), lenient=lenient)
         if name and name.lower() in COUNTRIES:
             found.append(

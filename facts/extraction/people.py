@@ -2,7 +2,7 @@
 
 import re
 
-from facts.extraction.grammar import CHILD_ADJ, CHILD_WORDS, NAME, SPECIES_GROUP, S, rx
+from facts.extraction.grammar import CHILD_ADJ, CHILD_WORDS, NAME, NAME_AND_I, SPECIES_GROUP, S, rx
 from facts.extraction.statements import EXPLICIT, LIKELY, Statement
 from facts.extraction.statements import statement as said
 from facts.extraction.vocabulary import STOP_WORDS
@@ -13,6 +13,8 @@ SPOUSE = rx(
     S + r"(?:married to|married|got married to|'m married to|am married to|'re married to|wed|"
     r"marrying|getting married to|marry|be marrying|be getting married to)\s+"
     r"(?:my\s+[\w\s-]{3,40}?,\s+)?" + NAME,
+    NAME_AND_I + r"(?:got married|tied the knot|got hitched|married|got wed|are married|"
+    r"'re married|getting married|be getting married|be married)\b",
 )
 _PARTNER_WORDS = r"(?:boyfriend|girlfriend|partner|fianc[ée]e?|bf|gf)"
 PARTNER = rx(
@@ -23,8 +25,9 @@ PARTNER = rx(
     S
     + r"(?:have|'ve got|got)\s+a\s+(?:new\s+)?"
     + _PARTNER_WORDS
-    + r"\s+(?:named|called)\s+"
+    + r"(?:\s+named|\s+called|,)\s+"
     + NAME,
+    NAME_AND_I + r"(?:got engaged|engaged|dating|got together|moved in together|together)\b",
     S + r"(?:dating|'m dating|am dating|'m seeing|am seeing|got engaged to|'m engaged to|"
     r"am engaged to|'m in a relationship with|moved in with)\s+"
     r"(?:(?:someone|a guy|a girl|a man|a woman)\s+(?:named|called)\s+)?" + NAME,
@@ -82,7 +85,7 @@ def _named(
 
 
 def relationships(clause: str) -> list[Statement]:
-    return _named("spouse", SPOUSE, clause) + _named("partner", PARTNER, clause)
+    return _named("spouse", SPOUSE, clause) or _named("partner", PARTNER, clause)
 
 
 def children(clause: str) -> list[Statement]:

@@ -172,6 +172,8 @@ def listed(raw: str, *, max_words: int = 5) -> list[str]:
     parts = re.split(r",\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*", head)
     values: list[str] = []
     for part in parts:
+        # "French and now Arabic too"
+        part = re.sub(r"^\s*(?:now|also|even|then)\s+", "", part, flags=re.I)
         value = phrase(part, max_words=max_words)
         if value is None:
             break

@@ -69,7 +69,15 @@ entrepreneur investor partner associate principal supervisor foreman janitor cle
 caregiver midwife optometrist radiologist surgeon pediatrician paralegal attorney
 judge diplomat soldier sergeant captain lieutenant detective policeman policewoman
 postdoc fellow teaching scholar curator archivist practitioner hygienist counselor
-counsellor advisor adviser planner operator inspector worker"""
+counsellor advisor adviser planner operator inspector worker instructor attendant steward
+stewardess guide ranger agent rep representative dispatcher machinist welder surveyor
+programmer sommelier bartender hairdresser stylist barber florist jeweller jeweler
+optician podcaster streamer youtuber influencer blogger vlogger columnist reporter
+anchor presenter host model curator conductor violinist pianist guitarist drummer
+professor docent dean principal headteacher headmaster headmistress nanny au-pair
+housekeeper concierge courier trucker mover miner fisherman shepherd gardener landscaper
+beekeeper winemaker brewer roaster distiller potter sculptor painter tattooist
+ux ui devops qa tester sysadmin dba scrum"""
 )
 
 # Words that make "I'm a good cook" a judgement rather than a job.
@@ -83,7 +91,8 @@ STOP_WORDS = _words(
     """for as in since and but because now next starting from on this last with where which
 who so to after before until when while today tomorrow yesterday soon again anymore already
 though too lately recently these that at by or than then nowadays currently full-time
-part-time remotely remote yet right there here lol haha btw ever"""
+part-time remotely remote yet right there here lol haha btw ever more most much it's that's
+i'm i've he's she's they're we're you're there's what's"""
 )
 
 # Lower-case words that may sit inside a proper name: "Bank of America", "Rio de Janeiro".

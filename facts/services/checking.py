@@ -171,7 +171,26 @@ def find(statements: list[Statement], held: dict[tuple[str, str], Fact]) -> list
         findings.append(
             Finding(statement=replace(item, level=level), action=action, fact=fact, level=level)
         )
-    return findings
+    return findings + _married_partners(findings, held)
+
+
+def _married_partners(findings: list[Finding], held: dict[tuple[str, str], Fact]) -> list[Finding]:
+    """Marrying one's partner makes them a spouse and no longer a partner: "Dara and I got
+    married" ends partner = Dara (a partner of another name is left for the text to settle)."""
+    partner = held.get(("partner", ""))
+    if partner is None or any(f.statement.predicate == "partner" for f in findings):
+        return []
+    for finding in findings:
+        item = finding.statement
+        if (
+            item.predicate == "spouse"
+            and item.value is not None
+            and finding.action in (Action.ADD, Action.UPDATE)
+            and normalise_value(item.value) == normalise_value(partner.value)
+        ):
+            ended = replace(item, predicate="partner", value=None, ended=partner.value)
+            return [Finding(statement=ended, action=Action.END, fact=partner, level=finding.level)]
+    return []
 
 
 def _apply(

@@ -223,6 +223,14 @@ def test_each_statement_comes_once():
     assert said("I work at Google. I work at Google!") == {("employer", "", "Google")}
 
 
-def test_we_statements_about_where_the_household_lives_are_inferred():
+def test_we_statements_about_where_the_household_lives_are_stated():
+    # The speaker lives where their household does: "we moved" changes their city as
+    # "I moved" does, over a city they stated themselves.
     (statement,) = extract("We moved to Austin.", now=NOW)
-    assert (statement.verification, statement.confidence) == ("inferred", 0.6)
+    assert (statement.verification, statement.confidence) == ("stated", 1.0)
+
+
+def test_we_statements_about_work_are_inferred():
+    # "We" at work is as often the team or the company as the speaker.
+    (statement,) = extract("We work for Acme.", now=NOW)
+    assert (statement.predicate, statement.verification) == ("employer", "inferred")

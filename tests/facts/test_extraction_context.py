@@ -1,0 +1,87 @@
+"""Statements read in their context: the couple as a subject, a title after the employer, a
+value without its emoji, words taken back or reported, a negation that comes after."""
+
+import pytest
+
+from tests.facts.test_extraction import said
+
+E = "ended"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A name and the speaker as a couple.
+        ("Dara and I got married last Saturday 💍", {("spouse", "", "Dara")}),
+        ("Mehmet and I tied the knot", {("spouse", "", "Mehmet")}),
+        ("Sipho and I got engaged!", {("partner", "", "Sipho")}),
+        ("I have a new boyfriend, Marcus", {("partner", "", "Marcus")}),
+        ("Kenji and I got divorced", {("spouse", "", (E, "Kenji"))}),
+        # The title after the employer.
+        (
+            "I work for Mercado Libre as a product designer.",
+            {("employer", "", "Mercado Libre"), ("job_title", "", "product designer")},
+        ),
+        (
+            "I got hired by Figma as a senior designer",
+            {("employer", "", "Figma"), ("job_title", "", "senior designer")},
+        ),
+        ("I was made professor this spring!", {("job_title", "", "professor")}),
+        ("they promoted me to partner at the firm", {("job_title", "", "partner")}),
+        ("I'm a flight instructor now", {("job_title", "", "flight instructor")}),
+        # Where one lives, in more words.
+        ("moved into my new flat in Busan yesterday!", {("city", "", "Busan")}),
+        ("home is Marseille now", {("city", "", "Marseille")}),
+        ("we moved to Windhoek in Namibia", {("city", "", "Windhoek"), ("country", "", "Namibia")}),
+        ("first week at Rivian done", {("employer", "", "Rivian")}),
+        ("I switched jobs, now at M-KOPA", {("employer", "", "M-KOPA")}),
+        # Diets, likes, skills and languages.
+        ("I switched to a vegan diet in May", {("diet", "", "vegan")}),
+        ("got promoted to engineering lead 🎉", {("job_title", "", "engineering lead")}),
+        ("I adore Turkish coffee ☕", {("likes", "turkish coffee", "Turkish coffee")}),
+        ("I hate traffic jams more than anything", {("dislikes", "traffic jams", "traffic jams")}),
+        ("I'm good at Python, it's my main tool", {("skill", "python", "Python")}),
+        (
+            "I speak French and now Arabic too",
+            {("language", "french", "French"), ("language", "arabic", "Arabic")},
+        ),
+        ("I can't speak French anymore", {("language", "french", (E, "French"))}),
+        ("really into pottery now", {("likes", "pottery", "pottery")}),
+        # Endings.
+        ("my contract with Sony ends on the 30th", {("employer", "", (E, "Sony"))}),
+        ("we gave Goldie away to my cousin", {("pet", "goldie", (E, "Goldie"))}),
+        ("my old email lars@telia.se doesn't work anymore", {("email", "", (E, "lars@telia.se"))}),
+        ("new phone number: 0412 998 331", {("phone", "", "0412 998 331")}),
+    ],
+)
+def test_statements_read_in_context(text, expected):
+    assert said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A negation after the statement does not take it back ...
+        ("I live in Lima, not Cusco", {("city", "", "Lima")}),
+        ("my daughter Amara starts school soon, can't believe it", {("child", "amara", "Amara")}),
+        ("I'm a pescatarian, fish yes, meat no", {("diet", "", "pescatarian")}),
+        (
+            "I'm a paramedic, but if I could start over I'd be a vet",
+            {("job_title", "", "paramedic")},
+        ),
+        # ... words taken back do.
+        ("I live in Paris, well not really", set()),
+        ("I'm a vegan - not!", set()),
+        ("I work at Google. Not!", set()),
+        ("I moved to Bali... in my dreams", set()),
+        # Only the reporter's own words stand.
+        ("My wife Ingrid says hi!", {("spouse", "", "Ingrid")}),
+        ("people think I'm vegan", set()),
+        ("my friends keep saying I live in Kobe", set()),
+        ("I live in Kobe, or so my friends claim", set()),
+        ("I'm the best engineer in the team, according to my boss", set()),
+        ("I moved to Berlin, as I said", {("city", "", "Berlin")}),
+    ],
+)
+def test_what_is_taken_back_and_what_stands(text, expected):
+    assert said(text) == expected
