@@ -88,8 +88,8 @@ def _check(request: HtmxHttpRequest, access: Access, *, apply: bool) -> HttpResp
         return _panel(request, access, form, agent=agent, status=400)
     checked = check_result_to_dict(result)
     changes = [a for a in checked["suggested_actions"] if a["action"] != Action.NONE]
-    context = {"result": checked, "applied": apply, "changes": changes, "user": result.user}
-    return _panel(request, access, form, agent=agent, **context)
+    context: dict[str, Any] = {"result": checked, "changes": changes, "user": result.user}
+    return _panel(request, access, form, agent=agent, applied=apply, **context)
 
 
 @login_required

@@ -222,3 +222,13 @@ def test_check_pages_answer_only_their_methods(staff_client, agent):
     assert staff_client.post(CHECK, form()).status_code == 405
     assert staff_client.get(PREVIEW).status_code == 405
     assert staff_client.get(APPLY).status_code == 405
+
+
+def test_with_no_agent_the_check_page_sends_to_the_facts_tab(staff_client, db):
+    response = staff_client.get(CHECK)
+    assert (response.status_code, response["Location"]) == (302, "/dashboard/facts/")
+
+
+def test_without_an_agent_named_the_first_visible_one_is_checked(manager_client, agent):
+    page = manager_client.get("/app/facts/check/").text
+    assert 'name="agent" value="support-bot"' in page
