@@ -1,4 +1,5 @@
-"""Forms of the dashboard's Facts pages: the GET filter form and the action forms."""
+"""Forms of the dashboard's Facts pages: the GET filter form, the action forms and the
+text to check."""
 
 from typing import Any
 
@@ -9,6 +10,7 @@ from dewee.forms import CursorForm
 from facts.models import KEY_MAX_CHARS, Status
 from facts.queries import FactFilters
 from facts.services import ForgetScope, Resolution, forget_scope
+from facts.services.checking import TEXT_MAX_CHARS
 from tenancy.validation import REASON_MAX_CHARS
 
 DATETIME_LOCAL_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
@@ -105,3 +107,33 @@ class ForgetForm(forms.Form):
             return True
         self.add_error("confirmation", f"Type {self.target()!r} exactly to erase.")
         return False
+
+
+class CheckTextForm(forms.Form):
+    """Text to check against the facts an agent holds about a user, for the preview and for
+    applying it. The form only carries the fields: the limits and their messages are
+    ``check_text``'s own, shown on the field they name (:meth:`add_domain_error`), so the
+    dashboard says exactly what the API and the CLI say."""
+
+    agent = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
+    user = forms.CharField(
+        label="User",
+        required=False,
+        strip=False,
+        widget=forms.TextInput(attrs={"required": True, "maxlength": KEY_MAX_CHARS}),
+        help_text="Whose words these are: the user the facts are about.",
+    )
+    text = forms.CharField(
+        label="Text",
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 4, "required": True, "maxlength": TEXT_MAX_CHARS}),
+        help_text="What the user said, in their own words.",
+    )
+
+    def __init__(self, data: Any = None, **kwargs: Any) -> None:
+        super().__init__(data, label_suffix="", **kwargs)
+
+    def add_domain_error(self, error: InvalidInput) -> None:
+        field = "agent" if error.field == "agent_id" else error.field
+        self.add_error(field if field in self.fields else None, error.message)

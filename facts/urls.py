@@ -4,7 +4,7 @@
 
 from django.urls import path
 
-from facts import views
+from facts import views, views_check
 
 app_name = "facts"
 
@@ -22,6 +22,9 @@ urlpatterns = [
     path("receipts/<uuid:receipt_id>/", views.receipt_page, name="receipt"),
     path("facts/", views.facts_list, name="list"),
     path("facts/forget/", views.facts_forget, name="forget"),
+    path("facts/check/", views_check.check_page, name="check"),
+    path("facts/check/preview/", views_check.check_preview, name="check_preview"),
+    path("facts/check/apply/", views_check.check_apply, name="check_apply"),
     path("facts/<int:fact_id>/", views.fact_page, name="detail"),
     path("facts/<int:fact_id>/resolve/", views.fact_resolve, name="resolve"),
     path("facts/<int:fact_id>/delete/", views.fact_delete, name="delete"),

@@ -103,3 +103,30 @@ def test_a_viewer_sees_no_actions_and_a_forged_post_is_refused(
     )
     assert forged.status == 403
     assert Fact.objects.get(pk=disputed.pk).status == "disputed"
+
+
+def test_check_text_previews_two_contradictions_then_applies_them(sign_in, live_server, agent):
+    state(agent, "Google", user="ana")
+    state(agent, "Jakarta", user="ana", predicate="city")
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/facts/?user=ana")
+    page.get_by_role("link", name="Check text against these facts").click()
+    page.get_by_label("Text").fill("I just moved to Surabaya for my new job at Anthropic")
+    page.evaluate("window.notReloaded = true")
+    page.get_by_role("button", name="Check").click()
+    contradicted = page.locator("table.check-contradicted tbody tr")
+    expect(contradicted).to_have_count(2)
+    expect(contradicted.filter(has_text="employer")).to_contain_text("Google → Anthropic")
+    expect(contradicted.filter(has_text="city")).to_contain_text("Jakarta → Surabaya")
+    assert Fact.objects.filter(agent=agent, value__in=["Anthropic", "Surabaya"]).count() == 0
+    page.get_by_role("button", name="Apply these changes").click()
+    applied = page.locator("table.check-applied tbody tr")
+    expect(applied).to_have_count(2)
+    expect(applied.filter(has_text="Anthropic")).to_contain_text("superseded")
+    expect(applied.filter(has_text="Surabaya")).to_contain_text("superseded")
+    assert page.evaluate("window.notReloaded") is True  # both steps were htmx swaps
+    page.get_by_role("link", name="See the facts of user ana").click()
+    rows = page.locator("#facts-table tbody tr")
+    expect(rows.filter(has_text="Anthropic")).to_contain_text("current")
+    expect(rows.filter(has_text="Surabaya")).to_contain_text("current")
+    expect(rows.filter(has_text="Google")).to_contain_text("history")
