@@ -197,6 +197,11 @@ def test_an_ending_and_a_dated_new_fact_are_shown_as_such(staff_client, agent):
     dated = staff_client.post(PREVIEW, form("I will start at Canva on 1 July 2030", user="bo"))
     assert "<strong>Canva</strong>" in dated.text
     assert ">2030-07-01</time>" in dated.text
+    # A dated change of a held fact says when it takes effect too.
+    change = staff_client.post(PREVIEW, form("I will start at Canva on 1 July 2030")).text
+    contradicted = change[change.index("check-contradicted") :]
+    assert "Google → <strong>Canva</strong>" in contradicted
+    assert ">2030-07-01</time>" in contradicted
 
 
 def test_a_text_that_changes_nothing_offers_no_apply(staff_client, agent):
