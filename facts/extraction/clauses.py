@@ -96,6 +96,18 @@ NEGATION = re.compile(
 )
 
 
+# A courtesy that is no condition: "my email is ... if you ever need it".
+COURTESY = re.compile(
+    r",?\s*\b(?:if|in case)\s+(?:you|u|anyone|someone|somebody)\s+(?:ever\s+)?(?:need|needs|want|"
+    r"wants|wonder|are wondering|were wondering|must know|care|asked|ask|like)\b[^,.;!?]*",
+    re.IGNORECASE,
+)
+
+
+def without_courtesy(clause: str) -> str:
+    return COURTESY.sub("", clause)
+
+
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip()]
 

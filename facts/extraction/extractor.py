@@ -11,6 +11,7 @@ from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes
+from facts.extraction.people import named_later
 from facts.extraction.statements import Statement, is_lowercase_text
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})
@@ -139,6 +140,7 @@ def extract_clause(
     before it that only says when ("Come September, I'll be teaching at Stanford")."""
     if scene and _is_trap(f"{scene}, {clause}", now):
         return []
+    clause = traps.without_courtesy(clause)
     return _quoted(_extract_clause(_with_speaker(clause), now=now, when=when), clause)
 
 
@@ -203,6 +205,11 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     sentences = traps.sentences(_normalise(text))
     for sentence, following in zip(sentences, [*sentences[1:], ""], strict=True):
         if traps.reported_after(sentence) or traps.retracted(sentence, following):
+            continue
+        pet = next((s for s in reversed(found) if s.predicate == "pet" and s.value), None)
+        named = pet and named_later(pet, sentence)
+        if pet and named:
+            found[found.index(pet)] = named
             continue
         scene = when = ""
         for clause in traps.clauses(sentence):

@@ -97,7 +97,8 @@ PLACE = rx(
     r"'m settled|settled|'ll be living|will be living)\s+in\s+" + REST,
     S + r"(?:moved|move|'m moving|am moving|'re moving|are moving|'ll move|will move|"
     r"'ll be moving|will be moving|'ll be relocating|will be relocating|relocated|"
-    r"'m relocating|am relocating|'ll relocate|relocate|'ll have moved|will have moved|"
+    r"'m relocating|am relocating|'re relocating|are relocating|'ll relocate|relocate|"
+    r"'ll have moved|will have moved|"
     r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?"
     r"(?:from\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+)?to\s+" + REST,
     I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))-based\b",
@@ -107,6 +108,10 @@ PLACE = rx(
     r"(?:my|our|a|the)\s+(?:new\s+|own\s+|first\s+|little\s+)*(?:flat|apartment|house|"
     r"place|home|condo|studio))\s+in\s+" + REST,
     r"^(?:and\s+|so\s+)?(?:my\s+)?home\s+is\s+(?:now\s+)?(?-i:(?=[A-Z]))" + REST,
+    # "we bought a flat in Maribor and moved there"
+    S + r"(?:bought|rented|found|got|'ve bought|'ve found)\s+(?:a|an|our|my)\s+"
+    r"(?:new\s+|own\s+|first\s+|little\s+)*(?:flat|apartment|house|place|home|condo)\s+in\s+"
+    r"(?P<v>[^,;.!?]+?)\s+and\s+(?:have\s+|'ve\s+|just\s+)*moved\s+(?:in|there)\b",
     # "In three weeks I'll be in Berlin for good": a stay, not a visit.
     S + r"(?:'ll be|will be|be)\s+(?:living\s+)?in\s+(?=.*\b(?:for good|permanently)\b)" + REST,
 )

@@ -5,7 +5,7 @@ import re
 from facts.extraction.grammar import CHILD_ADJ, CHILD_WORDS, NAME, NAME_AND_I, SPECIES_GROUP, S, rx
 from facts.extraction.statements import EXPLICIT, LIKELY, Statement
 from facts.extraction.statements import statement as said
-from facts.extraction.vocabulary import STOP_WORDS
+from facts.extraction.vocabulary import PET_SPECIES, STOP_WORDS
 
 SPOUSE = rx(
     r"\bmy\s+(?:wife|husband|spouse)(?:'s\s+name\s+is|(?:\s+is|'s)\s+called|\s+is|,)?\s+" + NAME,
@@ -117,3 +117,19 @@ def pets(clause: str) -> list[Statement]:
             more = MORE_PETS.finditer(clause)
             return found + [said("pet", m.group("v"), m.group(0), LIKELY) for m in more]
     return found
+
+
+# "we got a dog! his name is Bongo": the name of a pet the sentence before gave none.
+NAMED_AFTER = re.compile(
+    r"^(?:and\s+)?(?:his|her|its|their|the\s+(?:" + SPECIES_GROUP + r")'s)\s+name"
+    r"(?:'s|\s+is)\s+" + NAME,
+    re.I,
+)
+
+
+def named_later(pet: Statement, sentence: str) -> Statement | None:
+    """``pet`` (a pet known only by its species) under the name ``sentence`` gives it."""
+    match = NAMED_AFTER.match(sentence)
+    if match is None or pet.value is None or pet.value.lower() not in PET_SPECIES:
+        return None
+    return said("pet", match.group("v"), match.group(0), pet.confidence)

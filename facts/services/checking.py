@@ -151,27 +151,53 @@ def _judge(statement: Statement, fact: Fact | None, level: Level) -> tuple[Actio
 
 def find(statements: list[Statement], held: dict[tuple[str, str], Fact]) -> list[Finding]:
     """Each statement against its slot; for a single-valued slot the text's last word on it
-    counts."""
+    counts, except that an ending before a later dated value keeps both ("I left Paystack.
+    Starting at Moniepoint on March 1": no employer until then)."""
     renamed = _semantic(statements, held)
     last: dict[tuple[str, str], Statement] = {}
+    ended: dict[tuple[str, str], Statement] = {}
     for item in statements:
         key = (item.predicate, item.qualifier)
         if item.qualifier or not item.is_ending:
             last[key] = item
         else:
             last.setdefault(key, item)
+            ended.setdefault(key, item)
     findings = []
-    for (predicate, qualifier), item in last.items():
-        level = Level.PATTERN
-        if predicate in renamed:
-            item = replace(item, predicate=renamed[predicate], level=Level.SEMANTIC)
-            level = Level.SEMANTIC
-        fact = held.get((item.predicate, qualifier))
-        action, level = _judge(item, fact, level)
-        findings.append(
-            Finding(statement=replace(item, level=level), action=action, fact=fact, level=level)
-        )
+    for key, item in last.items():
+        ending = ended.get(key)
+        if ending is not None and _ends_before(ending, item):
+            first = _finding(ending, held, renamed)
+            if first.action == Action.END:
+                findings += [first, _finding(item, held, renamed, slot_ended=True)]
+                continue
+        findings.append(_finding(item, held, renamed))
     return findings + _married_partners(findings, held)
+
+
+def _ends_before(ending: Statement, item: Statement) -> bool:
+    return (
+        item is not ending
+        and item.valid_from is not None
+        and (ending.valid_from is None or ending.valid_from < item.valid_from)
+    )
+
+
+def _finding(
+    item: Statement,
+    held: dict[tuple[str, str], Fact],
+    renamed: dict[str, str],
+    *,
+    slot_ended: bool = False,
+) -> Finding:
+    """One statement judged against the slot's fact (none once the text has ended it)."""
+    level = Level.PATTERN
+    if item.predicate in renamed:
+        item = replace(item, predicate=renamed[item.predicate], level=Level.SEMANTIC)
+        level = Level.SEMANTIC
+    fact = None if slot_ended else held.get((item.predicate, item.qualifier))
+    action, level = _judge(item, fact, level)
+    return Finding(statement=replace(item, level=level), action=action, fact=fact, level=level)
 
 
 def _married_partners(findings: list[Finding], held: dict[tuple[str, str], Fact]) -> list[Finding]:

@@ -162,6 +162,37 @@ def test_a_future_change_holds_from_its_date(api, agent):
     assert [c["old_value"] for c in after["contradicted"]] == ["Canva"]
 
 
+def test_an_ending_now_and_a_later_value_leave_the_slot_empty_until_then(api, agent):
+    state(agent, "Paystack")
+    text = "I left Paystack today. Starting at Moniepoint on March 1"
+    data = ok(check(api, text, now="2026-12-01T09:00:00Z", apply=True))
+    assert [(c["old_value"], c["new_value"]) for c in data["contradicted"]] == [("Paystack", None)]
+    assert [(n["value"], n["valid_from"]) for n in data["new"]] == [
+        ("Moniepoint", "2027-03-01T00:00:00Z")
+    ]
+    between = ok(check(api, "I work at Moniepoint", now="2027-01-15T09:00:00Z"))
+    assert (between["contradicted"], between["confirmed"]) == ([], [])
+    after = ok(check(api, "I work at Moniepoint", now="2027-03-15T09:00:00Z"))
+    assert [c["fact"]["value"] for c in after["confirmed"]] == ["Moniepoint"]
+
+
+def test_marrying_ones_partner_ends_them_as_partner(api, agent):
+    partner = state(agent, "Dara", predicate="partner").fact
+    data = ok(check(api, "Dara and I got married last Saturday", apply=True))
+    assert [n["predicate"] for n in data["new"]] == ["spouse"]
+    assert [(c["predicate"], c["new_value"]) for c in data["contradicted"]] == [("partner", None)]
+    partner.refresh_from_db()
+    assert partner.status == Status.HISTORY
+    assert Fact.objects.get(agent=agent, predicate="spouse").value == "Dara"
+
+
+def test_marrying_someone_else_leaves_the_partner_to_the_operator(api, agent):
+    state(agent, "Dara", predicate="partner")
+    data = ok(check(api, "Sam and I got married"))
+    assert [n["value"] for n in data["new"]] == ["Sam"]
+    assert data["contradicted"] == []
+
+
 def test_only_facts_valid_now_count_as_held(api, agent):
     state(agent, "Google", valid_to=datetime(2021, 1, 1, tzinfo=UTC))
     data = ok(check(api, "I work at Anthropic."))

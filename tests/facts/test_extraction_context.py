@@ -52,6 +52,17 @@ E = "ended"
         ("we gave Goldie away to my cousin", {("pet", "goldie", (E, "Goldie"))}),
         ("my old email lars@telia.se doesn't work anymore", {("email", "", (E, "lars@telia.se"))}),
         ("new phone number: 0412 998 331", {("phone", "", "0412 998 331")}),
+        # A courtesy is no condition; a name may come in the next sentence; "there" is where
+        # the flat is.
+        (
+            "my email is kofi@example.org if you ever need it",
+            {("email", "", "kofi@example.org")},
+        ),
+        ("If you want, I can move to Rome", set()),
+        ("we got a dog! his name is Bongo", {("pet", "bongo", "Bongo")}),
+        ("My neighbour got a dog. His name is Rex.", set()),
+        ("we bought a flat in Maribor and moved there", {("city", "", "Maribor")}),
+        ("we're relocating to Uganda in 2031", {("country", "", "Uganda")}),
     ],
 )
 def test_statements_read_in_context(text, expected):
