@@ -25,6 +25,7 @@ from facts.extraction.vocabulary import (
     JUDGEMENTS,
     LANGUAGES,
     NOT_LIKES,
+    TOOLS,
 )
 
 _SPAN = r"(?=.*\b(?:for\s+(?:\w+\s+)?(?:years?|months?|weeks?)|since)\b)"
@@ -313,6 +314,16 @@ def languages(clause: str) -> list[Statement]:
     return []
 
 
+def _may_be_someone(value: str) -> bool:
+    """A capitalised word that is no language or known tool may be a person's name."""
+    words = value.split()
+    return (
+        len(words) <= 2
+        and all(w[:1].isupper() and w.isalpha() for w in words)
+        and value.lower() not in LANGUAGES | TOOLS
+    )
+
+
 def skills(clause: str) -> list[Statement]:
     for pattern in SKILL:
         match = pattern.search(clause)
@@ -320,6 +331,8 @@ def skills(clause: str) -> list[Statement]:
             continue
         found = []
         for value in listed(match.group("v"), max_words=4):
+            if pattern is SKILL[-1] and _may_be_someone(value):
+                continue  # "I know Tom really well": a person, not a skill
             predicate = "language" if value.lower() in LANGUAGES else "skill"
             found.append(said(predicate, value, evidence_of(clause, match, value), 0.8))
         return found

@@ -80,6 +80,19 @@ beekeeper winemaker brewer roaster distiller potter sculptor painter tattooist
 ux ui devops qa tester sysadmin dba scrum"""
 )
 
+# Tools and crafts known by a capitalised name, told apart from people's names in "I know
+# Python really well" (and not "I know Tom really well").
+TOOLS = _words(
+    """python java javascript typescript rust go golang ruby rails php perl scala kotlin swift
+haskell elixir erlang clojure julia matlab fortran cobol pascal delphi lua dart flutter
+react angular vue svelte django flask spring node nodejs deno linux unix windows macos
+excel word powerpoint outlook sharepoint access photoshop illustrator indesign lightroom
+premiere figma sketch blender maya unity unreal autocad revit solidworks sap salesforce
+tableau jira confluence git github docker kubernetes terraform ansible aws azure gcp
+postgres postgresql mysql oracle mongodb redis kafka spark hadoop airflow snowflake
+pandas numpy pytorch tensorflow keras latex wordpress shopify hubspot quickbooks sql"""
+)
+
 # Words that make "I'm a good cook" a judgement rather than a job.
 JUDGEMENTS = _words(
     """good great bad terrible awful decent amazing excellent big huge natural born lousy

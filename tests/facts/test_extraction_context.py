@@ -63,6 +63,10 @@ E = "ended"
         ("My neighbour got a dog. His name is Rex.", set()),
         ("we bought a flat in Maribor and moved there", {("city", "", "Maribor")}),
         ("we're relocating to Uganda in 2031", {("country", "", "Uganda")}),
+        # Knowing someone well is no skill.
+        ("I know Tom really well", set()),
+        ("I know Python really well", {("skill", "python", "Python")}),
+        ("I know statistics pretty well", {("skill", "statistics", "statistics")}),
     ],
 )
 def test_statements_read_in_context(text, expected):
