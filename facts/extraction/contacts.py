@@ -8,13 +8,19 @@ from facts.extraction.statements import EXPLICIT, Statement, ending
 from facts.extraction.statements import statement as said
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-PHONE = re.compile(r"\+?\d[\d\s().-]{5,}\d")
+PHONE = re.compile(r"\+?(?:\(\d+\)\s*)?\d[\d\s().-]{4,}\d")
 _AT_ME = r"\bi(?:'m|\s+am)\s+(?:reachable\s+|available\s+)?(?:at|on|via)\s+"
 EMAIL_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
     r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+me\s+(?:at|on|via)\b"
     r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+e-?mail(?:\s+address)?\b"
     r"|^(?:my\s+)?new\s+e-?mail(?:\s+address)?\b"
+    # "email: ...", "my address is ...", "best email for me is ...", "send stuff to ..."
+    r"|^(?:my\s+)?(?:new\s+|current\s+)?(?:e-?mail|contact)(?:\s+address)?\s*[:=-]"
+    r"|\bmy\s+(?:new\s+)?address\s+is\s+(?=[\w.+-]+@)"
+    r"|\bbest\s+(?:e-?mail|address)\s+(?:for|to reach)\s+me\b"
+    r"|\b(?:switched|moved|changed)\s+(?:over\s+)?to\s+(?=[\w.+-]+@)"
+    r"|^(?:please\s+|just\s+)?send\s+(?:stuff|things|everything|mail|it|them)\s+to\s+(?=[\w.+-]+@)"
     r"|\bdrop\s+me\s+a\s+(?:line|note|mail)\s+at\b"
     # "use j.doe@example.net for anything official": an address offered for the speaker.
     r"|^(?:please\s+|just\s+)?use\s+(?=[\w.+-]+@)"
@@ -25,7 +31,9 @@ PHONE_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+)?(?:phone|cell|mobile|number|whatsapp)\b"
     r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b"
     r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone)\b"
-    r"|^(?:my\s+)?new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone)\b"
+    r"|^(?:my\s+)?new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone|cell|mobile)\b"
+    r"|^(?:my\s+)?(?:phone|mobile|cell|tel|whatsapp)(?:\s+number)?\s*[:=-]"
+    r"|\bbest\s+(?:number|phone)\s+(?:for|to reach)\s+me\b"
     r"|" + _AT_ME + r"(?=\+?\d)",
     re.I,
 )
@@ -51,23 +59,37 @@ def _is_phone(number: str) -> bool:
     return 7 <= len(re.sub(r"\D", "", number)) <= 15
 
 
+# "ana@mail.com is my email", "+1 415 555 0101 is my new number": the owner after it.
+OWNED_AFTER = re.compile(
+    r"^\s+is\s+(?:now\s+)?my\s+(?:new\s+|current\s+|work\s+|personal\s+)?"
+    r"(?P<kind>e-?mail|address|number|phone|cell|mobile)\b",
+    re.I,
+)
+
+
+def _owned(clause: str, value: re.Match[str], owner: re.Match[str] | None, kind: str) -> str | None:
+    """The evidence that ``value`` is the speaker's own, if the clause gives it."""
+    if owner and owner.start() < value.start():
+        return clause[owner.start() : value.end()]
+    after = OWNED_AFTER.match(clause[value.end() :])
+    if after and (after.group("kind").lower() in {"number", "phone", "cell", "mobile"}) == (
+        kind == "phone"
+    ):
+        return clause[value.start() : value.end() + after.end()]
+    return None
+
+
 def contact(clause: str) -> list[Statement]:
     found: list[Statement] = []
     email = EMAIL.search(clause)
-    owner = EMAIL_OWNER.search(clause)
-    if email and owner and owner.start() < email.start():
-        found.append(said("email", email.group(0), clause[owner.start() : email.end()], EXPLICIT))
+    evidence = email and _owned(clause, email, EMAIL_OWNER.search(clause), "email")
+    if email and evidence:
+        found.append(said("email", email.group(0), evidence, EXPLICIT))
     phone = PHONE.search(clause)
-    owner = PHONE_OWNER.search(clause)
-    if (
-        phone
-        and owner
-        and owner.start() < phone.start()
-        and not email
-        and _is_phone(phone.group(0))
-    ):
-        evidence = clause[owner.start() : phone.end()]
-        found.append(said("phone", phone.group(0).strip(), evidence, EXPLICIT))
+    if phone and not email and _is_phone(phone.group(0)):
+        evidence = _owned(clause, phone, PHONE_OWNER.search(clause), "phone")
+        if evidence:
+            found.append(said("phone", phone.group(0).strip(), evidence, EXPLICIT))
     return found
 
 

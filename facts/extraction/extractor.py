@@ -26,7 +26,7 @@ _SUBJECT_DROPPED = re.compile(
     r"[,:!]?\s+)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
     r"(?:moved|relocated|joined|started|"
     r"got|quit|left|resigned|became|adopted|married|switched|broke up|"
-    r"working\s+(?:at|for|as)|living\s+in)\b)",
+    r"working\s+(?:at|for|as)|living\s+in|employed\s+(?:at|by))\b)",
     re.I,
 )
 # "Joining Uber on Monday!": an -ing form whose "I'm" was left out.

@@ -32,13 +32,15 @@ _SPAN = r"(?=.*\b(?:for\s+(?:\w+\s+)?(?:years?|months?|weeks?)|since)\b)"
 EMPLOYER = rx(
     S + r"(?:work|working|'m working|am working|'ll be working|will be working|employed|"
     r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching|'ll be teaching|"
-    r"will be teaching)"
+    r"will be teaching|intern|'m interning|am interning|interning|freelance|'m freelancing|"
+    r"freelancing|consult|'m consulting|contract|'m contracting)"
     r"(?:\s+(?:remotely|full-time|part-time|full time|part time|now|currently))?"
     r"(?:\s+in\s+[a-z-]+(?:\s+[a-z-]+)?)?\s+(?:at|for|by)\s+" + REST,
     S + r"(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining|"
     r"will be joining|(?:started|start|'m starting|am starting|'ll start|will start|began)"
-    r"(?:\s+(?:working|a new job|my new job|a job|a new role|my new role))?\s+(?:at|with|for)|"
-    r"got (?:a|an|my) (?:new )?(?:job|position|role|offer) (?:at|with)|got hired (?:at|by)|"
+    r"(?:\s+(?:working|a new job|my new job|a job|a new role|my new role|a new gig|a new "
+    r"position|my new position|work))?\s+(?:at|with|for)|signed\s+(?:on\s+)?with|"
+    r"got (?:a|an|my|the) (?:new )?(?:job|position|role|offer) (?:at|with)|got hired (?:at|by)|"
     r"was hired (?:at|by)|'ve been hired (?:at|by)|'ll be at|will be at|'m now at|am now at|"
     r"(?:took|'ve taken|have taken|accepted|'ve accepted|have accepted|landed|'ve landed)\s+"
     r"(?:a|an|the)\s+(?:new\s+)?(?:job|position|role|post|offer)\s+(?:at|with|from))\s+" + REST,
@@ -52,6 +54,14 @@ EMPLOYER = rx(
     S + r"(?:moved|relocated|'m moving|am moving)\s+.*?\bfor\s+(?:a|the)\s+(?:new\s+)?"
     r"(?:job|position|role)\s+(?:at|with)\s+" + REST,
     r"\bnow\s+i(?:'m|\s+am)\s+(?:at|with)\s+" + REST,
+    r"\bi(?:'m|\s+am)\s+(?:currently|now)\s+(?:at|with)\s+(?!the\s)" + REST,
+    # "I'm part of the team at Klarna", "I accepted Bosch's offer", "Bosch hired me"
+    I_AM + r"(?:part of|on)\s+the\s+(?:[\w-]+\s+){0,2}?team\s+(?:at|of)\s+" + REST,
+    S + r"(?:accepted|'ve accepted|took)\s+(?P<v>[^,;.!?']+?)'s\s+(?:job\s+)?offer\b",
+    r"^(?:and\s+|so\s+)?(?-i:(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3}))\s+(?:just\s+|finally\s+)?"
+    r"(?:hired|has hired|employs)\s+me\b",
+    r"^(?-i:(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3}))\s+is\s+(?:now\s+)?my\s+(?:new\s+)?"
+    r"(?:employer|company)\b",
     r"(?:\b(?:for|with|at)\s+)?\bmy\s+(?:new\s+)?(?:job|position|role|gig|employer)"
     r"(?:\s+is(?:\s+now)?)?\s+(?:at|with)\s+" + REST,
     r"\bmy\s+(?:new\s+)?(?:employer|company)\s+is(?:\s+now)?\s+" + REST,
@@ -95,20 +105,29 @@ JOB_TITLE = rx(
 TITLE_HEADS = re.compile(r"^(?:head|director|vp|chief|professor|manager|lead)\s+of\s+", re.I)
 PLACE = rx(
     S + r"(?:live|living|'m living|reside|residing|'m based|am based|'re based|are based|"
-    r"'m settled|settled|'ll be living|will be living)\s+in\s+" + REST,
+    r"'m settled|settled|'ll be living|will be living)\s+(?:in|out\s+of)\s+" + REST,
+    r"^(?:currently\s+|now\s+)?based\s+(?:in|out\s+of)\s+" + REST,
+    # "I live with my parents in Lyon", "I live in a small flat in Lyon"
+    S + r"(?:live|living|'m living)\s+(?:with\s+[^,;.!?]+?|in\s+(?:a|an|my|our|the)\s+"
+    r"[^,;.!?]+?)\s+in\s+(?-i:(?=[A-Z]))" + REST,
+    # "I've lived in Lyon for five years": still there.
+    r"\bi(?:'ve|\s+have)\s+(?:lived|been living|been based)\s+in\s+" + _SPAN + REST,
+    # "I'm in Lyon these days": a stay that has lasted.
+    I_AM + r"in\s+(?!the\s)(?P<v>[^,;.!?]+?)\s+(?:these days|nowadays)\s*[.!]*$",
     S + r"(?:moved|move|'m moving|am moving|'re moving|are moving|'ll move|will move|"
     r"'ll be moving|will be moving|'ll be relocating|will be relocating|relocated|"
     r"'m relocating|am relocating|'re relocating|are relocating|'ll relocate|relocate|"
     r"'ll have moved|will have moved|"
-    r"will relocate|'ve relocated)\s+(?:back\s+|here\s+|over\s+|out\s+|all the way\s+)?"
+    r"will relocate|'ve relocated)\s+(?:back\s+home\s+|back\s+|home\s+|here\s+|over\s+|out\s+|"
+    r"all the way\s+)?"
     r"(?:from\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+)?to\s+" + REST,
-    I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))-based\b",
+    I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))(?:-|\s)based\b",
     S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
     # "moved into my new flat in Busan", "Ayesha and I moved in together in Utrecht"
     S + r"(?:moved|'ve moved|'re moving|'m moving|'ll move|move)\s+(?:in\s+together|into\s+"
     r"(?:my|our|a|the)\s+(?:new\s+|own\s+|first\s+|little\s+)*(?:flat|apartment|house|"
     r"place|home|condo|studio))\s+in\s+" + REST,
-    r"^(?:and\s+|so\s+)?(?:my\s+)?home\s+is\s+(?:now\s+)?(?-i:(?=[A-Z]))" + REST,
+    r"^(?:and\s+|so\s+)?(?:my\s+)?home(?:\s+for\s+me)?\s+is\s+(?:now\s+)?(?-i:(?=[A-Z]))" + REST,
     # "we bought a flat in Maribor and moved there"
     S + r"(?:bought|rented|found|got|'ve bought|'ve found)\s+(?:a|an|our|my)\s+"
     r"(?:new\s+|own\s+|first\s+|little\s+)*(?:flat|apartment|house|place|home|condo)\s+in\s+"
@@ -190,7 +209,8 @@ def _home_trust(match: re.Match[str]) -> tuple[float, str]:
 def _title(raw: str) -> str | None:
     head = re.split(
         r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
-        r"currently|today|this|next|tomorrow|starting|as of|by|until|too)\b|\s+of\s+(?=[A-Z])"
+        r"currently|today|this|next|tomorrow|starting|as of|by|until|too|over)\b"
+        r"|\s+of\s+(?=[A-Z])"
         r"|[,.;!?]",
         raw,
     )[0]
@@ -231,7 +251,7 @@ def job_title(clause: str) -> list[Statement]:
             continue
         found = [said("job_title", title, evidence_of(clause, match, title), EXPLICIT)]
         rest = match.group("v")[match.group("v").find(title) + len(title) :]
-        org = re.match(r"\s+(?:at|for|with|of)\s+(.+)", rest, re.I)
+        org = re.match(r"\s+(?:over\s+)?(?:at|for|with|of)\s+(.+)", rest, re.I)
         company = org and proper_name(org.group(1), lenient=lenient)
         if company and company.lower() not in COUNTRIES:
             evidence = clause[match.start() : clause.find(company, match.start()) + len(company)]

@@ -63,6 +63,28 @@ E = "ended"
         ("My neighbour got a dog. His name is Rex.", set()),
         ("we bought a flat in Maribor and moved there", {("city", "", "Maribor")}),
         ("we're relocating to Uganda in 2031", {("country", "", "Uganda")}),
+        # Contacts given in other words.
+        ("email: ana.b@mail.com", {("email", "", "ana.b@mail.com")}),
+        ("ana.b@mail.com is my email", {("email", "", "ana.b@mail.com")}),
+        ("best email for me is ana.b@mail.com", {("email", "", "ana.b@mail.com")}),
+        ("new cell: (555) 123-4567", {("phone", "", "(555) 123-4567")}),
+        ("+1 415 555 0101 is my new number", {("phone", "", "+1 415 555 0101")}),
+        ("my sister's email is sis@mail.com", set()),
+        ("555 123 4567 is my sister's number", set()),
+        # Employers and homes in other words.
+        (
+            "I'm an engineer over at Stripe",
+            {("job_title", "", "engineer"), ("employer", "", "Stripe")},
+        ),
+        ("Bosch hired me", {("employer", "", "Bosch")}),
+        ("I accepted Bosch's offer", {("employer", "", "Bosch")}),
+        ("currently employed at Bosch", {("employer", "", "Bosch")}),
+        ("Google hired my brother", set()),
+        ("I've lived in Lyon for 5 years", {("city", "", "Lyon")}),
+        ("I lived in Lyon for 5 years", set()),
+        ("I live with my parents in Lyon", {("city", "", "Lyon")}),
+        ("based out of Lyon", {("city", "", "Lyon")}),
+        ("I'm in the office these days", set()),
         # Knowing someone well is no skill.
         ("I know Tom really well", set()),
         ("I know Python really well", {("skill", "python", "Python")}),
