@@ -3,13 +3,14 @@
 import re
 
 _ABBREVIATIONS = r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bJr\.)"
-SENTENCE_END = re.compile(rf"{_ABBREVIATIONS}(?<=[.!?])\s+|\n+")
+# "what if I just... moved to Bali": an ellipsis before a lower-case word goes on.
+SENTENCE_END = re.compile(rf"{_ABBREVIATIONS}(?<=[.!?])(?<!\.\.\.)\s+|(?<=\.\.\.)\s+(?![a-z])|\n+")
 # A new clause starts at a conjunction followed by a new subject ("..., and I just joined
 # Figma"), at a semicolon or dash, and before a question tacked onto a statement.
 CLAUSE_BREAK = re.compile(
     r"\s*(?:;|\s[-–—]\s|,?\s+(?:and|but|so|while|whereas|although|though|because|plus)\s+"
     r"(?=(?:now\s+)?(?:i|i'm|im|i've|i'll|i'd|my|we|we're|we've|he|she|they|his|her|their|our|"
-    r"it|if|unless)\b)"
+    r"it|if|unless|maybe|perhaps|possibly|probably|hopefully)\b)"
     r"|,\s+(?=(?:do|does|did|should|would|could|can|any|what|where|how|why|is|are)\s)"
     r"|,\s+(?=(?:now\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've)\b))",
     re.IGNORECASE,
@@ -31,7 +32,9 @@ QUESTION_START = re.compile(
 )
 HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|suppose|supposing|imagine|imagining|what if|in case|would|could|"
-    r"i'd|we'd|wish|wished|dream|dreaming|daydream|fantasi[sz]e|pretend|assuming)\b",
+    r"i'd|we'd|wish|wished|dream|dreaming|daydream|fantasi[sz]e|pretend|assuming|"
+    r"parallel universe|alternate universe|another life|other life|ideal world|perfect world|"
+    r"in theory|hypothetically)\b",
     re.IGNORECASE,
 )
 PLAN = re.compile(
@@ -67,6 +70,7 @@ REPORTED = re.compile(
     r"claimed|reckons|reckon|believes|believed|mentioned|insists|insist|insisted|"
     r"assumes|assume|assumed|heard|swears|swear|keeps?\s+(?:saying|telling|asking)|"
     r"(?:is|are|'s|'re|seems?|seemed)\s+(?:convinced|sure)|joked|jokes|guessed|guesses)\b"
+    r"|\b(?!i')\w+'s\s+(?:convinced|sure|adamant)\b"
     r"|\baccording to\b|\bapparently\b|\brumou?r\b|\bsupposedly\b|\bor so\b|"
     r"\ballegedly\b|\bword is\b",
     re.IGNORECASE,

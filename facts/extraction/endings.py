@@ -29,16 +29,18 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 LEFT_JOB = _rx(
     S + r"(?P<verb>left|quit|resigned(?:\s+from)?|(?:was|got|been)\s+(?:laid off|let go|fired|"
-    r"made redundant)(?:\s+from)?|retired(?:\s+from)?|walked away from|handed in my notice at|"
+    r"made redundant)(?:\s+(?:from|by))?|retired(?:\s+from)?|walked away from|"
+    r"handed in my notice at|"
     r"stopped working (?:at|for)|finished (?:at|with)|'m leaving|am leaving|'ll be leaving|"
     r"will be leaving|'ll leave|will leave|moved on from|stepped down(?:\s+from)?|"
     r"(?:'m|am)?\s*(?:quitting|retiring(?:\s+from)?|resigning(?:\s+from)?)|'ll quit|will quit|"
     r"'ll retire|will retire|'ll resign|will resign|leave)"
-    r"(?:\s+(?P<v>.+))?$"
+    r"(?:\s+(?P<v>.+?))?[\s.!]*$"
 )
 NOT_WITH = _rx(
-    S
-    + r"(?:'m|am|are|'re)?\s*"
+    r"(?:^|"
+    + S
+    + r")(?:'m|am|are|'re)?\s*"
     + _NO_LONGER
     + r"\s+(?:with|at|working (?:at|for)|employed (?:at|by)"
     r"|work(?:ing)? (?:at|for))\s+(?P<v>.+)"
@@ -55,7 +57,12 @@ NOT_A = _rx(
 )
 USED_TO_BE = _rx(S + r"used to be\s+(?:an?\s+)?(?P<v>[\w -]+?)(?:[,.;!?]|$)")
 STOPPED_DIET = _rx(
-    S + r"(?:stopped|quit|gave up)\s+being\s+(?:an?\s+)?(?P<v>" + _DIET + r")\b"
+    S
+    + r"(?:stopped|quit|gave up|dropped|ditched)\s+(?:being\s+)?(?:an?\s+|the\s+)?(?P<v>"
+    + _DIET
+    + r")\b"
+    # "ex-vegan here"
+    r"|(?:^|\bi(?:'m|\s+am)\s+(?:an?\s+)?)ex-(?P<v3>" + _DIET + r")\b"
     r"|\bi(?:'m|\s+am)\s+off\s+(?:the\s+)?(?P<v2>" + _DIET + r")\b"
 )
 LEFT_PLACE = _rx(
@@ -76,7 +83,7 @@ LAST_DAY_AT_WORK = _rx(
     r"|\bmy\s+last\s+day(?:\s+at\s+work)?\s+(?:is|will be)\b"
 )
 SPLIT = _rx(
-    S_PLAIN + r"(?P<verb2>broke up with|divorced|split (?:up )?(?:with|from)|left)\s+"
+    S_PLAIN + r"(?P<verb2>broke up with|divorced(?:\s+from)?|split (?:up )?(?:with|from)|left)\s+"
     r"(?:my\s+(?P<who>wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s*)?" + NAME + "?"
     r"|\b(?:we|i|(?:my\s+(?:wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s+and\s+i)"
     r"|(?:me\s+and\s+my\s+(?:wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)))"
@@ -91,7 +98,18 @@ SPLIT = _rx(
 SPLIT_NAMED = _rx(
     NAME_AND_I + r"(?:got\s+)?(?P<verb>divorced|split up|broke up|separated|called it quits)\b"
 )
-NOT_TOGETHER = _rx(r"\bwe(?:'re|\s+are)\s+(?:not|no longer)\s+together\b")
+NOT_TOGETHER = _rx(
+    r"\bwe(?:'re|\s+are)\s+(?:not|no longer)\s+together\b"
+    r"|\b(?:our|my)\s+divorce\s+(?:was|is|has been|got|just got)\s+(?:finali[sz]ed|final|official|"
+    r"through)\b"
+)
+# "no longer with Priya": a partner's or spouse's name (an employer's is read apart).
+NO_LONGER_WITH = _rx(
+    r"(?:^|"
+    + S_PLAIN
+    + r"(?:'m|am)?\s*)(?:no longer|not)\s+(?:with|together with|seeing|dating)\s+"
+    + NAME
+)
 LIKE_NO_MORE = _rx(
     S + r"(?:(?:don't|do not|no longer)\s+(?:like|love|enjoy)|used to (?:like|love|enjoy)|"
     r"(?:don't|do not|no longer)\s+(?:eat|drink)|(?:stopped|quit)\s+(?:eating|drinking)|"
@@ -115,9 +133,34 @@ PET_GONE = _rx(
     + r")(?:,?\s+(?-i:(?P<v3>[A-Z]\w+)),?)?\s+away\b"
     # "we gave Goldie away", "Rex passed away": by name only, it ends a pet only if one is
     # called so.
-    r"|\b(?:i|we)\s+(?:gave|had to give|rehomed)\s+(?-i:(?P<v5>[A-Z]\w+))(?:\s+away)?\b"
+    r"|\b(?:i|we)\s+(?:gave|had to give|rehomed|had to rehome|'ve rehomed|had to find|found)\s+"
+    r"(?-i:(?P<v5>[A-Z]\w+))(?:\s+away|\s+a\s+new\s+home)?\b"
     r"|^(?-i:(?P<v6>[A-Z]\w+))\s+(?:died|passed away|passed|ran away|was put down|"
     r"is no longer with us)\b"
+)
+
+
+# "no more Deloitte": a name ends where it matches; "no more coffee" a liking.
+NO_MORE = _rx(r"^(?:and\s+|so\s+)?no\s+more\s+(?P<v>[^,;.!?]+)")
+
+
+def _no_more(clause: str, lenient: bool) -> list[Statement]:
+    match = NO_MORE.search(clause)
+    if not match:
+        return []
+    name = proper_name(match.group("v"), lenient=lenient)
+    if name and match.group("v")[:1].isupper():
+        evidence = clause[match.start() : clause.find(name, match.start()) + len(name)]
+        return [ending("employer", name, evidence, 0.85), ending("city", name, evidence, 0.85)]
+    value = phrase(match.group("v"), max_words=3)
+    return [ending("likes", value, match.group(0), 0.85)] if value else []
+
+
+# "I left London for a week": a trip, not a move.
+_TRIP = re.compile(
+    r"\bfor\s+(?:a|an|the|two|three|a few|a couple of|\d+)\s+(?:\w+\s+)?(?:days?|nights?|weeks?|"
+    r"weekends?|months?|trip|holiday|vacation|break|conference|wedding|visit)\b",
+    re.I,
 )
 
 
@@ -166,7 +209,14 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
         org = proper_name(match.group("v"), lenient=lenient)
         if org:
             evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
-            return [ending("employer", org, evidence, 0.9)]
+            found = [ending("employer", org, evidence, 0.9)]
+            if pattern is NOT_WITH and len(org.split()) == 1 and " with " in evidence.lower():
+                # "no longer with Priya" may be a partner: whichever value matches ends.
+                found += [
+                    ending("partner", org, evidence, 0.85),
+                    ending("spouse", org, evidence, 0.85),
+                ]
+            return found
     match = LAST_DAY.search(clause)
     org = match and proper_name(match.group("v") or match.group("v2"), lenient=lenient)
     if match and org:
@@ -181,7 +231,8 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
 def _state_endings(clause: str) -> list[Statement]:
     match = STOPPED_DIET.search(clause)
     if match:
-        return [ending("diet", match.group("v") or match.group("v2"), match.group(0), 0.9)]
+        value = match.group("v") or match.group("v2") or match.group("v3")
+        return [ending("diet", value, match.group(0), 0.9)]
     for pattern, needs_anymore in ((NOT_A, True), (USED_TO_BE, False)):
         match = pattern.search(clause)
         if not match:
@@ -211,9 +262,18 @@ def _place_endings(clause: str, lenient: bool) -> list[Statement]:
 
 def _relationship_endings(clause: str) -> list[Statement]:
     apart = NOT_TOGETHER.search(clause)
+    if apart and "divorce" in apart.group(0).lower():
+        return [ending("spouse", None, apart.group(0), 0.9)]
     if apart and _ANYMORE.search(clause):
         evidence = apart.group(0)
         return [ending("spouse", None, evidence, 0.85), ending("partner", None, evidence, 0.85)]
+    match = NO_LONGER_WITH.search(clause)
+    if match and _ANYMORE.search(clause):
+        evidence = match.group(0)
+        return [
+            ending("partner", match.group("v"), evidence, 0.85),
+            ending("spouse", match.group("v"), evidence, 0.85),
+        ]
     match = SPLIT_NAMED.search(clause)
     if match:
         evidence = match.group(0).rstrip(" .!")
@@ -277,6 +337,8 @@ def _preference_endings(clause: str) -> list[Statement]:
 
 def endings(clause: str) -> list[Statement]:
     """The endings ``clause`` states, if it is phrased as one."""
+    if _TRIP.search(clause):
+        return []
     lenient = is_lowercase_text(clause)
     return (
         _state_endings(clause)
@@ -285,4 +347,5 @@ def endings(clause: str) -> list[Statement]:
         or _place_endings(clause, lenient)
         or _preference_endings(clause)
         or contact_endings(clause)
+        or _no_more(clause, lenient)
     )

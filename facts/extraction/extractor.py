@@ -3,14 +3,14 @@ then read for endings and statements."""
 
 import re
 import unicodedata
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from facts.extraction import clauses as traps
 from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
-from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes
+from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
 from facts.extraction.people import named_later
 from facts.extraction.statements import Statement, is_lowercase_text
 
@@ -25,16 +25,17 @@ _SUBJECT_DROPPED = re.compile(
     r"^(?:(?:so|well|oh|and|also|btw|update|news|guess what|anyway|ok|okay|yeah|yep|hey)"
     r"[,:!]?\s+)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
     r"(?:moved|relocated|joined|started|"
-    r"got|quit|left|resigned|became|adopted|married|switched|broke up|"
+    r"got|quit|left|resigned|became|adopted|married|switched|broke up|gave up|dropped|"
+    r"divorced|signed|handed in|bought|rehomed|"
     r"working\s+(?:at|for|as)|living\s+in|employed\s+(?:at|by))\b)",
     re.I,
 )
 # "Joining Uber on Monday!": an -ing form whose "I'm" was left out.
 _SUBJECT_DROPPED_ING = re.compile(
     r"^(?:(?:so|well|oh|and|also|btw|update|news|guess what|anyway|ok|okay|yeah|yep|hey)"
-    r"[,:!]?\s+)*(?=(?:officially\s+)?(?:joining|starting\s+(?:at|with|as|a|my)|moving|"
+    r"[,:!]?\s+)*(?=(?:(?:officially|finally|now|just)\s+)?(?:joining|starting\s+(?:at|with|as|a|my)|moving|"
     r"relocating|leaving|quitting|getting married|marrying|(?:really\s+|so\s+)?into|"
-    r"obsessed with|settled in|settling in|no longer an?)\b)",
+    r"obsessed with|settled in|settling in|no longer an?|fluent in)\b)",
     re.I,
 )
 _LEAVING = re.compile(r"\b(?:i'm|i am|we're|we are)\s+(?:\w+\s+)?leaving\b", re.I)
@@ -57,9 +58,18 @@ def _is_pictograph(char: str) -> bool:
 
 
 def _without_pictographs(match: re.Match[str]) -> str:
+    """An emoji at the end goes; one between words ends a sentence as chat uses it ("Rex died
+    last night 💔 if we ever get another dog ...")."""
     kept = "".join(c for c in match.group(2) if not _is_pictograph(c))
     if kept == match.group(2):
         return match.group(0)
+    following = match.string[match.end() : match.end() + 2]
+    if (
+        not kept
+        and re.match(r"\s\w", following)
+        and not re.search(r"[.!?,;:]\s*$", match.string[: match.start()])
+    ):
+        return "."
     return match.group(1) + kept if kept else ""
 
 
@@ -167,6 +177,9 @@ def _stated(clause: str, *, now: datetime, when: str) -> list[Statement]:
     start, dateless_future = _start(clause, now)
     if start is None and when:
         start, dateless_future = _start(f"{when}, {clause}", now)
+    swapped = swaps(clause)
+    if swapped:
+        return [] if dateless_future else _with_start(swapped, start)
     ended = endings(clause)
     if ended:
         # "I'm leaving Intel on June 30" ends the job on that date; with no date, a plan.
@@ -196,29 +209,74 @@ def _start(clause: str, now: datetime) -> tuple[datetime | None, bool]:
     return start, future and start is None and not _NOW.search(clause)
 
 
+# A clause that only says when what came before takes effect: "Just signed with Mercado
+# Libre, I start on July 15", "I quit Zurich Insurance. Effective June 30."
+_WHEN_ONLY = re.compile(
+    r"^(?:and\s+|but\s+|so\s+)?(?:(?:i|we)(?:'m|'ll|'re|\s+will|\s+am|\s+are)?\s+(?:be\s+)?"
+    r"(?:start|begin|join|move|leave|starting|beginning|joining|moving|leaving)"
+    r"|(?:it|this|that|the move|the change|the new job|my new job|the job)\s+(?:starts|begins|"
+    r"is|takes effect|kicks off)|effective|starting|from|as of|beginning"
+    r"|my\s+(?:last|first)\s+day(?:\s+there)?\s+(?:is|will be))\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class _Reading:
+    """What a text has said so far, statement by statement."""
+
+    now: datetime
+    found: list[Statement] = field(default_factory=list)
+    seen: set[tuple[str, str, str | None]] = field(default_factory=set)
+    last: list[int] = field(default_factory=list)  # where the last clause's statements are
+
+    def add(self, items: list[Statement]) -> None:
+        self.last = []
+        for item in items:
+            key = (item.predicate, item.qualifier, item.value or item.ended)
+            if key not in self.seen:
+                self.seen.add(key)
+                self.last.append(len(self.found))
+                self.found.append(item)
+
+    def names_pet(self, sentence: str) -> bool:
+        """ "we got a dog! his name is Bongo": the sentence names the pet before it."""
+        pet = next((s for s in reversed(self.found) if s.predicate == "pet" and s.value), None)
+        named = pet and named_later(pet, sentence)
+        if pet and named:
+            self.found[self.found.index(pet)] = named
+        return bool(named)
+
+    def dates_last(self, clause: str) -> None:
+        """A clause of its own that says when the last one's statements take effect."""
+        start = future_start(clause, self.now)
+        if start is None or not _WHEN_ONLY.match(clause):
+            return
+        for index in self.last:
+            item = self.found[index]
+            if item.valid_from is None:
+                self.found[index] = _with_start([item], start)[0]
+
+    def read(self, sentence: str) -> None:
+        scene = when = ""
+        for clause in traps.clauses(sentence):
+            said = extract_clause(clause, now=self.now, scene=scene, when=when)
+            if said:
+                self.add(said)
+            else:
+                self.dates_last(clause)
+            scene = clause if traps.scene_setting(clause) else ""
+            when = clause if not said and future_start(clause, self.now) else ""
+
+
 def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     """The statements ``text`` makes about its speaker, in the order they appear, each
     (predicate, qualifier, value) once."""
-    now = now or datetime.now(UTC)
-    seen: set[tuple[str, str, str | None]] = set()
-    found: list[Statement] = []
+    reading = _Reading(now=now or datetime.now(UTC))
     sentences = traps.sentences(_normalise(text))
     for sentence, following in zip(sentences, [*sentences[1:], ""], strict=True):
         if traps.reported_after(sentence) or traps.retracted(sentence, following):
             continue
-        pet = next((s for s in reversed(found) if s.predicate == "pet" and s.value), None)
-        named = pet and named_later(pet, sentence)
-        if pet and named:
-            found[found.index(pet)] = named
-            continue
-        scene = when = ""
-        for clause in traps.clauses(sentence):
-            said = extract_clause(clause, now=now, scene=scene, when=when)
-            for item in said:
-                key = (item.predicate, item.qualifier, item.value or item.ended)
-                if key not in seen:
-                    seen.add(key)
-                    found.append(item)
-            scene = clause if traps.scene_setting(clause) else ""
-            when = clause if not said and future_start(clause, now) else ""
-    return found
+        if not reading.names_pet(sentence):
+            reading.read(sentence)
+    return reading.found

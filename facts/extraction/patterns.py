@@ -3,6 +3,7 @@ a clause (already cleared of traps) and returns the statements it makes."""
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from facts.extraction.contacts import contact
 from facts.extraction.dates import birthday_value
@@ -24,6 +25,7 @@ from facts.extraction.vocabulary import (
     JOB_WORDS,
     JUDGEMENTS,
     LANGUAGES,
+    NOT_A_VALUE_AFTER_FOR,
     NOT_LIKES,
     TOOLS,
 )
@@ -94,6 +96,8 @@ JOB_TITLE = rx(
     S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
     r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
     r"(?:an?\s+|the\s+)?" + REST,
+    # "Starting a new job next Friday: backend developer at Zepto"
+    r"\b(?:new|my)\s+(?:job|role|position|gig)\b[^:]*:\s*(?:an?\s+|the\s+)?" + REST,
     r"\b(?:they|we|the company|my boss|my company|the board)\s+(?:just\s+|finally\s+)?"
     r"(?:promoted|made)\s+me\s+(?:to\s+)?(?:an?\s+|the\s+)?" + REST,
     # "I work for Mercado Libre as a product designer", "got hired by Figma as a ..."
@@ -171,7 +175,7 @@ DISLIKES = rx(
     r"'m not into|am not into)\s+" + REST,
 )
 LANGUAGE = rx(
-    S + r"(?:speak|can speak|'m fluent in|am fluent in|'m conversational in|"
+    S + r"(?:speak|can speak|'m fluent in|am fluent in|fluent in|'m conversational in|"
     r"'m bilingual in|'m proficient in|am proficient in|can get by in|get by in)"
     r"\s+(?:fluent\s+|some\s+|a\s+little\s+|"
     r"a\s+bit\s+of\s+|basic\s+|native\s+)?" + REST,
@@ -210,8 +214,9 @@ def _title(raw: str) -> str | None:
     head = re.split(
         r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
         r"currently|today|this|next|tomorrow|starting|as of|by|until|too|over)\b"
-        r"|\s+of\s+(?=[A-Z])"
-        r"|[,.;!?]",
+        # "engineer of Google" names the employer; "Head of Data" is the title itself.
+        + (r"|\s+of\s+(?=[A-Z])" if not TITLE_HEADS.match(raw) else "")
+        + r"|[,.;!?]",
         raw,
     )[0]
     words = head.split()
@@ -356,6 +361,29 @@ def skills(clause: str) -> list[Statement]:
             predicate = "language" if value.lower() in LANGUAGES else "skill"
             found.append(said(predicate, value, evidence_of(clause, match, value), 0.8))
         return found
+    return []
+
+
+# "we're leaving Tallinn for Tartu", "I left Google for Meta": the new value replaces the one
+# named, whichever slot holds it.
+SWAP = rx(
+    S + r"(?:'re|'m|are|am)?\s*(?:leaving|left|'ll leave|will leave|leave|swapping|swapped|"
+    r"trading|traded|ditching|ditched|quitting|quit)\s+(?:the\s+)?"
+    r"(?-i:(?P<old>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*))\s+for\s+(?:the\s+)?" + REST
+)
+
+
+def swaps(clause: str) -> list[Statement]:
+    for match in SWAP[0].finditer(clause):
+        value = proper_name(match.group("v"), lenient=is_lowercase_text(clause))
+        if not value or value.lower() in NOT_A_VALUE_AFTER_FOR:
+            continue
+        evidence = evidence_of(clause, match, value)
+        place = "country" if value.lower() in COUNTRIES else "city"
+        return [
+            replace(said("employer", value, evidence, *_trust(match)), ended=match.group("old")),
+            replace(said(place, value, evidence, *_home_trust(match)), ended=match.group("old")),
+        ]
     return []
 
 

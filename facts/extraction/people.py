@@ -33,6 +33,8 @@ PARTNER = rx(
     r"(?:(?:someone|a guy|a girl|a man|a woman)\s+(?:named|called)\s+)?" + NAME,
 )
 CHILD = rx(
+    # "Welcome to the world, Ezra"
+    r"^welcome\s+to\s+the\s+world,?\s+(?:little\s+|baby\s+)?" + NAME,
     r"\b(?:my|our)\s+" + CHILD_ADJ + rf"(?:{CHILD_WORDS})(?:'s\s+name\s+is|\s+is\s+(?:named|called)"
     r"|\s+named|\s+called|,)?\s+" + NAME,
     r"\b(?:my|our)\s+(?:youngest|eldest|oldest|firstborn),\s+" + NAME,
@@ -50,17 +52,22 @@ CHILDREN = re.compile(
     r"(?-i:(?P<v>[A-Z][\w'-]+(?:(?:,\s*|\s+and\s+)[A-Z][\w'-]+)+))",
     re.I,
 )
+# "My last dog, Pepper, was a lab": a pet the speaker had, not has.
+_FORMER = r"(?!(?:last|old|late|previous|former|first|childhood|dead|ex)\b)"
 PET = rx(
-    r"\b(?:my|our)\s+(?:\w+\s+)?(?P<species>" + SPECIES_GROUP + r")(?:'s\s+name\s+is|\s+is\s+"
-    r"(?:named|called)|\s+named|\s+called|,)?\s+" + NAME,
-    S + r"(?:have|'ve got|got|adopted|rescued|bought|brought home)\s+(?:a|an|our)\s+"
-    r"(?:[\w-]+\s+){0,2}?(?P<species>" + SPECIES_GROUP + r")\b"
+    r"\b(?:my|our)\s+" + _FORMER + r"(?:\w+\s+)?(?P<species>" + SPECIES_GROUP + r")"
+    r"(?:'s\s+name\s+is|\s+is\s+(?:named|called)|\s+named|\s+called|,)?\s+" + NAME,
+    S + r"(?:have|'ve got|got|adopted|rescued|bought|brought home|took in|took home)\s+"
+    r"(?:a|an|our)\s+(?:[\w-]+\s+){0,2}?(?P<species>" + SPECIES_GROUP + r")\b"
+    r"(?:\s+(?:now|too|as well|today|yesterday))?"
     r"(?:(?:\s+named|\s+called|,)\s+" + NAME + ")?",
 )
 # "I've got two cats, Miso and Tofu", "my dogs are called Rex and Bo".
 PETS = re.compile(
-    r"(?:\b(?:my|our)|\b(?:i|we)(?:'ve\s+got|\s+have(?:\s+got)?|\s+got)\s+"
-    r"(?:two|three|four|five|\d+))\s+(?:[\w-]+\s+)?(?:" + SPECIES_GROUP + r")(?:e?s)\b"
+    r"(?:\b(?:my|our)|\b(?:i|we)(?:'ve|\s+have)?(?:\s+just)?(?:\s+got|\s+have|\s+adopted|"
+    r"\s+rescued|\s+brought home)\s+(?:two|three|four|five|\d+))\s+(?:[\w-]+\s+)?(?:"
+    + SPECIES_GROUP
+    + r")(?:e?s)\b"
     r"(?:\s+are(?:\s+(?:named|called))?|,|:)?\s+(?:named\s+|called\s+)?"
     r"(?-i:(?P<v>[A-Z][\w'-]+(?:(?:,\s*|\s+and\s+|,\s+and\s+)[A-Z][\w'-]+)+))",
     re.I,
@@ -98,7 +105,19 @@ def children(clause: str) -> list[Statement]:
 
 
 def pets(clause: str) -> list[Statement]:
-    """Every pet of the clause: "a cat named Whiskers and a dog named Bo"."""
+    """Every pet of the clause: "a cat named Whiskers and a dog named Bo"; a pet known
+    only by its species takes the name the clause gives it next ("a puppy, her name is
+    Nova")."""
+    found = _pets(clause)
+    if len(found) == 1:
+        later = re.search(r"(?:,|\band)\s+(?=(?:his|her|its|their)\s+name)", clause, re.I)
+        named = later and named_later(found[0], clause[later.end() :])
+        if named:
+            return [named]
+    return found
+
+
+def _pets(clause: str) -> list[Statement]:
     found: list[Statement] = []
     match = PETS.search(clause)
     if match:

@@ -50,7 +50,9 @@ NOT_A_VALUE = frozenset(
 @dataclass(frozen=True)
 class Statement:
     """One statement about the speaker. ``value`` None: the text ends the slot's value;
-    ``ended`` is then the value it names as ended ("I left Dropbox"), if any."""
+    ``ended`` is then the value it names as ended ("I left Dropbox"), if any. With a
+    ``value``, ``ended`` is the value it replaces ("leaving Tallinn for Tartu"): the statement
+    holds for the slot that holds that value, and for no other."""
 
     predicate: str
     value: str | None

@@ -36,7 +36,13 @@ italian japanese javanese korean latvian lithuanian malay mandarin chinese norwe
 portuguese punjabi romanian russian serbian slovak slovenian spanish swahili swedish tagalog
 filipino tamil telugu thai turkish ukrainian urdu vietnamese welsh yoruba zulu afrikaans
 basque galician albanian armenian georgian kazakh uzbek amharic somali hausa igbo latin
-esperanto sign asl bsl"""
+esperanto sign asl bsl quechua aymara guarani maori hawaiian tibetan nepali sinhala khmer lao
+burmese mongolian pashto dari kurdish azerbaijani azeri tatar belarusian macedonian bosnian
+maltese luxembourgish frisian faroese xhosa sesotho setswana shona kinyarwanda luganda
+lingala wolof fula twi akan ewe tigrinya oromo malagasy samoan tongan marathi gujarati
+kannada malayalam odia assamese sindhi konkani hokkien hakka cebuano ilocano sundanese
+tetum yiddish ladino romani breton cornish scots gaelic occitan corsican sardinian sicilian
+romansh chechen uyghur turkmen kyrgyz tajik slovene flemish haitian creole"""
 )
 
 PET_SPECIES = _words(
@@ -131,3 +137,6 @@ PREDICATE_NAMES = {
     "partner": ["partner", "girlfriend", "boyfriend", "dating"],
     "diet": ["diet", "dietary preference", "eating habits"],
 }
+
+# What "leaving X for ..." is for when it is no new place or employer: "for good", "for a week".
+NOT_A_VALUE_AFTER_FOR = _words("good now a an the some two three few while bit week month year")

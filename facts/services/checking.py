@@ -135,6 +135,10 @@ def _judge(statement: Statement, fact: Fact | None, level: Level) -> tuple[Actio
             return Action.END, level if level == Level.SEMANTIC else Level.PATTERN
         return Action.NONE, Level.PATTERN
     assert statement.value is not None
+    if statement.ended is not None and (
+        fact is None or normalise_value(statement.ended) != normalise_value(fact.value)
+    ):
+        return Action.NONE, Level.PATTERN  # a swap for the slot that holds the other value
     changed = bool(CHANGE.search(statement.evidence))
     if level != Level.SEMANTIC:
         level = Level.PATTERN if changed else Level.VALUE
@@ -362,6 +366,8 @@ def check_result_to_dict(result: CheckResult) -> dict[str, Any]:
                 "valid_from": f.statement.valid_from,
             }
             for f in result.findings
+            # An ending of a slot the agent holds nothing in says nothing.
+            if f.action != Action.NONE or f.fact is not None
         ],
         "applied": [
             {"action": a.action, "outcome": a.outcome, "fact": detail(a.fact)}

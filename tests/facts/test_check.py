@@ -193,6 +193,19 @@ def test_marrying_someone_else_leaves_the_partner_to_the_operator(api, agent):
     assert data["contradicted"] == []
 
 
+def test_leaving_one_value_for_another_changes_the_slot_that_held_it(api, agent):
+    state(agent, "Google")
+    state(agent, "Tallinn", predicate="city")
+    data = ok(check(api, "We left Tallinn for Tartu last week", apply=True))
+    assert [(c["predicate"], c["new_value"]) for c in data["contradicted"]] == [("city", "Tartu")]
+    assert data["new"] == []
+    current = Fact.objects.filter(agent=agent, status=Status.CURRENT)
+    assert {(f.predicate, f.value) for f in current} == {("employer", "Google"), ("city", "Tartu")}
+    # Leaving something the agent does not hold changes nothing.
+    again = ok(check(api, "I left Lyon for Paris", apply=True))
+    assert (again["contradicted"], again["new"], again["applied"]) == ([], [], [])
+
+
 def test_only_facts_valid_now_count_as_held(api, agent):
     state(agent, "Google", valid_to=datetime(2021, 1, 1, tzinfo=UTC))
     data = ok(check(api, "I work at Anthropic."))

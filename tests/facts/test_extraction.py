@@ -105,7 +105,15 @@ def test_a_trap_in_one_clause_does_not_hide_a_statement_in_another():
             "I left Dropbox",
             {("employer", "", ("ended", "Dropbox")), ("city", "", ("ended", "Dropbox"))},
         ),
-        ("I'm not with Acme anymore", {("employer", "", ("ended", "Acme"))}),
+        (
+            # A name "with" whom one no longer is may be a partner's: each slot holding it ends.
+            "I'm not with Acme anymore",
+            {
+                ("employer", "", ("ended", "Acme")),
+                ("partner", "", ("ended", "Acme")),
+                ("spouse", "", ("ended", "Acme")),
+            },
+        ),
         ("I quit", {("employer", "", ("ended", None))}),
         ("I quit my job at Acme", {("employer", "", ("ended", "Acme"))}),
         ("I used to work at IBM", {("employer", "", ("ended", "IBM"))}),

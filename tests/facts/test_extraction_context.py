@@ -85,6 +85,44 @@ E = "ended"
         ("I live with my parents in Lyon", {("city", "", "Lyon")}),
         ("based out of Lyon", {("city", "", "Lyon")}),
         ("I'm in the office these days", set()),
+        # Pets and children named in other words.
+        ("we've got a pet rabbit now, Pip", {("pet", "pip", "Pip")}),
+        ("we adopted a puppy, her name is Nova", {("pet", "nova", "Nova")}),
+        (
+            "Just adopted two cats, Salt and Pepper",
+            {("pet", "salt", "Salt"), ("pet", "pepper", "Pepper")},
+        ),
+        (
+            "Finally got a dog!! Her name is Tofu. My last dog, Pepper, was a lab",
+            {("pet", "tofu", "Tofu")},
+        ),
+        ("We had a baby boy! Welcome to the world, Ezra", {("child", "ezra", "Ezra")}),
+        # Endings in other words.
+        (
+            "ok so. I quit. no more Deloitte",
+            {
+                ("employer", "", (E, None)),
+                ("employer", "", (E, "Deloitte")),
+                ("city", "", (E, "Deloitte")),
+            },
+        ),
+        ("no more coffee for me", {("likes", "coffee", (E, "coffee"))}),
+        ("ex-vegan here, eating eggs again", {("diet", "", (E, "vegan"))}),
+        ("Dropped keto.", {("diet", "", (E, "keto"))}),
+        ("Our divorce was finalised today", {("spouse", "", (E, None))}),
+        ("Divorced from Maarten", {("spouse", "", (E, "Maarten"))}),
+        ("I've been made redundant by Wise", {("employer", "", (E, "Wise"))}),
+        ("we had to rehome Kiko", {("pet", "kiko", (E, "Kiko"))}),
+        ("I left London for a week", set()),
+        ("Been promoted! I'm Head of Data now", {("job_title", "", "Head of Data")}),
+        # Emoji and ellipses as chat uses them.
+        (
+            "Rex died last night 💔 if we ever get another dog it'll be a rescue",
+            {("pet", "rex", (E, "Rex"))},
+        ),
+        ("what if I just... moved to Bali and taught yoga", set()),
+        ("in a parallel universe I speak fluent Mandarin", set()),
+        ("Dad's convinced I'm marrying Olu next year", set()),
         # Knowing someone well is no skill.
         ("I know Tom really well", set()),
         ("I know Python really well", {("skill", "python", "Python")}),

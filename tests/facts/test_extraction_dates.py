@@ -137,6 +137,33 @@ def test_statements_dated_by_the_time_they_name(text, expected):
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Just signed with Mercado Libre, I start on July 15",
+            [("employer", "Mercado Libre", date(2030, 7, 15))],
+        ),
+        ("I quit Zurich Insurance. Effective June 30.", [("employer", None, date(2030, 6, 30))]),
+        (
+            "Handed in my notice at Shopify, I'm leaving on the 28th",
+            [("employer", None, date(2030, 6, 28))],
+        ),
+        (
+            "Starting a new job next Friday: backend developer at Zepto",
+            [
+                ("job_title", "backend developer", date(2030, 6, 21)),
+                ("employer", "Zepto", date(2030, 6, 21)),
+            ],
+        ),
+        # A clause about when something happened dates nothing.
+        ("I moved to Rome. It was on the 20th", [("city", "Rome", None)]),
+    ],
+)
+def test_a_clause_after_says_when(text, expected):
+    assert _found(text) == expected
+
+
+@pytest.mark.parametrize(
     ("text", "ended"),
     [
         ("My last day at Intel is June 30", date(2030, 6, 30)),
