@@ -5,14 +5,16 @@ import re
 _ABBREVIATIONS = r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bJr\.)"
 # "what if I just... moved to Bali": an ellipsis before a lower-case word goes on.
 SENTENCE_END = re.compile(rf"{_ABBREVIATIONS}(?<=[.!?])(?<!\.\.\.)\s+|(?<=\.\.\.)\s+(?![a-z])|\n+")
+# Words that may open a new clause before its subject: "..., but these days I love sushi".
+_OPENER = r"(?:(?:now|these days|nowadays|today|anyway|honestly|actually|also|then),?\s+)?"
 # A new clause starts at a conjunction followed by a new subject ("..., and I just joined
 # Figma"), at a semicolon or dash, and before a question tacked onto a statement.
 CLAUSE_BREAK = re.compile(
     r"\s*(?:;|\s[-–—]\s|,?\s+(?:and|but|so|while|whereas|although|though|because|plus)\s+"
-    r"(?=(?:now\s+)?(?:i|i'm|im|i've|i'll|i'd|my|we|we're|we've|he|she|they|his|her|their|our|"
+    r"(?=" + _OPENER + r"(?:i|i'm|im|i've|i'll|i'd|my|we|we're|we've|he|she|they|his|her|their|our|"
     r"it|if|unless|maybe|perhaps|possibly|probably|hopefully)\b)"
     r"|,\s+(?=(?:do|does|did|should|would|could|can|any|what|where|how|why|is|are)\s)"
-    r"|,\s+(?=(?:now\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've)\b))",
+    r"|,\s+(?=" + _OPENER + r"(?:i|i'm|i've|i'll|i'd|we|we're|we've)\b))",
     re.IGNORECASE,
 )
 
@@ -88,7 +90,14 @@ PAST = re.compile(
     r"\b(?:back in|back then|back when|years ago|decades ago|long ago|a long time ago|"
     r"as a kid|as a child|growing up|when i was|in college|in high school|in school|"
     r"at the time|previously|formerly|in the past|once upon|for a while|"
-    r"before that|before i|until (?:last|\d{4})|from \d{4} to \d{4}|between \d{4})\b",
+    r"before that|before i|until (?:last|\d{4})|from \d{4} to \d{4}|between \d{4}|"
+    r"at my (?:last|old|previous|former|first) (?:job|company|work|place|employer|firm)|"
+    r"in my (?:last|old|previous|former) (?:job|role|life|company)|"
+    r"once(?!\s+(?:again|more|a|an|every|in a while|i|we|you|the|my|it))|for lent)\b"
+    # "I went vegan for a month": a past that lasted a while and ended.
+    r"|\b(?<!'ve )(?<!have )(?:went|was|were|tried|became|lived|worked|stayed|did)\b[^.]*?"
+    r"\bfor\s+(?:ramadan|veganuary|a\s+(?:week|month|year|while|bit|summer|semester)|"
+    r"(?:one|two|three|four|five|six|a few|several|\d+)\s+(?:days|weeks|months|years|summers))\b",
     re.IGNORECASE,
 )
 PAST_YEAR = re.compile(r"\b(?:in|during|around)\s+(?P<year>(?:19|20)\d{2})\b", re.IGNORECASE)

@@ -67,9 +67,15 @@ OWNED_AFTER = re.compile(
 )
 
 
+# "my email was ...": the one the speaker had.
+_WAS = re.compile(r"\b(?:was|were|used to be|had been)\b", re.I)
+
+
 def _owned(clause: str, value: re.Match[str], owner: re.Match[str] | None, kind: str) -> str | None:
-    """The evidence that ``value`` is the speaker's own, if the clause gives it."""
+    """The evidence that ``value`` is the speaker's own now, if the clause gives it."""
     if owner and owner.start() < value.start():
+        if _WAS.search(clause, owner.end(), value.start()):
+            return None
         return clause[owner.start() : value.end()]
     after = OWNED_AFTER.match(clause[value.end() :])
     if after and (after.group("kind").lower() in {"number", "phone", "cell", "mobile"}) == (

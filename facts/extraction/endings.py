@@ -103,6 +103,11 @@ NOT_TOGETHER = _rx(
     r"|\b(?:our|my)\s+divorce\s+(?:was|is|has been|got|just got)\s+(?:finali[sz]ed|final|official|"
     r"through)\b"
 )
+# "Ines isn't my girlfriend any more"
+NOT_MY_PARTNER = _rx(
+    NAME + r"\s+(?:is|'s)(?:n't|\s+not|\s+no\s+longer)\s+my\s+(?P<who>wife|husband|boyfriend|"
+    r"girlfriend|partner|fianc[ée]e?|bf|gf)\b"
+)
 # "no longer with Priya": a partner's or spouse's name (an employer's is read apart).
 NO_LONGER_WITH = _rx(
     r"(?:^|"
@@ -267,6 +272,10 @@ def _relationship_endings(clause: str) -> list[Statement]:
     if apart and _ANYMORE.search(clause):
         evidence = apart.group(0)
         return [ending("spouse", None, evidence, 0.85), ending("partner", None, evidence, 0.85)]
+    match = NOT_MY_PARTNER.search(clause)
+    if match and (_ANYMORE.search(clause) or "no longer" in match.group(0).lower()):
+        slot = "spouse" if match.group("who").lower() in {"wife", "husband"} else "partner"
+        return [ending(slot, match.group("v"), match.group(0), 0.9)]
     match = NO_LONGER_WITH.search(clause)
     if match and _ANYMORE.search(clause):
         evidence = match.group(0)

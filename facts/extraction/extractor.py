@@ -39,6 +39,8 @@ _SUBJECT_DROPPED_ING = re.compile(
     re.I,
 )
 _LEAVING = re.compile(r"\b(?:i'm|i am|we're|we are)\s+(?:\w+\s+)?leaving\b", re.I)
+# "As a kid I hated fish, but these days I love sushi": the scene ends where now begins.
+_NOW_OPENS = re.compile(r"^(?:now|these days|nowadays|today)\b", re.I)
 _NOW = re.compile(r"\b(?:today|now|as of today|right now|this week)\b", re.I)
 
 
@@ -148,7 +150,7 @@ def extract_clause(
     """What one clause says about the speaker; nothing when it is a trap, judged with the
     clause that sets its ``scene``, if any ("If I get the job, ..."). ``when``: a clause
     before it that only says when ("Come September, I'll be teaching at Stanford")."""
-    if scene and _is_trap(f"{scene}, {clause}", now):
+    if scene and not _NOW_OPENS.match(clause) and _is_trap(f"{scene}, {clause}", now):
         return []
     clause = traps.without_courtesy(clause)
     return _quoted(_extract_clause(_with_speaker(clause), now=now, when=when), clause)

@@ -92,6 +92,8 @@ JOB_TITLE = rx(
     I_AM + r"(?:an?|the)\s+" + REST,
     r"\bi(?:'ll|\s+will)\s+be\s+(?:an?|the)\s+" + REST,
     I_AM + r"(?=(?:head|director|vp|chief|lead)\s+of\s)" + REST,
+    # "I'm senior product manager now": a title without its article, said as a change.
+    I_AM + r"(?!an?\s|the\s|\w+ing\b)(?=.*\b(?:now|these days|officially)\b)" + REST,
     r"\bi(?:'ve|\s+have)\s+been\s+(?:an?|the)\s+" + _SPAN + REST,
     S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
     r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
@@ -106,6 +108,7 @@ JOB_TITLE = rx(
     r"be joining|be starting|got hired|was hired|'ve been hired|hired|'m|am)\b[^,;.!?]*?"
     r"\b(?:at|for|by|with|there|join|joining)\b[^,;.!?]*?\bas\s+(?:an?\s+|the\s+)?" + REST,
 )
+JOB_ENDINGS = re.compile(r"(?:ologist|ician|iatrist|otherapist|ographer|onomist)$")
 TITLE_HEADS = re.compile(r"^(?:head|director|vp|chief|professor|manager|lead)\s+of\s+", re.I)
 PLACE = rx(
     S + r"(?:live|living|'m living|reside|residing|'m based|am based|'re based|are based|"
@@ -140,7 +143,8 @@ PLACE = rx(
     S + r"(?:'ll be|will be|be)\s+(?:living\s+)?in\s+(?=.*\b(?:for good|permanently)\b)" + REST,
 )
 BIRTHDAY = rx(
-    r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)(?:\s+is|'s|\s+falls)\s+" + REST,
+    r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)(?:\s+is|'s|\s+falls)"
+    r"(?:\s+actually|\s+really|\s+in\s+fact)?\s+" + REST,
     r"\bi(?:'m|\s+am)?\s+(?:turn|turning)\s+\d+\s+" + REST,
     r"\bi\s+was\s+born\s+" + REST,
 )
@@ -172,7 +176,7 @@ DISLIKES = rx(
     S + r"(?:hate|dislike|detest|loathe|despise|can't stand|cannot stand|can't bear|"
     r"don't like|do not like|don't enjoy|do not enjoy|"
     r"(?:'m|am)\s+not\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?fan\s+of|"
-    r"'m not into|am not into)\s+" + REST,
+    r")\s+" + REST,
 )
 LANGUAGE = rx(
     S + r"(?:speak|can speak|'m fluent in|am fluent in|fluent in|'m conversational in|"
@@ -227,7 +231,9 @@ def _title(raw: str) -> str | None:
     if not words or len(words) > 5:
         return None
     title = " ".join(words)
-    if TITLE_HEADS.match(title) or words[-1].lower().strip(".") in JOB_WORDS:
+    last = words[-1].lower().strip(".")
+    # "cardiologist", "statistician", "psychiatrist": the trades' own endings.
+    if TITLE_HEADS.match(title) or last in JOB_WORDS or JOB_ENDINGS.search(last):
         return title.strip(".")
     return None
 
@@ -296,7 +302,10 @@ def birthday(clause: str) -> list[Statement]:
         match = pattern.search(clause)
         value = match and birthday_value(match.group("v"))
         if match and value:
-            return [said("birthday", value, match.group(0).rstrip(".!"), EXPLICIT)]
+            # To the date's end: "my birthday is September 4th, not the 14th".
+            head = re.split(r"[,;!?]|\.(?:\s|$)", match.group("v"), maxsplit=1)[0]
+            evidence = clause[match.start() : match.start("v") + len(head)]
+            return [said("birthday", value, evidence, EXPLICIT)]
     return []
 
 

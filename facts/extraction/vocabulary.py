@@ -83,7 +83,9 @@ anchor presenter host model curator conductor violinist pianist guitarist drumme
 professor docent dean principal headteacher headmaster headmistress nanny au-pair
 housekeeper concierge courier trucker mover miner fisherman shepherd gardener landscaper
 beekeeper winemaker brewer roaster distiller potter sculptor painter tattooist
-ux ui devops qa tester sysadmin dba scrum"""
+ux ui devops qa tester sysadmin dba scrum physiotherapist physio osteopath chiropractor
+dietitian dietician nutritionist radiographer sonographer phlebotomist anaesthetist
+anesthesiologist podiatrist audiologist paramedic orthodontist hygienist doula carer"""
 )
 
 # Tools and crafts known by a capitalised name, told apart from people's names in "I know

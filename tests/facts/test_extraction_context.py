@@ -123,6 +123,21 @@ E = "ended"
         ("what if I just... moved to Bali and taught yoga", set()),
         ("in a parallel universe I speak fluent Mandarin", set()),
         ("Dad's convinced I'm marrying Olu next year", set()),
+        # The past in more words, and what stands beside it.
+        ("at my last job my email was a.nowak@oldfirm.pl", set()),
+        ("my work phone at Sky was 0161 496 0500", set()),
+        ("I went vegan for Lent once", set()),
+        ("I was vegan for two years", set()),
+        ("as a kid I hated fish, but these days I love sushi", {("likes", "sushi", "sushi")}),
+        ("my birthday is actually September 4th, not the 14th", {("birthday", "", "--09-04")}),
+        ("Ines isn't my girlfriend any more", {("partner", "", (E, "Ines"))}),
+        ("I'm senior product manager now", {("job_title", "", "senior product manager")}),
+        (
+            "I'm a physiotherapist at Bupa",
+            {("job_title", "", "physiotherapist"), ("employer", "", "Bupa")},
+        ),
+        # Not being into something is no dislike.
+        ("I'm not into golf", set()),
         # Knowing someone well is no skill.
         ("I know Tom really well", set()),
         ("I know Python really well", {("skill", "python", "Python")}),
