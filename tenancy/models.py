@@ -121,6 +121,8 @@ class AuditAction(models.TextChoices):
     FACTS_FORGET = "facts.forget", "Facts forgotten"
     MEMORY_DELETE = "memory.delete", "Memories deleted"
     MEMORY_MERGE = "memory.merge", "Memories merged"
+    MEMORY_LINK = "memory.link", "Memories linked"
+    MEMORY_UNLINK = "memory.unlink", "Memories unlinked"
     POLICY_CHANGE = "policy.change", "Memory policy changed"
     MEMBER_ADD = "member.add", "Member added"
     MEMBER_ROLE = "member.role", "Member role changed"

@@ -9,7 +9,8 @@ from memory.services import memory_tags
 
 
 def of_type(text: str, kind: str) -> list[str]:
-    return [e.value for e in extract_entities(text) if e.type == kind]
+    """The values tagged ``entity:<kind>:...`` (people, places... are all tagged ``name``)."""
+    return [e.value for e in extract_entities(text) if e.tag_type == kind]
 
 
 @pytest.mark.parametrize(

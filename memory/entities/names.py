@@ -1,108 +1,9 @@
-"""Rule-based entity extraction: the pre-pass that always runs, before any NER model.
-
-Entities become tags ``entity:<type>:<value>`` on a memory; recall's entity pass boosts
-memories that share an entity with the query, and the AutoPilot dedup keeps near duplicates
-apart when their entities differ. A wrong tag costs both, so the rules prefer missing an
-ambiguous entity to inventing one.
+"""Names: capitalised words that name someone or something (query_names), where they are
+(name_spans), and what kind of thing each one is, where the words around it say so
+(name_type).
 """
 
 import re
-from dataclasses import dataclass
-
-ENTITY_PREFIX = "entity:"
-
-
-def is_entity_tag(tag: str) -> bool:
-    """Whether ``tag`` was derived from a memory's text (extract_entities) rather than given."""
-    return tag.startswith(ENTITY_PREFIX)
-
-
-_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-
-# Tagged as they are. Order matters only for which kind a value is listed under first.
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    # Only from the start of a run of address characters: from each of its positions, a long
-    # run without "@" would be read again and again. (Leading dots and signs are cut below.)
-    ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
-    ("url", re.compile(r"\bhttps?://[^\s<>\"')\]]+", re.IGNORECASE)),
-    (
-        "uuid",
-        re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
-    ),
-    # Not inside a longer dotted run: "10.4.12.1.7" is no address.
-    (
-        "ip",
-        re.compile(
-            r"(?=\d)(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}"
-            r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.]?\d)"
-        ),
-    ),
-    (
-        "date",
-        re.compile(
-            # The lookaheads only make a non-starter fail fast.
-            r"(?=\d)(?:"
-            # Digit-bounded rather than word-bounded, so "2026-03-04T10:30Z" still has its date.
-            r"(?<![\w.:/-])(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}"
-            r"|\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})"
-            # Dashes and dots only with a four-digit year: "1.2.10" is a version.
-            r"|\d{1,2}[-.]\d{1,2}[-.]\d{4})(?![\d/.:-]\d)"
-            rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+\d{{4}}\b)"
-            rf"|(?=[adfjmnos])\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
-            re.IGNORECASE,
-        ),
-    ),
-]
-
-# Spans that look like digit groups but are neither phone numbers nor IP addresses: times
-# ("10:30", "9:45 pm") and version numbers ("v2.10.15", "version 10.4.12.1"). Not tagged.
-_TIMES_AND_VERSIONS = re.compile(
-    r"(?=[\dvrb])(?:(?<!\d)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s*[ap]\.?m\b\.?)?(?!\d)"
-    r"|\b(?:v|version\s+|release\s+|build\s+)\d+(?:\.\d+)+)",
-    re.IGNORECASE,
-)
-# Digit groups with the separators phone numbers use: an optional +country code, an optional
-# (area code), then groups split by one space, dot or dash. Not glued to a word, a ticket mark
-# or another number ("INV-2024-0042", "#48213", "v10.4.12"), nor followed by more of one.
-_PHONE_CANDIDATE = re.compile(
-    r"(?=[\d+(])(?<![\w.+/#:@-])"
-    r"(?:\+\d{1,3}[ .-]?)?"
-    r"(?:\(\d{1,4}\)[ .-]?)?"
-    r"\d{2,8}(?:[ .-]\d{2,8})*"
-    r"(?![\w+/@]|[.:-]\d)"
-)
-# "Call 030 1234567": a word like these just before a number of two groups makes it a phone.
-_PHONE_CUE = re.compile(
-    r"\b(?:phone|tel|telephone|call|mobile|cell|cellphone|fax|whatsapp|sms|ring)\b[^\d\n]{0,12}$",
-    re.IGNORECASE,
-)
-_DIGIT_GROUP = re.compile(r"\d+")
-
-
-def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
-    return any(span[0] < end and start < span[1] for start, end in spans)
-
-
-def _phones(text: str, taken: list[tuple[int, int]]) -> list[str]:
-    """Phone numbers: 7 to 15 digits (E.164's longest), written with a leading +country code,
-    an (area code), or at least three groups (two after a word like "call"). A bare digit run
-    is an order, ticket or account number as often as a phone, so it needs the "+". Spans
-    already read as a date, time, IP address or version are not phones."""
-    phones = []
-    for match in _PHONE_CANDIDATE.finditer(text):
-        start = match.start()
-        if _overlaps(match.span(), taken):
-            continue
-        value = match.group(0)
-        groups = _DIGIT_GROUP.findall(value)
-        if not 7 <= sum(len(g) for g in groups) <= 15:
-            continue
-        marked = value.startswith("+") or value.startswith("(")
-        cued = _PHONE_CUE.search(text, max(0, start - 40), start) is not None
-        if marked or len(groups) >= 3 or (cued and len(groups) >= 2):
-            phones.append(value)
-    return phones
-
 
 # Capitalised words that name nothing: sentence openers, function words, the labels notes
 # and logs start lines with ("Error:", "Contact:", "User:"), the commonest imperatives, which
@@ -141,6 +42,9 @@ _NOT_NAMES_TEXT = """
     Connection Server Request Response Build Deployment Service Database Job Backup Upload
     Download Login Test Tests Payment Order Invoice Refund Ticket
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday
+    Morning Afternoon Evening Night Weekend Weekends Week Weeks Month Months Year Years Day Days
+    Everybody People Folks Guys Family Kids Friends Parents
+    University College Institute Foundation Company Corporation Inc Ltd Corp Street Avenue
     January February March April May June July August September October November December
 """
 _NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
@@ -169,6 +73,10 @@ _NAME_CONTEXT = re.compile(
     r"|\s+(?:and|or)\s+[A-Z]"
     r"|:\s+[\"'“‘(]?(?:[^\W\d_]|\d+\s+[a-z])"
 )
+# A gerund ("Painting") or a plural of a common shape opening a sentence: a vowel and d, k,
+# p, t or g before the -s ("Kids", "Cats", "Books"), or -ies/-ees/-oos ("Movies"). Names
+# that end in -s rarely end so ("James", "Chris", "Carlos", "Ines").
+_COMMON_OPENER = re.compile(r"(?:[a-z]{3}ing|[aeiou](?:d|k|p|t|g)s|(?:ie|ee|oo)s)$")
 # Someone addressed, or a name said alone: "Maria, thank you!", "Jolene!", "Paris?!". (An
 # adverb does that too, "Sadly, ...": words in -ly are left out, interjections are on the
 # stop list.)
@@ -192,17 +100,12 @@ def _sentence_initial(text: str, start: int) -> bool:
     return (line_start >= 0 or start <= 80) and bool(_BULLET.fullmatch(before[line_start + 1 :]))
 
 
-def query_names(text: str) -> list[str]:
-    """Capitalised words that name someone or something, lower-cased, without repeats, in
-    order of first appearance. Inside a sentence a capitalised word is taken as a name; at a
-    sentence's start (or after a colon, a quote, a newline, a bullet) only when the same word
-    is also capitalised inside a sentence somewhere in the text, or when a name context
-    follows it ("Ana moved", "Dmitri said", "Ana's", "Ana and Bo", "Ana: hi", "Ana, look")
-    and the text does not also write it in lower case. Openers, function words, common
-    labels and imperatives are never names."""
+def name_spans(text: str) -> list[tuple[str, int, int]]:
+    """Every capitalised word taken as a name (see ``query_names`` for the rules), as
+    ``(word, start, end)`` in order of appearance, a possessive's "'s" left out."""
     matches = list(_NAME.finditer(text))
     inside: set[str] = set()
-    candidates: list[tuple[str, bool]] = []
+    candidates: list[tuple[str, int, bool]] = []
     for i, match in enumerate(matches):
         word = match.group(0)
         if _CONTRACTION.search(word):
@@ -212,7 +115,13 @@ def query_names(text: str) -> list[str]:
             continue
         if not _sentence_initial(text, match.start()):
             inside.add(name)
-            candidates.append((name, True))
+            candidates.append((name, match.start(), True))
+            continue
+        # A gerund or a plural opens sentences about activities and things ("Painting
+        # relaxes me", "Kids loved it"), rarely about someone: a name only when the text
+        # also capitalises it inside a sentence.
+        if _COMMON_OPENER.search(name):
+            candidates.append((name, match.start(), False))
             continue
         # Skip the capitalised words right after it ("Dmitri Ivanov said") to the context.
         last = i
@@ -229,45 +138,92 @@ def query_names(text: str) -> list[str]:
                 and not matches[last].group(0).endswith("ly")
             )
         )
-        candidates.append((name, named))
+        candidates.append((name, match.start(), named))
     # A first word the text also writes in lower case is a common word ("Server crashed.
     # Restarting the server ..."), whatever follows it.
     common = set(_LOWER_WORD.findall(text)) if candidates else set()
-    names = (
-        name
-        for name, named in candidates
+    return [
+        (name, start, start + len(name))
+        for name, start, named in candidates
         if name in inside or (named and name.lower() not in common)
-    )
-    return list(dict.fromkeys(name.lower() for name in names))
+    ]
 
 
-@dataclass(frozen=True)
-class Entity:
-    type: str
-    value: str
+def query_names(text: str) -> list[str]:
+    """Capitalised words that name someone or something, lower-cased, without repeats, in
+    order of first appearance. Inside a sentence a capitalised word is taken as a name; at a
+    sentence's start (or after a colon, a quote, a newline, a bullet) only when the same word
+    is also capitalised inside a sentence somewhere in the text, or when a name context
+    follows it ("Ana moved", "Dmitri said", "Ana's", "Ana and Bo", "Ana: hi", "Ana, look")
+    and the text does not also write it in lower case; a gerund or a plural there
+    ("Painting", "Kids") only in the first case. Openers, function words, common labels and
+    imperatives are never names."""
+    return list(dict.fromkeys(name.lower() for name, _, _ in name_spans(text)))
 
-    @property
-    def tag(self) -> str:
-        return f"{ENTITY_PREFIX}{self.type}:{self.value}"
+
+# What the words around a name say it is. Only cues that rarely mislead: a word left
+# without one stays a plain ``name`` (memory.models.EntityType.NAME).
+_PERSON_BEFORE = re.compile(
+    r"(?:\b(?:Mr|Mrs|Ms|Mx|Dr|Prof|Sir|Dame|Aunt|Uncle|Hi|Hey|Hello|Dear|Thanks|Thank you)\.?,?"
+    r"|\b(?:my|our|his|her|their|your)\s+(?:best\s+|old\s+|new\s+|little\s+|big\s+)?"
+    r"(?:friend|sister|brother|mom|mum|mother|dad|father|wife|husband|son|daughter|partner|"
+    r"boss|colleague|coworker|co-worker|manager|boyfriend|girlfriend|fiancée?|cousin|aunt|"
+    r"uncle|niece|nephew|neighbou?r|grandma|grandpa|grandmother|grandfather|kid|child|"
+    r"roommate|teacher|doctor|therapist|mentor)s?,?)\s+$",
+    re.IGNORECASE,
+)
+_PERSON_AFTER = re.compile(
+    r"(?:['’]s)?\s+(?:said|says|told|tells|asked|asks|replied|thinks|thought|feels|felt|"
+    r"wants|wanted|loves|loved|hates|hated)\b"
+    r"|['’]s\s+(?:mom|mum|mother|dad|father|wife|husband|sister|brother|son|daughter|kids?|"
+    r"children|birthday|boyfriend|girlfriend|partner|family|friends?)\b"
+)
+_ORGANISATION_BEFORE = re.compile(
+    r"\b(?:works?|worked|working|job|jobs|intern(?:ed|ing)?|employed|hired|internship|"
+    r"position|role|career)\s+(?:at|for|by|with)\s+$",
+    re.IGNORECASE,
+)
+_ORGANISATION_AFTER = re.compile(
+    r"\s+(?:Inc|Ltd|LLC|Corp|Corporation|GmbH|AG|SA|PLC|Co|Company|University|College|"
+    r"Institute|Bank|Foundation|Group|Labs|Agency|Hospital|Airlines)\b"
+)
+_PLACE_BEFORE = re.compile(
+    r"\b(?:in|near|(?:moved?|moving|flew|fly|flying|trip|travel(?:l?ed|l?ing)?|relocated?|"
+    r"relocating|drove|driving|road\s+trip)\s+to|visit(?:ed|ing|s)?|back\s+from|"
+    r"(?:born|lives?|living|lived|based|stayed?|staying)\s+in|"
+    r"(?:am|is|are|was|were|comes?|came|originally)\s+from)\s+$",
+    re.IGNORECASE,
+)
+_PLACE_AFTER = re.compile(
+    r"\s+(?:City|Street|St|Avenue|Ave|Road|Rd|Beach|Island|Islands|County|Valley|Lake|River|"
+    r"Mountains?|Park|Bay|Airport|Station)\b"
+)
+_PLACE_BEFORE_WORD = re.compile(r"\b(?:Lake|Mount|Mt|Cape|Port|Saint|San|Santa)\s+$")
+_PRODUCT_BEFORE = re.compile(
+    r"(?:\b(?:a|an|my|our|his|her|their|the)\s+new\s+"
+    r"|\b(?:bought|buy|buying|ordered|order|got|use|using|uses|used|installed|downloaded|"
+    r"switched\s+to)\s+(?:a|an|the|my|our|new)\s+(?:new\s+)?)$",
+    re.IGNORECASE,
+)
+_PRODUCT_AFTER = re.compile(r"\s+(?:\d{1,4}[a-z]?|app|phone|laptop|console)\b(?![.,]?\d)")
 
 
-def extract_entities(text: str) -> list[Entity]:
-    """Structured entities (emails, URLs, UUIDs, IP addresses, dates, phone numbers) and names
-    (see ``query_names``: a cheap stand-in for person and place names). Values are
-    lower-cased; kinds come in that order, each in order of first appearance."""
-    found: dict[tuple[str, str], Entity] = {}
-    taken = [match.span() for match in _TIMES_AND_VERSIONS.finditer(text)]
-    for kind, pattern in _PATTERNS:
-        for match in pattern.finditer(text):
-            if kind == "ip" and _overlaps(match.span(), taken):
-                continue
-            taken.append(match.span())
-            value = match.group(0).strip().rstrip(".,;:!?").lower()
-            if kind == "email":
-                value = value.lstrip(".+-")
-            found.setdefault((kind, value), Entity(kind, value))
-    for value in _phones(text, taken):
-        found.setdefault(("phone", value.lower()), Entity("phone", value.lower()))
-    for name in query_names(text):
-        found.setdefault(("name", name), Entity("name", name))
-    return list(found.values())
+def name_type(text: str, start: int, end: int) -> str:
+    """What the name at ``text[start:end]`` is, as far as the words right around it say:
+    person ("my friend Ana", "Dr. Lee", "Ana said", "Ana's mom"), organisation ("works at
+    Acme", "Acme Inc", "Stanford University"), place ("moved to Lisbon", "in Porto",
+    "Lisbon City"), product ("bought a Tesla", "Pixel 8", "the Duolingo app"), else
+    ``name``. Checked in that order; the first cue found decides."""
+    before = text[max(0, start - 40) : start]
+    after = text[end : end + 40]
+    if _PERSON_BEFORE.search(before) or _PERSON_AFTER.match(after):
+        return "person"
+    if _ORGANISATION_BEFORE.search(before) or _ORGANISATION_AFTER.match(after):
+        return "organisation"
+    if _PLACE_BEFORE_WORD.search(before) or _PLACE_AFTER.match(after):
+        return "place"
+    if _PRODUCT_BEFORE.search(before) or _PRODUCT_AFTER.match(after):
+        return "product"
+    if _PLACE_BEFORE.search(before):
+        return "place"
+    return "name"

@@ -1,4 +1,4 @@
-"""Memories, sessions, feedback and the records of background maintenance."""
+"""Memories, sessions, tags, feedback and the records of background maintenance."""
 
 from datetime import datetime, timedelta
 
@@ -102,6 +102,10 @@ class Memory(models.Model):
     decay_from = models.DateTimeField(null=True, blank=True)
     # Marked irrelevant by feedback: recall demotes it; importance is left alone.
     flagged_at = models.DateTimeField(null=True, blank=True)
+    # Who said or wrote it ("Caroline"): given by the client, or read from a leading
+    # "Name: text" (memory.entities.speaker_of); NULL for none. Nullable so that SQLite adds
+    # the column in place (a table rebuild would drop the keyword index's triggers).
+    speaker = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
 
     objects = MemoryQuerySet.as_manager()
 

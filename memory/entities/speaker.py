@@ -1,0 +1,52 @@
+"""The speaker of a memory written as a line of a conversation: "Caroline: I went to a
+support group yesterday". Only a capitalised name of one to three words before a colon at
+the very start (after an optional bracketed time or date, "[1:56 pm on 8 May, 2023] Ana:
+hi"), followed by text; never a label ("Note:", "Error:", "Summary:", "TODO:", "User:"),
+a time ("10:30") or a URL scheme ("Https://").
+"""
+
+import re
+
+from memory.entities.names import _NOT_NAMES
+
+SPEAKER_MAX_CHARS = 200
+
+_LEADING_SPEAKER = re.compile(
+    r"\s*(?:\[[^\]\n]{1,60}\]\s*)?"
+    r"(?P<name>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2})"
+    r"\s?:[ \t]+(?=\S)"
+)
+# Labels that notes and logs open lines with, besides the words that are never names.
+_LABELS = frozenset(
+    """
+    Action Actions Answer Assignee Background Budget Bug Caveat Category Comment Comments
+    Conclusion Context Cost Deadline Decision Description Details Edit Example Examples
+    Fact Facts Feature Feedback Goal Goals Hint Idea Ideas Input Insight Issue Key Lesson
+    Link Memory Objective Observation Outcome Output Owner Plan Plans Policy Preference
+    Price Priority Problem Project Pros Cons Quote Rule Solution Source Step Steps Story
+    Tag Tags Takeaway Team Thought Thoughts Topic Total Type Url Fyi Ps Psa Eta Tldr
+    Prompt Reply Message Query Context Example Transcript Speaker Author From To Sender
+    """.split()
+)
+
+
+def _is_name_word(word: str) -> bool:
+    bare = word.rstrip(".")
+    return (
+        bare not in _NOT_NAMES
+        and bare not in _LABELS
+        # A label in capitals ("TODO", "NOTE", "FYI"), a gerund ("Meeting", "Shopping").
+        and not (len(bare) > 1 and bare.isupper())
+        and not bare.endswith("ing")
+    )
+
+
+def speaker_of(content: str) -> str | None:
+    """The name a memory's text opens with as a conversation's line does, or None."""
+    match = _LEADING_SPEAKER.match(content)
+    if match is None:
+        return None
+    name = match.group("name")
+    if not all(_is_name_word(word) for word in name.split(" ")):
+        return None
+    return name[:SPEAKER_MAX_CHARS]
