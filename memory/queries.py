@@ -86,6 +86,7 @@ def memory_to_dict(memory: Memory) -> dict[str, Any]:
         "source_refs": memory.source_refs,
         "session_id": memory.session_id,
         "user": memory.user_ref or None,
+        "speaker": memory.speaker or None,
         "ttl_seconds": memory.ttl_seconds,
         "expires_at": memory.expires_at,
         "access_count": memory.access_count,

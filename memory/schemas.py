@@ -75,6 +75,12 @@ class MemoryPolicyIn(BaseModel):
         description="Learn facts from each new memory about a user, by the worker after the "
         "store (default true); a store request can also ask for it inline or not at all.",
     )
+    extract_entities: Any = Field(
+        None, description="Derive entities (tags, entity rows) from new memories (default true)."
+    )
+    entity_types: Any = Field(
+        None, description="Keep only these entity types (default: all).", examples=[["person"]]
+    )
 
 
 class MemoryPolicyOut(Schema):
@@ -83,6 +89,8 @@ class MemoryPolicyOut(Schema):
     spaced_repetition_factor: float
     base_interval_seconds: int
     extract_facts: bool
+    extract_entities: bool
+    entity_types: list[str]
     fact_half_life_days: dict[str, int]
     end_expired_facts: bool
 
@@ -96,6 +104,11 @@ class MemoryIn(StrictSchema):
     session_id: StrictDbId | None = None
     user: StrictStr | None = Field(
         None, description="The user this memory is about; default: its session's user."
+    )
+    speaker: StrictStr | None = Field(
+        None,
+        description="Who said or wrote it (at most 200 characters); default: the name of a "
+        'leading "Name: text"; "" for none.',
     )
     ttl_seconds: StrictInt | None = Field(
         None, description="Expire this many seconds from now: 1 s to 10 years."
@@ -154,6 +167,7 @@ class MemoryOut(Schema):
     source_refs: list[str]
     session_id: int | None
     user: str | None
+    speaker: str | None
     ttl_seconds: int | None
     expires_at: datetime | None
     access_count: int

@@ -59,6 +59,8 @@ def export_records(agent: Agent) -> Iterator[dict[str, Any]]:
             "source_refs": memory.source_refs,
             "session": memory.session_id,
             "user": memory.user_ref,
+            # "" rather than null for none, so that an import does not read one from the text.
+            "speaker": memory.speaker or "",
             "ttl_seconds": memory.ttl_seconds,
             "expires_at": _iso(memory.expires_at),
             "access_count": memory.access_count,
@@ -102,6 +104,7 @@ def _memory_input(record: dict[str, Any], sessions: dict[Any, Session]) -> Memor
         metadata=record.get("metadata"),
         session_id=sessions[session_ref].pk if session_ref is not None else None,
         user=record.get("user"),
+        speaker=record.get("speaker"),
         ttl_seconds=record.get("ttl_seconds"),
         expires_at=expires_at,
         source_refs=record.get("source_refs"),

@@ -47,6 +47,7 @@ def _input(item: MemoryIn) -> services.MemoryInput:
         metadata=item.metadata,
         session_id=item.session_id,
         user=item.user,
+        speaker=item.speaker,
         ttl_seconds=item.ttl_seconds,
         expires_at=parse_time(item.expires_at, field="expires_at"),
         source_refs=item.source_refs,

@@ -17,17 +17,16 @@ _LEADING_SPEAKER = re.compile(
     r"\s?:[ \t]+(?=\S)"
 )
 # Labels that notes and logs open lines with, besides the words that are never names.
-_LABELS = frozenset(
-    """
+_LABELS_TEXT = """
     Action Actions Answer Assignee Background Budget Bug Caveat Category Comment Comments
     Conclusion Context Cost Deadline Decision Description Details Edit Example Examples
     Fact Facts Feature Feedback Goal Goals Hint Idea Ideas Input Insight Issue Key Lesson
     Link Memory Objective Observation Outcome Output Owner Plan Plans Policy Preference
     Price Priority Problem Project Pros Cons Quote Rule Solution Source Step Steps Story
     Tag Tags Takeaway Team Thought Thoughts Topic Total Type Url Fyi Ps Psa Eta Tldr
-    Prompt Reply Message Query Context Example Transcript Speaker Author From To Sender
-    """.split()
-)
+    Prompt Reply Message Query Transcript Speaker Author From To Sender
+"""
+_LABELS = frozenset(_LABELS_TEXT.split())
 
 
 def _is_name_word(word: str) -> bool:

@@ -115,5 +115,3 @@ def structured_entities(text: str) -> list[tuple[str, str, int, int]]:
     for value, start, end in _phones(text, taken):
         found.append(("phone", value.lower(), start, end))
     return found
-
-

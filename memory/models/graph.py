@@ -9,6 +9,7 @@ a memory of that agent, an edge two memories of that agent. The services check i
 from django.db import models
 from django.db.models import Q
 
+from memory.entities import entity_key
 from memory.models.core import Memory
 from tenancy.models import Agent
 
@@ -46,6 +47,22 @@ class EntityQuerySet(models.QuerySet["Entity"]):
         """People, organisations, places, products and untyped names."""
         return self.filter(type__in=NAMED_TYPES)
 
+    def matching(self, *values: str) -> "EntityQuerySet":
+        """Entities whose name or an alias is one of ``values`` (compared as entity keys):
+        how a fact's subject or value is linked to an entity, with no key between them.
+        Scope it to an agent first: ``Entity.objects.filter(agent=agent).matching(...)``."""
+        keys = {entity_key(value) for value in values if value and value.strip()}
+        if not keys:
+            return self.none()
+        condition = Q(key__in=keys)
+        for key in keys:
+            condition |= Q(search_keys__contains=f"\n{key}\n")
+        return self.filter(condition)
+
+    def with_prefix(self, prefix: str) -> "EntityQuerySet":
+        """Entities whose name or an alias starts with ``prefix``, case-insensitively."""
+        return self.filter(search_keys__contains=f"\n{entity_key(prefix)}")
+
 
 class Entity(models.Model):
     """Someone or something an agent's memories mention. ``key`` is the normalised name
@@ -59,8 +76,9 @@ class Entity(models.Model):
     name = models.CharField(max_length=200)
     key = models.CharField(max_length=200)
     aliases = models.JSONField(default=list, blank=True)
-    # "\n" + key + "\n" + each alias's key: a prefix search on any of them is one
-    # ``contains("\n" + prefix)``, on every database.
+    # "\n" + key + "\n" + each alias's key + "\n": a prefix search on any of them is one
+    # ``contains("\n" + prefix)``, an exact one ``contains("\n" + key + "\n")``, on every
+    # database (the list is per agent and short, so a scan of its rows).
     search_keys = models.TextField(default="", blank=True)
     first_seen = models.DateTimeField()
     last_seen = models.DateTimeField()
@@ -137,9 +155,7 @@ class MemoryEdge(models.Model):
     class Meta:
         ordering = ["-id"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["source", "target", "type"], name="memory_edge_unique"
-            ),
+            models.UniqueConstraint(fields=["source", "target", "type"], name="memory_edge_unique"),
             models.CheckConstraint(
                 condition=~Q(source=models.F("target")), name="memory_edge_not_self"
             ),

@@ -18,6 +18,7 @@ from facts.models import FactSource
 from facts.services import erase_facts_learned_only_from
 from memory.exceptions import MemoryNotFound
 from memory.models import Memory
+from memory.services.entities import release_mentions
 from memory.services.vectors import bump_memory_version
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction
@@ -32,6 +33,8 @@ def erase_memories(
     ``agent`` (the caller has checked they are its own) and the facts learned only from them,
     bump the agent's memory_version, and record one audit event for the lot."""
     facts_erased = erase_facts_learned_only_from(memory_ids=memory_ids)
+    # Their edges go by cascade; their entities' counts are kept right here.
+    release_mentions(memory_ids=memory_ids)
     Memory.objects.filter(pk__in=memory_ids).delete()
     bump_memory_version(agent)
     counts = {"memories": len(memory_ids), "facts": facts_erased}

@@ -30,6 +30,7 @@ from dewee.errors import InvalidInput, TooLarge
 from memory.embeddings.engine import Embedder
 from memory.exceptions import MemoryNotFound
 from memory.models import Memory, MemoryFeedback, MemoryTag, MemoryType
+from memory.services.entities import release_mentions
 from memory.services.erasure import move_fact_sources
 from memory.services.storing import MemoryInput, memory_tags, store_memories, user_tags
 from memory.services.vectors import bump_memory_version
@@ -136,6 +137,8 @@ def merge_into(
     _repoint_citations(target.agent, from_ids=ids, to_id=target.pk)
     # Votes and flags on a copy are votes on what the survivor says: its history keeps them.
     MemoryFeedback.objects.filter(memory_id__in=ids).update(memory_id=target.pk)
+    # The absorbed memories' edges go by cascade; their entities' counts are kept right.
+    release_mentions(memory_ids=ids)
     Memory.objects.filter(pk__in=ids).delete()
     bump_memory_version(target.agent)
     record_event(

@@ -1,8 +1,8 @@
 """An agent's memory policy: how its memories age (decay strategy per type), how long they
 live by default (TTL per type), and how much each recall extends a TTL'd memory's life
-(spaced repetition); whether facts are learned from what its memories say; and for its
-facts, the freshness half-life per category and whether expired facts are ended
-automatically.
+(spaced repetition); whether facts are learned from what its memories say; whether entities
+are derived from them, and of which types; and for its facts, the freshness half-life per
+category and whether expired facts are ended automatically.
 
 ``Agent.memory_policy`` holds only what was set; everything else follows the server's
 settings, so changing a server default changes it for every agent that did not choose.
@@ -24,7 +24,7 @@ from facts.rules import (
 )
 from memory.decay_curves import STRATEGIES
 from memory.exceptions import InvalidMemoryPolicy
-from memory.models import MemoryType
+from memory.models import EntityType, MemoryType
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction
 from tenancy.validation import TTL_MAX_SECONDS
@@ -39,6 +39,8 @@ POLICY_KEYS = (
     "spaced_repetition_factor",
     "base_interval_seconds",
     "extract_facts",
+    "extract_entities",
+    "entity_types",
     HALF_LIFE_POLICY_KEY,
     END_EXPIRED_POLICY_KEY,
 )
@@ -57,6 +59,10 @@ class MemoryPolicy:
     end_expired_facts: bool
     # Learn facts from each new memory about a user (by the worker, after the store).
     extract_facts: bool = True
+    # Derive entities (tags, entity rows and their mentions) from new memories' texts and
+    # speakers; ``entity_types``: only these types (None: all).
+    extract_entities: bool = True
+    entity_types: frozenset[str] | None = None
 
     @property
     def repetition_step_seconds(self) -> float:
@@ -70,6 +76,10 @@ class MemoryPolicy:
             "spaced_repetition_factor": self.spaced_repetition_factor,
             "base_interval_seconds": self.base_interval_seconds,
             "extract_facts": self.extract_facts,
+            "extract_entities": self.extract_entities,
+            "entity_types": sorted(self.entity_types)
+            if self.entity_types is not None
+            else list(EntityType.values),
             HALF_LIFE_POLICY_KEY: dict(self.fact_half_life_days),
             END_EXPIRED_POLICY_KEY: self.end_expired_facts,
         }
@@ -87,6 +97,8 @@ def effective_policy(stored: dict[str, Any]) -> MemoryPolicy:
         ),
         base_interval_seconds=int(stored.get("base_interval_seconds", BASE_INTERVAL_SECONDS)),
         extract_facts=bool(stored.get("extract_facts", True)),
+        extract_entities=bool(stored.get("extract_entities", True)),
+        entity_types=frozenset(stored["entity_types"]) if "entity_types" in stored else None,
         fact_half_life_days={
             c: half_life_days(c, stored.get(HALF_LIFE_POLICY_KEY)) for c in Category.values
         },
@@ -115,6 +127,18 @@ def _whole_number(value: object, field: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise InvalidMemoryPolicy(field, f"must be a whole number from {low} to {high}")
     return value
+
+
+def _entity_types(types: object) -> list[str]:
+    if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+        raise InvalidMemoryPolicy("entity_types", "must be a list of entity types")
+    unknown = [t for t in types if t not in EntityType.values]
+    if unknown:
+        raise InvalidMemoryPolicy(
+            "entity_types",
+            f"{unknown[0]!r} is not an entity type; use {', '.join(EntityType.values)}",
+        )
+    return sorted(set(types))
 
 
 def clean_policy(policy: object) -> dict[str, Any]:
@@ -164,6 +188,12 @@ def clean_policy(policy: object) -> dict[str, Any]:
         if not isinstance(policy["extract_facts"], bool):
             raise InvalidMemoryPolicy("extract_facts", "must be true or false")
         clean["extract_facts"] = policy["extract_facts"]
+    if "extract_entities" in policy:
+        if not isinstance(policy["extract_entities"], bool):
+            raise InvalidMemoryPolicy("extract_entities", "must be true or false")
+        clean["extract_entities"] = policy["extract_entities"]
+    if "entity_types" in policy:
+        clean["entity_types"] = _entity_types(policy["entity_types"])
     if HALF_LIFE_POLICY_KEY in policy:
         half_lives = policy[HALF_LIFE_POLICY_KEY]
         if not isinstance(half_lives, dict):

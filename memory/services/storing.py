@@ -14,9 +14,16 @@ from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput, TooLarge
 from memory.embeddings.engine import Embedder, get_embedder
-from memory.entities import extract_entities, is_entity_tag
+from memory.entities import SPEAKER_MAX_CHARS, Entity, is_entity_tag, speaker_of
 from memory.exceptions import MemoryNotFound, SessionNotFound
 from memory.models import Memory, MemoryTag, MemoryType, Session, is_expired
+from memory.services.entities import (
+    add_mentions,
+    allowed_entities,
+    memory_mentions,
+    release_mentions,
+)
+from memory.services.graph import build_graph, graph_on_store, nearest_stored
 from memory.services.policy import MemoryPolicy, get_memory_policy
 from memory.services.sessions import record_session_activity
 from memory.services.vectors import bump_memory_version, claim_embedding_model, embedding_text
@@ -53,6 +60,8 @@ class MemoryInput:
     session_id: int | None = None
     # The user the memory is about; None: its session's user, if it has a session.
     user: str | None = None
+    # Who said it; None: read from a leading "Name: text"; "": none.
+    speaker: str | None = None
     ttl_seconds: int | None = None
     expires_at: datetime | None = None
     source_refs: list[str] | None = None
@@ -73,6 +82,7 @@ class _CleanMemory:
     metadata: dict[str, Any]
     session: Session | None
     user: str
+    speaker: str | None
     ttl_seconds: int | None
     expires_at: datetime | None
     source_refs: list[str]
@@ -128,6 +138,13 @@ def _memory_user(user: object, session: Session | None) -> str:
     return user or session_user
 
 
+def _speaker(speaker: object, content: str) -> str | None:
+    """The speaker given (trimmed; "" for none), or the one the text opens with."""
+    if speaker is None:
+        return speaker_of(content)
+    return clean_text(speaker, field="speaker", max_chars=SPEAKER_MAX_CHARS, required=False) or None
+
+
 def _clean_memory(
     agent: Agent,
     item: MemoryInput,
@@ -156,6 +173,7 @@ def _clean_memory(
         metadata=clean_metadata(item.metadata),
         session=session,
         user=_memory_user(item.user, session),
+        speaker=_speaker(item.speaker, content),
         ttl_seconds=ttl_seconds,
         expires_at=expires_at,
         source_refs=clean_refs(item.source_refs),
@@ -215,6 +233,9 @@ def store_memories(
             raise (exc.for_item(index) if len(items) > 1 else exc) from None
     embedder = embedder or get_embedder()
     vectors = embedder.embed(_embedding_texts(agent, cleaned))
+    # Read before the transaction: a vector cache must never hold rows that may roll back.
+    nearest = nearest_stored(agent=agent, vectors=vectors, now=now)
+    found = [allowed_entities(c.content, policy) for c in cleaned]
 
     with transaction.atomic():
         claim_embedding_model(agent, embedder)
@@ -224,6 +245,7 @@ def store_memories(
                     agent=agent,
                     session=c.session,
                     user_ref=c.user or None,
+                    speaker=c.speaker,
                     content=c.content,
                     memory_type=c.memory_type,
                     importance=c.importance,
@@ -244,7 +266,21 @@ def store_memories(
             ]
         )
         MemoryTag.objects.bulk_create(
-            [row for m, c in zip(memories, cleaned, strict=True) for row in _tag_rows(m, c.tags)]
+            [
+                row
+                for m, c, entities in zip(memories, cleaned, found, strict=True)
+                for row in _tag_rows(m, c.tags, entities)
+            ]
+        )
+        build_graph(
+            agent=agent,
+            memories=memories,
+            mentions=[
+                memory_mentions(found=entities, speaker=c.speaker, policy=policy)
+                for c, entities in zip(cleaned, found, strict=True)
+            ],
+            vectors=vectors,
+            stored=nearest,
         )
         bump_memory_version(agent)
         record_session_activity(session_ids=sessions, now=now)
@@ -328,8 +364,12 @@ def update_memory(
         stored.save(update_fields=[*changes, "updated_at"])
         if new_tags is not None or "content" in changes:
             keep = new_tags if new_tags is not None else user_tags(stored)
+            policy = get_memory_policy(stored.agent)
+            entities = allowed_entities(stored.content, policy)
             MemoryTag.objects.filter(memory=stored).delete()
-            MemoryTag.objects.bulk_create(_tag_rows(stored, keep))
+            MemoryTag.objects.bulk_create(_tag_rows(stored, keep, entities))
+            if "content" in changes:
+                _remention(stored, entities, policy)
         if "content" in changes:
             bump_memory_version(stored.agent)
         if stored.session_id is not None:
@@ -337,8 +377,16 @@ def update_memory(
     return stored
 
 
-def _tag_rows(memory: Memory, tags: Iterable[str]) -> list[MemoryTag]:
-    entity_tags = [entity.tag[:200] for entity in extract_entities(memory.content)]
+def _remention(memory: Memory, entities: list[Entity], policy: MemoryPolicy) -> None:
+    """New text, new mentions: the old ones leave their entities' counts; edges stay."""
+    release_mentions(memory_ids=[memory.pk])
+    mentions = memory_mentions(found=entities, speaker=memory.speaker, policy=policy)
+    if graph_on_store():
+        add_mentions(agent=memory.agent, found=[(memory, mentions)])
+
+
+def _tag_rows(memory: Memory, tags: Iterable[str], entities: list[Entity]) -> list[MemoryTag]:
+    entity_tags = [entity.tag[:200] for entity in entities]
     names = dict.fromkeys([*tags, *entity_tags])
     return [MemoryTag(memory=memory, agent_id=memory.agent_id, name=name) for name in names]
 

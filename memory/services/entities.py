@@ -1,0 +1,212 @@
+"""An agent's entities and their mentions, kept as its memories are stored, edited, merged
+and deleted. Everything here runs in the caller's transaction.
+
+Rules:
+
+- A mention of type ``name`` (a capitalised name the rules could not type) joins an entity
+  of the agent with the same key whatever its type, the most mentioned first; only when
+  there is none is a ``name`` entity made. A typed mention (person, place...) joins the
+  entity of its type, or else promotes the agent's ``name`` entity of that key to its type.
+  So "Caroline: hi" (a person, the speaker) and a later "met Caroline" are one entity.
+- ``mention_count`` is the number of memories that mention the entity. An entity whose last
+  mention goes (its memories deleted, expired, merged away or edited) is deleted with it.
+- The speaker of a memory is a person entity mentioned by it (``as_speaker``).
+"""
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.db.models import F
+
+from memory.entities import Entity as FoundEntity
+from memory.entities import entity_key, extract_entities
+from memory.models import Entity, EntityMention, EntityType, Memory
+from memory.services.policy import MemoryPolicy
+from tenancy.models import Agent
+
+ALIASES_MAX = 20
+
+
+@dataclass(frozen=True)
+class Mention:
+    """An entity a memory mentions, before it is resolved to a row."""
+
+    type: str
+    key: str
+    text: str
+    count: int = 1
+    start: int | None = None
+    end: int | None = None
+    as_speaker: bool = False
+
+
+def allowed_entities(content: str, policy: MemoryPolicy) -> list[FoundEntity]:
+    """The entities of a memory's text that the agent's policy keeps (``extract_entities``
+    off: none; ``entity_types``: only those): its entity tags and its mentions."""
+    if not policy.extract_entities:
+        return []
+    allowed = policy.entity_types
+    return [e for e in extract_entities(content) if allowed is None or e.type in allowed]
+
+
+def memory_mentions(
+    *, found: Sequence[FoundEntity], speaker: str | None, policy: MemoryPolicy
+) -> list[Mention]:
+    """The mentions of a memory: its text's entities (``found``, already as the policy keeps
+    them) and its speaker, a person, when the policy keeps people."""
+    mentions = [
+        Mention(e.type, entity_key(e.value), e.text or e.value, e.count, e.start, e.end)
+        for e in found
+    ]
+    allowed = policy.entity_types
+    if not speaker or not policy.extract_entities:
+        return mentions
+    if allowed is not None and EntityType.PERSON not in allowed:
+        return mentions
+    key = entity_key(speaker)
+    same = [m for m in mentions if m.key == key and m.type in (EntityType.PERSON, "name")]
+    mentions = [m for m in mentions if m not in same]
+    start = same[0].start if same else None
+    end = same[0].end if same else None
+    count = sum(m.count for m in same) or 1
+    mentions.append(Mention(EntityType.PERSON, key, speaker, count, start, end, True))
+    return mentions
+
+
+def _search_keys(key: str, aliases: Iterable[str]) -> str:
+    keys = dict.fromkeys([key, *(entity_key(a) for a in aliases)])
+    return "\n" + "\n".join(keys) + "\n"
+
+
+def _resolve(
+    agent: Agent, wanted: set[tuple[str, str]], names: dict[tuple[str, str], str], memory: Memory
+) -> dict[tuple[str, str], Entity]:
+    """The entity row of each ``(type, key)``, found, promoted or created (by the rules of
+    the module docstring). Locked for the count updates that follow."""
+    keys = {key for _, key in wanted}
+    rows = list(
+        Entity.objects.select_for_update()
+        .filter(agent=agent, key__in=keys)
+        .order_by("-mention_count", "id")
+    )
+    by_type_key = {(e.type, e.key): e for e in rows}
+    resolved: dict[tuple[str, str], Entity] = {}
+    promoted: list[Entity] = []
+    for kind, key in sorted(wanted, key=lambda w: w[0] == EntityType.NAME):
+        if (kind, key) in by_type_key:
+            resolved[(kind, key)] = by_type_key[(kind, key)]
+        elif kind == EntityType.NAME:
+            typed = next((e for e in rows if e.key == key), None)
+            if typed is not None:
+                resolved[(kind, key)] = typed
+        else:
+            untyped = by_type_key.pop((EntityType.NAME, key), None)
+            if untyped is not None:
+                untyped.type = kind
+                by_type_key[(kind, key)] = untyped
+                resolved[(kind, key)] = untyped
+                promoted.append(untyped)
+    if promoted:
+        Entity.objects.bulk_update(promoted, ["type"])
+    missing = [w for w in wanted if w not in resolved]
+    if missing:
+        when = memory.created_at
+        Entity.objects.bulk_create(
+            [
+                Entity(
+                    agent=agent,
+                    type=kind,
+                    key=key,
+                    name=names[(kind, key)][:200],
+                    search_keys=_search_keys(key, []),
+                    first_seen=when,
+                    last_seen=when,
+                )
+                for kind, key in missing
+            ],
+            # Another store of the agent may create it first (PostgreSQL); it is then read.
+            ignore_conflicts=True,
+        )
+        for entity in Entity.objects.select_for_update().filter(
+            agent=agent, key__in={key for _, key in missing}
+        ):
+            for kind, key in missing:
+                if entity.key == key and (entity.type == kind or kind == EntityType.NAME):
+                    resolved.setdefault((kind, key), entity)
+    return resolved
+
+
+def add_mentions(*, agent: Agent, found: Sequence[tuple[Memory, list[Mention]]]) -> int:
+    """Write the mentions of newly stored memories (or of an edited one, whose old mentions
+    are gone): resolve their entities, one mention row per entity and memory, and the
+    entities' counts, names seen and last_seen. Returns the number of mentions written."""
+    wanted: set[tuple[str, str]] = set()
+    names: dict[tuple[str, str], str] = {}
+    for _, mentions in found:
+        for m in mentions:
+            wanted.add((m.type, m.key))
+            names.setdefault((m.type, m.key), m.text)
+    if not wanted:
+        return 0
+    resolved = _resolve(agent, wanted, names, found[0][0])
+    rows: dict[tuple[int, int], EntityMention] = {}
+    seen_names: dict[int, list[str]] = defaultdict(list)
+    touched: dict[int, Entity] = {}
+    for memory, mentions in found:
+        for m in mentions:
+            entity = resolved[(m.type, m.key)]
+            touched[entity.pk] = entity
+            seen_names[entity.pk].append(m.text)
+            row = rows.get((entity.pk, memory.pk))
+            if row is None:
+                rows[(entity.pk, memory.pk)] = EntityMention(
+                    entity=entity,
+                    memory=memory,
+                    agent=agent,
+                    count=m.count,
+                    start=m.start,
+                    end=m.end,
+                    as_speaker=m.as_speaker,
+                )
+            else:  # A name typed two ways in one text that resolved to one entity.
+                row.count += m.count
+                row.as_speaker = row.as_speaker or m.as_speaker
+            if memory.created_at > entity.last_seen:
+                entity.last_seen = memory.created_at
+            if memory.created_at < entity.first_seen:
+                entity.first_seen = memory.created_at
+    EntityMention.objects.bulk_create(rows.values())
+    per_entity: dict[int, int] = defaultdict(int)
+    for entity_id, _ in rows:
+        per_entity[entity_id] += 1
+    for entity in touched.values():
+        entity.mention_count += per_entity[entity.pk]
+        for text in seen_names[entity.pk]:
+            new = text != entity.name and text not in entity.aliases
+            if new and len(entity.aliases) < ALIASES_MAX:
+                entity.aliases = [*entity.aliases, text[:200]]
+        entity.search_keys = _search_keys(entity.key, entity.aliases)
+    Entity.objects.bulk_update(
+        list(touched.values()),
+        ["mention_count", "first_seen", "last_seen", "aliases", "search_keys"],
+    )
+    return len(rows)
+
+
+def release_mentions(*, memory_ids: Sequence[int]) -> None:
+    """Before these memories (or their old text) go: take their mentions off their
+    entities' counts and delete the mentions; entities left with none are deleted."""
+    mentions = EntityMention.objects.filter(memory_id__in=list(memory_ids))
+    lost: dict[int, int] = defaultdict(int)
+    for entity_id in mentions.values_list("entity_id", flat=True):
+        lost[entity_id] += 1
+    if not lost:
+        return
+    mentions.delete()
+    by_loss: dict[int, list[int]] = defaultdict(list)
+    for entity_id, n in lost.items():
+        by_loss[n].append(entity_id)
+    for n, entity_ids in by_loss.items():
+        Entity.objects.filter(pk__in=entity_ids).update(mention_count=F("mention_count") - n)
+    Entity.objects.filter(pk__in=list(lost), mention_count=0).delete()

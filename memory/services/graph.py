@@ -1,0 +1,264 @@
+"""The knowledge graph of an agent's memories, built as memories arrive: their entities and
+mentions (memory.services.entities) and the edges between them. store_memories calls
+``nearest_stored`` before its transaction and ``build_graph`` inside it, so every way in
+(a store, a batch, an import, a merge into a new memory) builds the same graph, all or
+nothing with the memories. DEWEE_GRAPH_ON_STORE=false leaves it to
+``dewee memory graph-rebuild``.
+
+Edges, each bounded per new memory so the graph stays O(n):
+
+- ``precedes`` (earlier -> later, weight 1): the memory just before it in its session, by
+  (created_at, id). Without a session: the agent's memory just before it with no session
+  and the same user (none counts as one user), if that one was made at most
+  CONVERSATION_GAP earlier. The speaker does not split a conversation: its turns alternate
+  speakers.
+- ``related_to`` (newer -> older, weight cosine): up to NEIGHBOURS_MAX nearest earlier
+  memories with cosine >= RELATED_MIN_COSINE (the stored ones through recall's vector
+  search, the batch's own by a matrix product).
+- ``shares_entity`` (newer -> older, weight: entities shared): the SHARED_ENTITY_MAX most
+  recently stored earlier memories that mention one of its named entities (people,
+  organisations, places, products, untyped names; never dates, addresses or numbers), those
+  sharing more entities first.
+- ``supersedes`` (newer -> older, weight cosine): a related memory with cosine >=
+  SUPERSEDES_MIN_COSINE that shares an entity with it and that it does not contradict
+  (facts.extraction.contradicts): a newer wording of the same thing. Recall demotes the
+  older.
+- ``linked_by``: only by hand (memory.services.links).
+"""
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.conf import settings
+from django.db.models import Q
+
+from facts.extraction import contradicts
+from memory.models import EdgeType, EntityMention, Memory, MemoryEdge
+from memory.models.graph import NAMED_TYPES
+from memory.services.entities import Mention, add_mentions
+from tenancy.models import Agent
+
+RELATED_MIN_COSINE = 0.85
+SUPERSEDES_MIN_COSINE = 0.92
+NEIGHBOURS_MAX = 5
+SHARED_ENTITY_MAX = 5
+CONVERSATION_GAP = timedelta(minutes=30)
+
+# Per new memory: (id of an earlier stored memory, cosine), best first.
+Neighbours = list[list[tuple[int, float]]]
+
+
+def graph_on_store() -> bool:
+    return bool(settings.DEWEE_GRAPH_ON_STORE)
+
+
+def nearest_stored(
+    *, agent: Agent, vectors: np.ndarray, now: datetime, limit: int = NEIGHBOURS_MAX
+) -> Neighbours:
+    """Before a batch is written: for each new vector, the agent's stored live memories
+    with cosine >= RELATED_MIN_COSINE, at most ``limit``, best first."""
+    if not graph_on_store() or not agent.embedding_model:
+        return [[] for _ in range(len(vectors))]
+    # Imported here: importing memory.recall runs its package, whose pipeline imports
+    # memory.services, which is still importing this module at that point.
+    from memory.recall.vector_search import vector_search
+
+    candidates = Memory.objects.filter(agent=agent, embedding__isnull=False).live(now)
+    return [
+        [
+            (memory_id, score)
+            for memory_id, score in vector_search(
+                agent, candidates, vector, limit=limit, filtered=False, now=now
+            )
+            if score >= RELATED_MIN_COSINE
+        ]
+        for vector in vectors
+    ]
+
+
+def _conversation(memory: Memory) -> Q:
+    """The memories of ``memory``'s conversation: its session, or with none, the agent's
+    memories without a session about the same user (or about none)."""
+    if memory.session_id is not None:
+        return Q(session_id=memory.session_id)
+    if memory.user_ref:
+        return Q(session__isnull=True, user_ref=memory.user_ref)
+    return Q(session__isnull=True, user_ref__isnull=True)
+
+
+def _stored_before(agent: Agent, memory: Memory, batch_ids: list[int]) -> Memory | None:
+    rows = Memory.objects.filter(agent=agent).filter(_conversation(memory))
+    if memory.session_id is None:
+        rows = rows.filter(created_at__gte=memory.created_at - CONVERSATION_GAP)
+    return (
+        rows.filter(
+            Q(created_at__lt=memory.created_at) | Q(created_at=memory.created_at, pk__lt=memory.pk)
+        )
+        .exclude(pk__in=batch_ids)
+        .order_by("-created_at", "-id")
+        .only("id", "created_at")
+        .first()
+    )
+
+
+def _precedes(agent: Agent, memories: Sequence[Memory]) -> list[MemoryEdge]:
+    """The ``precedes`` edge into each new memory (rule in the module docstring). Two
+    queries per conversation of the batch, and one per memory only when the batch goes back
+    in time into a conversation (an import)."""
+    batch_ids = [m.pk for m in memories]
+    conversations: dict[tuple[object, ...], list[Memory]] = defaultdict(list)
+    for memory in sorted(memories, key=lambda m: (m.created_at, m.pk)):
+        key = (memory.session_id, None if memory.session_id else memory.user_ref)
+        conversations[key].append(memory)
+    edges = []
+    for turns in conversations.values():
+        went_back = (
+            Memory.objects.filter(agent=agent, created_at__gt=turns[0].created_at)
+            .filter(_conversation(turns[0]))
+            .exclude(pk__in=batch_ids)
+            .exists()
+        )
+        before: Memory | None = None
+        for memory in turns:
+            options = [before] if before is not None else []
+            if before is None or went_back:
+                stored = _stored_before(agent, memory, batch_ids)
+                options += [stored] if stored is not None else []
+            best = max(options, key=lambda m: (m.created_at, m.pk), default=None)
+            gap = memory.created_at - best.created_at if best is not None else None
+            if gap is not None and memory.session_id is None and gap > CONVERSATION_GAP:
+                best = None
+            if best is not None:
+                edges.append(
+                    MemoryEdge(
+                        agent=agent, source_id=best.pk, target=memory, type=EdgeType.PRECEDES
+                    )
+                )
+            before = memory
+    return edges
+
+
+def _shares_entity(
+    agent: Agent, memories: Sequence[Memory], entity_ids: dict[int, set[int]]
+) -> list[MemoryEdge]:
+    """The ``shares_entity`` edges of each new memory: one indexed query per named entity of
+    the batch (its latest mentions stored before the batch), the batch's own in memory."""
+    first_id = min(m.pk for m in memories)
+    earlier: dict[int, list[int]] = {}
+    for entity_id in {e for ids in entity_ids.values() for e in ids}:
+        earlier[entity_id] = list(
+            EntityMention.objects.filter(entity_id=entity_id, memory_id__lt=first_id)
+            .order_by("-memory_id")
+            .values_list("memory_id", flat=True)[:SHARED_ENTITY_MAX]
+        )
+    in_batch: dict[int, list[int]] = defaultdict(list)
+    edges = []
+    for memory in sorted(memories, key=lambda m: m.pk):
+        shared: dict[int, int] = defaultdict(int)
+        for entity_id in entity_ids.get(memory.pk, ()):
+            for other in [*in_batch[entity_id][-SHARED_ENTITY_MAX:], *earlier[entity_id]]:
+                shared[other] += 1
+            in_batch[entity_id].append(memory.pk)
+        best = sorted(shared.items(), key=lambda item: (-item[1], -item[0]))[:SHARED_ENTITY_MAX]
+        edges += [
+            MemoryEdge(
+                agent=agent, source=memory, target_id=other, type=EdgeType.SHARES_ENTITY, weight=n
+            )
+            for other, n in best
+        ]
+    return edges
+
+
+def _similar(
+    memories: Sequence[Memory], vectors: np.ndarray, stored: Neighbours
+) -> list[list[tuple[int, float]]]:
+    """Each new memory's nearest earlier memories (stored before the batch, or earlier in
+    it), cosine >= RELATED_MIN_COSINE, at most NEIGHBOURS_MAX, best first."""
+    matrix = np.asarray(vectors, dtype=np.float32)
+    within = matrix @ matrix.T if len(memories) > 1 else np.zeros((1, 1))
+    similar = []
+    for i, memory in enumerate(memories):
+        pairs = [(mid, score) for mid, score in stored[i] if mid != memory.pk]
+        pairs += [
+            (memories[j].pk, float(within[i, j]))
+            for j in range(i)
+            if within[i, j] >= RELATED_MIN_COSINE
+        ]
+        pairs.sort(key=lambda pair: -pair[1])
+        similar.append(pairs[:NEIGHBOURS_MAX])
+    return similar
+
+
+def _similarity_edges(
+    agent: Agent,
+    memories: Sequence[Memory],
+    similar: list[list[tuple[int, float]]],
+    entity_ids: dict[int, set[int]],
+) -> list[MemoryEdge]:
+    edges = []
+    close = {mid for pairs in similar for mid, score in pairs if score >= SUPERSEDES_MIN_COSINE}
+    their_entities: dict[int, set[int]] = defaultdict(set)
+    for memory_id, entity_id in EntityMention.objects.filter(memory_id__in=close).values_list(
+        "memory_id", "entity_id"
+    ):
+        their_entities[memory_id].add(entity_id)
+    texts = dict(Memory.objects.filter(pk__in=close).values_list("pk", "content"))
+    for memory, pairs in zip(memories, similar, strict=True):
+        for other, score in pairs:
+            edges.append(
+                MemoryEdge(
+                    agent=agent,
+                    source=memory,
+                    target_id=other,
+                    type=EdgeType.RELATED_TO,
+                    weight=score,
+                )
+            )
+            if (
+                score >= SUPERSEDES_MIN_COSINE
+                and entity_ids.get(memory.pk, set()) & their_entities[other]
+                and not contradicts(memory.content, texts.get(other, ""))
+            ):
+                edges.append(
+                    MemoryEdge(
+                        agent=agent,
+                        source=memory,
+                        target_id=other,
+                        type=EdgeType.SUPERSEDES,
+                        weight=score,
+                    )
+                )
+    return edges
+
+
+def build_graph(
+    *,
+    agent: Agent,
+    memories: Sequence[Memory],
+    mentions: Sequence[list[Mention]],
+    vectors: np.ndarray,
+    stored: Neighbours,
+) -> None:
+    """Entities, mentions and edges of newly stored memories (``mentions`` per memory, as
+    the policy keeps them; ``stored``: nearest_stored's answer). In the caller's
+    transaction. Edges to memories deleted since nearest_stored ran are skipped."""
+    if not graph_on_store() or not memories:
+        return
+    add_mentions(agent=agent, found=list(zip(memories, mentions, strict=True)))
+    entity_ids: dict[int, set[int]] = defaultdict(set)
+    named = EntityMention.objects.filter(
+        memory__in=memories, entity__type__in=NAMED_TYPES
+    ).values_list("memory_id", "entity_id")
+    for memory_id, entity_id in named:
+        entity_ids[memory_id].add(entity_id)
+    edges = _precedes(agent, memories)
+    edges += _shares_entity(agent, memories, entity_ids)
+    edges += _similarity_edges(agent, memories, _similar(memories, vectors, stored), entity_ids)
+    targets = {e.target_id for e in edges} | {e.source_id for e in edges}
+    alive = set(Memory.objects.filter(agent=agent, pk__in=targets).values_list("pk", flat=True))
+    MemoryEdge.objects.bulk_create(
+        [e for e in edges if e.source_id in alive and e.target_id in alive],
+        ignore_conflicts=True,
+    )
