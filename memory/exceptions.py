@@ -24,3 +24,19 @@ class TooManyCandidates(DeweeError):
 
 class InvalidMemoryPolicy(InvalidInput):
     code = "invalid_memory_policy"
+
+
+class InvalidLink(InvalidInput):
+    code = "invalid_link"
+
+
+class LinkExists(Conflict):
+    code = "link_exists"
+
+
+class LinkNotFound(NotFound):
+    code = "link_not_found"
+
+
+class EntityNotFound(NotFound):
+    code = "entity_not_found"

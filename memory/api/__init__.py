@@ -4,8 +4,9 @@ paths overlap (an agent's sub-resources are declared before the agent itself).""
 
 from ninja import Router
 
-from memory.api import agents, feedback, maintenance, memories, sessions
+from memory.api import agents, entities, feedback, maintenance, memories, sessions
 
 router = Router()
-for module in (agents, memories, feedback, sessions, maintenance):
+# entities before agents and memories: its paths are those resources' sub-resources.
+for module in (entities, agents, memories, feedback, sessions, maintenance):
     router.add_router("", module.router)

@@ -11,8 +11,10 @@ from memory.services.dedup import DedupReport, deduplicate_memories
 from memory.services.erasure import delete_memory, erase_memories, forget_memories
 from memory.services.expiry import expiry_pass
 from memory.services.feedback import FeedbackResult, record_feedback
+from memory.services.graph_rebuild import GraphRebuilt, rebuild_graph
 from memory.services.idle_sessions import idle_sessions_pass
 from memory.services.indexing import ReindexProgress, ensure_vector_index, reindex_agent
+from memory.services.links import link_memories, unlink_memories
 from memory.services.merging import consolidate_memories
 from memory.services.policy import MemoryPolicy, get_memory_policy, set_memory_policy
 from memory.services.session_end import SessionEnded, end_session
@@ -31,6 +33,7 @@ __all__ = [
     "DecayResult",
     "DedupReport",
     "FeedbackResult",
+    "GraphRebuilt",
     "MemoryInput",
     "MemoryPolicy",
     "ReindexProgress",
@@ -49,7 +52,9 @@ __all__ = [
     "forget_memories",
     "get_memory_policy",
     "idle_sessions_pass",
+    "link_memories",
     "memory_tags",
+    "rebuild_graph",
     "record_access",
     "record_feedback",
     "record_session_activity",
@@ -59,6 +64,7 @@ __all__ = [
     "store_memories",
     "store_memories_as",
     "touch_session",
+    "unlink_memories",
     "update_memory",
     "user_tags",
 ]

@@ -16,6 +16,7 @@ Rules:
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import F
 
@@ -79,61 +80,61 @@ def _search_keys(key: str, aliases: Iterable[str]) -> str:
     return "\n" + "\n".join(keys) + "\n"
 
 
-def _resolve(
-    agent: Agent, wanted: set[tuple[str, str]], names: dict[tuple[str, str], str], memory: Memory
-) -> dict[tuple[str, str], Entity]:
-    """The entity row of each ``(type, key)``, found, promoted or created (by the rules of
-    the module docstring). Locked for the count updates that follow."""
-    keys = {key for _, key in wanted}
-    rows = list(
-        Entity.objects.select_for_update()
-        .filter(agent=agent, key__in=keys)
-        .order_by("-mention_count", "id")
+def _create(agent: Agent, wanted: list[tuple[str, str]], names: dict, when: datetime) -> None:
+    Entity.objects.bulk_create(
+        [
+            Entity(
+                agent=agent,
+                type=kind,
+                key=key,
+                name=names[(kind, key)][:200],
+                search_keys=_search_keys(key, []),
+                first_seen=when,
+                last_seen=when,
+            )
+            for kind, key in wanted
+        ],
+        # Another store of the agent may create one first (PostgreSQL); it is read below.
+        ignore_conflicts=True,
     )
-    by_type_key = {(e.type, e.key): e for e in rows}
-    resolved: dict[tuple[str, str], Entity] = {}
-    promoted: list[Entity] = []
-    for kind, key in sorted(wanted, key=lambda w: w[0] == EntityType.NAME):
-        if (kind, key) in by_type_key:
-            resolved[(kind, key)] = by_type_key[(kind, key)]
-        elif kind == EntityType.NAME:
-            typed = next((e for e in rows if e.key == key), None)
-            if typed is not None:
-                resolved[(kind, key)] = typed
-        else:
-            untyped = by_type_key.pop((EntityType.NAME, key), None)
-            if untyped is not None:
-                untyped.type = kind
-                by_type_key[(kind, key)] = untyped
-                resolved[(kind, key)] = untyped
-                promoted.append(untyped)
+
+
+def _resolve(
+    agent: Agent, wanted: set[tuple[str, str]], names: dict[tuple[str, str], str], when: datetime
+) -> dict[tuple[str, str], Entity]:
+    """The entity row of each ``(type, key)``, found, promoted or created by the rules of
+    the module docstring: typed ones first, so that an untyped name of the same batch joins
+    them. Locked for the count updates that follow."""
+    keys = {key for _, key in wanted}
+
+    def load() -> dict[tuple[str, str], Entity]:
+        rows = Entity.objects.select_for_update().filter(agent=agent, key__in=keys)
+        return {(e.type, e.key): e for e in rows.order_by("id")}
+
+    rows = load()
+    typed = sorted(w for w in wanted if w[0] != EntityType.NAME)
+    promoted = []
+    for kind, key in typed:
+        if (kind, key) not in rows and (EntityType.NAME, key) in rows:
+            entity = rows.pop((EntityType.NAME, key))
+            entity.type = kind
+            rows[(kind, key)] = entity
+            promoted.append(entity)
     if promoted:
         Entity.objects.bulk_update(promoted, ["type"])
-    missing = [w for w in wanted if w not in resolved]
+    _create(agent, [w for w in typed if w not in rows], names, when)
+    rows = load()
+    untyped = sorted(w for w in wanted if w[0] == EntityType.NAME)
+    best: dict[str, Entity] = {}
+    for (kind, key), entity in sorted(rows.items(), key=lambda r: (-r[1].mention_count, r[1].pk)):
+        if kind != EntityType.NAME:
+            best.setdefault(key, entity)
+    missing = [w for w in untyped if w[1] not in best and w not in rows]
     if missing:
-        when = memory.created_at
-        Entity.objects.bulk_create(
-            [
-                Entity(
-                    agent=agent,
-                    type=kind,
-                    key=key,
-                    name=names[(kind, key)][:200],
-                    search_keys=_search_keys(key, []),
-                    first_seen=when,
-                    last_seen=when,
-                )
-                for kind, key in missing
-            ],
-            # Another store of the agent may create it first (PostgreSQL); it is then read.
-            ignore_conflicts=True,
-        )
-        for entity in Entity.objects.select_for_update().filter(
-            agent=agent, key__in={key for _, key in missing}
-        ):
-            for kind, key in missing:
-                if entity.key == key and (entity.type == kind or kind == EntityType.NAME):
-                    resolved.setdefault((kind, key), entity)
+        _create(agent, missing, names, when)
+        rows = load()
+    resolved = {w: rows[w] for w in typed}
+    resolved.update({w: best.get(w[1]) or rows[w] for w in untyped})
     return resolved
 
 
@@ -149,13 +150,16 @@ def add_mentions(*, agent: Agent, found: Sequence[tuple[Memory, list[Mention]]])
             names.setdefault((m.type, m.key), m.text)
     if not wanted:
         return 0
-    resolved = _resolve(agent, wanted, names, found[0][0])
+    resolved = _resolve(agent, wanted, names, min(memory.created_at for memory, _ in found))
     rows: dict[tuple[int, int], EntityMention] = {}
     seen_names: dict[int, list[str]] = defaultdict(list)
     touched: dict[int, Entity] = {}
     for memory, mentions in found:
         for m in mentions:
             entity = resolved[(m.type, m.key)]
+            if entity.pk not in touched and entity.mention_count == 0:
+                # Just made (or left at none): seen first and last by what mentions it now.
+                entity.first_seen = entity.last_seen = memory.created_at
             touched[entity.pk] = entity
             seen_names[entity.pk].append(m.text)
             row = rows.get((entity.pk, memory.pk))

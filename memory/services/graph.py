@@ -55,11 +55,17 @@ def graph_on_store() -> bool:
 
 
 def nearest_stored(
-    *, agent: Agent, vectors: np.ndarray, now: datetime, limit: int = NEIGHBOURS_MAX
+    *,
+    agent: Agent,
+    vectors: np.ndarray,
+    now: datetime,
+    limit: int = NEIGHBOURS_MAX,
+    before_id: int | None = None,
 ) -> Neighbours:
     """Before a batch is written: for each new vector, the agent's stored live memories
-    with cosine >= RELATED_MIN_COSINE, at most ``limit``, best first."""
-    if not graph_on_store() or not agent.embedding_model:
+    with cosine >= RELATED_MIN_COSINE, at most NEIGHBOURS_MAX, best first. ``before_id``
+    (a rebuild): only memories with a smaller id, among the ``limit`` nearest."""
+    if not agent.embedding_model:
         return [[] for _ in range(len(vectors))]
     # Imported here: importing memory.recall runs its package, whose pipeline imports
     # memory.services, which is still importing this module at that point.
@@ -72,8 +78,8 @@ def nearest_stored(
             for memory_id, score in vector_search(
                 agent, candidates, vector, limit=limit, filtered=False, now=now
             )
-            if score >= RELATED_MIN_COSINE
-        ]
+            if score >= RELATED_MIN_COSINE and (before_id is None or memory_id < before_id)
+        ][:NEIGHBOURS_MAX]
         for vector in vectors
     ]
 
@@ -244,7 +250,7 @@ def build_graph(
     """Entities, mentions and edges of newly stored memories (``mentions`` per memory, as
     the policy keeps them; ``stored``: nearest_stored's answer). In the caller's
     transaction. Edges to memories deleted since nearest_stored ran are skipped."""
-    if not graph_on_store() or not memories:
+    if not memories:
         return
     add_mentions(agent=agent, found=list(zip(memories, mentions, strict=True)))
     entity_ids: dict[int, set[int]] = defaultdict(set)

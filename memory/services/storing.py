@@ -234,7 +234,8 @@ def store_memories(
     embedder = embedder or get_embedder()
     vectors = embedder.embed(_embedding_texts(agent, cleaned))
     # Read before the transaction: a vector cache must never hold rows that may roll back.
-    nearest = nearest_stored(agent=agent, vectors=vectors, now=now)
+    graph = graph_on_store()
+    nearest = nearest_stored(agent=agent, vectors=vectors, now=now) if graph else []
     found = [allowed_entities(c.content, policy) for c in cleaned]
 
     with transaction.atomic():
@@ -272,16 +273,17 @@ def store_memories(
                 for row in _tag_rows(m, c.tags, entities)
             ]
         )
-        build_graph(
-            agent=agent,
-            memories=memories,
-            mentions=[
-                memory_mentions(found=entities, speaker=c.speaker, policy=policy)
-                for c, entities in zip(cleaned, found, strict=True)
-            ],
-            vectors=vectors,
-            stored=nearest,
-        )
+        if graph:
+            build_graph(
+                agent=agent,
+                memories=memories,
+                mentions=[
+                    memory_mentions(found=entities, speaker=c.speaker, policy=policy)
+                    for c, entities in zip(cleaned, found, strict=True)
+                ],
+                vectors=vectors,
+                stored=nearest,
+            )
         bump_memory_version(agent)
         record_session_activity(session_ids=sessions, now=now)
     if learning is None:

@@ -1,0 +1,90 @@
+"""Reads of the semantic tier: an agent's entities (listed, searched), a memory's entities,
+and what extraction would find in a text. Nothing here writes."""
+
+from typing import Any
+
+from dewee.pagination import clean_limit, keyset_page
+from memory.entities import entity_key, extract_entities, speaker_of
+from memory.exceptions import EntityNotFound
+from memory.models import Entity, EntityMention, EntityType, Memory
+from tenancy.models import Agent
+from tenancy.validation import CONTENT_MAX_CHARS, clean_choice, clean_text
+
+ENTITY_QUERY_MAX_CHARS = 200
+
+
+def entity_to_dict(entity: Entity) -> dict[str, Any]:
+    return {
+        "id": entity.pk,
+        "type": entity.type,
+        "name": entity.name,
+        "key": entity.key,
+        "aliases": list(entity.aliases),
+        "mention_count": entity.mention_count,
+        "first_seen": entity.first_seen,
+        "last_seen": entity.last_seen,
+    }
+
+
+def list_entities(
+    *, agent: Agent, q: str | None, type: str | None, cursor: str | None, limit: int
+) -> tuple[list[Entity], str | None]:
+    """The agent's entities, newest first; ``q``: whose name or an alias starts with it
+    (case-insensitive); ``type``: of that type."""
+    limit = clean_limit(limit)
+    rows = Entity.objects.filter(agent=agent)
+    if type:
+        rows = rows.filter(type=clean_choice(type, field="type", choices=EntityType.values))
+    if q is not None:
+        prefix = clean_text(q, field="q", max_chars=ENTITY_QUERY_MAX_CHARS, required=False)
+        if entity_key(prefix):
+            rows = rows.with_prefix(prefix)
+    return keyset_page(rows, cursor=cursor, limit=limit)
+
+
+def get_entity(*, agent: Agent, entity_id: int) -> Entity:
+    """One entity of ``agent``; another agent's is EntityNotFound, as a missing one."""
+    entity = Entity.objects.filter(agent=agent, pk=entity_id).first()
+    if entity is None:
+        raise EntityNotFound(f"Entity {entity_id} not found for this agent")
+    return entity
+
+
+def memory_entities(memory: Memory) -> list[dict[str, Any]]:
+    """The entities a memory mentions, in order of first appearance (the speaker first)."""
+    mentions = (
+        EntityMention.objects.filter(memory=memory, agent_id=memory.agent_id)
+        .select_related("entity")
+        .order_by("-as_speaker", "start", "id")
+    )
+    return [
+        {
+            **entity_to_dict(m.entity),
+            "count": m.count,
+            "start": m.start,
+            "end": m.end,
+            "as_speaker": m.as_speaker,
+        }
+        for m in mentions
+    ]
+
+
+def preview_extraction(text: object) -> dict[str, Any]:
+    """What storing ``text`` would derive, storing nothing: its speaker and its entities
+    (all types, before any agent's policy)."""
+    content = clean_text(text, field="text", max_chars=CONTENT_MAX_CHARS)
+    return {
+        "speaker": speaker_of(content),
+        "entities": [
+            {
+                "type": e.type,
+                "value": e.value,
+                "text": e.text,
+                "start": e.start,
+                "end": e.end,
+                "count": e.count,
+                "tag": e.tag,
+            }
+            for e in extract_entities(content)
+        ],
+    }
