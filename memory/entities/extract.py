@@ -57,23 +57,20 @@ def extract_entities(text: str) -> list[Entity]:
         key = (kind, value)
         counts[key] = counts.get(key, 0) + 1
         found.setdefault(key, Entity(kind, value, text[start:end], start, end))
-    first_type: dict[str, str] = {}
     # The words of a leading "Name: text" name a person: the speaker.
     speaker = speaker_of(text)
     speaker_end = text.find(speaker) + len(speaker) if speaker else -1
-    for word, start, end in name_spans(text):
-        value = word.lower()
-        # A name has one type in one text: the first cue found for it (a later mention
-        # without a cue is the same one).
-        kind = first_type.get(value) or (
-            "person" if end <= speaker_end else name_type(text, start, end)
-        )
-        if kind == "name" and value in first_type:
-            continue
-        first_type.setdefault(value, kind)
-        key = (first_type[value], value)
+    spans = name_spans(text)
+    # A name has one type in one text: the first cue found for any of its mentions.
+    types: dict[str, str] = {}
+    for word, start, end in spans:
+        kind = "person" if end <= speaker_end else name_type(text, start, end)
+        if types.get(word.lower(), "name") == "name":
+            types[word.lower()] = kind
+    for word, start, end in spans:
+        key = (types[word.lower()], word.lower())
         counts[key] = counts.get(key, 0) + 1
-        found.setdefault(key, Entity(key[0], value, word, start, end))
+        found.setdefault(key, Entity(key[0], key[1], word, start, end))
     return [
         Entity(e.type, e.value, e.text, e.start, e.end, counts[(e.type, e.value)])
         for e in found.values()
