@@ -63,7 +63,7 @@ def test_another_workspaces_agent_entities_and_memories_are_not_found(
     api, other_api, agent, remember
 ):
     (memory,) = remember("Caroline: I moved to Boston")
-    entity = Entity.objects.first()
+    entity = Entity.objects.get(key="caroline")
     assert other_api.get(f"/v1/agents/{agent.agent_id}/entities").status_code == 404
     assert other_api.get(f"/v1/memories/{memory.pk}/entities").status_code == 404
     url = f"/v1/agents/{agent.agent_id}/entities/{entity.pk}"
