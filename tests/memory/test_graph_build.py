@@ -205,3 +205,17 @@ def test_a_store_costs_a_bounded_number_of_queries_for_the_graph(agent, remember
     # One nearest-neighbour search per new memory; every other graph query is per batch,
     # per conversation or per entity.
     assert len(many) - len(few) <= (50 - 5) + 5
+
+
+def test_a_facts_subject_or_value_finds_the_agents_entities_by_name_or_alias(
+    agent, other_agent, remember
+):
+    remember("Caroline: I moved to Boston", "CAROLINE said hi")
+    remember("Caroline: hello", target=other_agent)
+    mine = Entity.objects.filter(agent=agent)
+    assert {e.key for e in mine.matching(" caroline", "BOSTON")} == {"caroline", "boston"}
+    assert [e.key for e in mine.matching("CAROLINE")] == ["caroline"]
+    assert not mine.matching("Bost").exists()
+    assert {e.agent_id for e in Entity.objects.filter(agent=other_agent).matching("caroline")} == {
+        other_agent.pk
+    }
