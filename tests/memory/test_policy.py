@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils.dateparse import parse_datetime as parse
 
-from memory.models import Memory
+from memory.models import EntityType, Memory
 from memory.services import (
     MemoryInput,
     get_memory_policy,
@@ -34,6 +34,8 @@ DEFAULTS = {
     "spaced_repetition_factor": 1.0,
     "base_interval_seconds": 86400,
     "extract_facts": True,
+    "extract_entities": True,
+    "entity_types": list(EntityType.values),
     "fact_half_life_days": {
         "employment": 180,
         "location": 365,
@@ -118,6 +120,8 @@ def test_put_replaces_the_policy_and_returns_the_effective_one(api, agent):
         "spaced_repetition_factor": 2.0,
         "base_interval_seconds": 3600,
         "extract_facts": False,
+        "extract_entities": True,
+        "entity_types": list(EntityType.values),
         "fact_half_life_days": DEFAULTS["fact_half_life_days"],
         "end_expired_facts": False,
     }
