@@ -47,7 +47,8 @@ def test_a_stored_memory_has_its_speaker_and_its_entities(api, agent):
 def test_an_agents_entities_are_listed_with_counts_search_type_and_pages(api, agent, remember):
     remember("Caroline: I moved to Boston", "Melanie: Boston, Caroline? Nice", "Carl said hi")
     page = api.get(f"/v1/agents/{agent.agent_id}/entities", limit=2).json()
-    assert len(page["items"]) == 2 and page["next_cursor"]
+    assert len(page["items"]) == 2
+    assert page["next_cursor"]
     rest = api.get(f"/v1/agents/{agent.agent_id}/entities", cursor=page["next_cursor"]).json()
     names = {e["name"]: e["mention_count"] for e in page["items"] + rest["items"]}
     assert names == {"Caroline": 2, "Boston": 2, "Melanie": 1, "Carl": 1}
@@ -94,9 +95,11 @@ def test_a_manual_link_is_made_audited_refused_twice_and_removed(api, agent, rem
     a, b = remember("tea notes", "coffee notes")
     made = api.post(f"/v1/memories/{a.pk}/links", {"target_id": b.pk})
     assert made.status_code == 201
-    assert made.json()["type"] == "linked_by" and made.json()["created_by"]
+    assert made.json()["type"] == "linked_by"
+    assert made.json()["created_by"]
     again = api.post(f"/v1/memories/{a.pk}/links", {"target_id": b.pk})
-    assert again.status_code == 409 and again.json()["error"]["code"] == "link_exists"
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "link_exists"
     assert AuditEvent.objects.filter(action=AuditAction.MEMORY_LINK).count() == 1
     gone = api.delete(f"/v1/memories/{a.pk}/links/{b.pk}")
     assert gone.status_code == 204
@@ -108,9 +111,10 @@ def test_a_manual_link_is_made_audited_refused_twice_and_removed(api, agent, rem
 def test_a_link_to_itself_or_a_missing_memory_is_refused(api, agent, remember):
     (a,) = remember("tea notes")
     itself = api.post(f"/v1/memories/{a.pk}/links", {"target_id": a.pk})
-    assert itself.status_code == 400 and itself.json()["error"]["code"] == "invalid_link"
+    assert itself.status_code == 400
+    assert itself.json()["error"]["code"] == "invalid_link"
     assert api.post(f"/v1/memories/{a.pk}/links", {"target_id": 999999}).status_code == 404
-    assert api.post(f"/v1/memories/999999/links", {"target_id": a.pk}).status_code == 404
+    assert api.post("/v1/memories/999999/links", {"target_id": a.pk}).status_code == 404
 
 
 def test_a_link_never_crosses_agents_or_workspaces(
@@ -137,7 +141,8 @@ def test_the_entity_policy_is_validated_and_returned(api, agent):
         content_type="application/json",
         headers=api.headers,
     )
-    assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_memory_policy"
+    assert bad.status_code == 400
+    assert bad.json()["error"]["code"] == "invalid_memory_policy"
     ok = api.client.put(
         url,
         data='{"entity_types": ["person"], "extract_entities": true}',
@@ -145,5 +150,6 @@ def test_the_entity_policy_is_validated_and_returned(api, agent):
         headers=api.headers,
     )
     assert ok.status_code == 200
-    assert ok.json()["entity_types"] == ["person"] and ok.json()["extract_entities"] is True
+    assert ok.json()["entity_types"] == ["person"]
+    assert ok.json()["extract_entities"] is True
     assert api.get(url).json()["entity_types"] == ["person"]

@@ -33,12 +33,15 @@ def test_entities_list_extract_and_of_a_memory(capsys, agent, remember):
     assert code == 0
     assert {e["name"] for e in json.loads(out)["items"]} == {"Caroline", "Boston"}
     code, out, _ = run(capsys, "memory", "entities", "list", "--agent", agent.agent_id, "--q", "bo")
-    assert "Boston" in out and "Caroline" not in out
+    assert "Boston" in out
+    assert "Caroline" not in out
     code, out, _ = run(capsys, "memory", "entities", "memory", str(memory.pk), "--json")
     assert [e["as_speaker"] for e in json.loads(out)] == [True, False]
     count = Entity.objects.count()
     code, out, _ = run(capsys, "memory", "entities", "extract", "--text", "Ana: in Porto")
-    assert code == 0 and "speaker: Ana" in out and "porto" in out
+    assert code == 0
+    assert "speaker: Ana" in out
+    assert "porto" in out
     assert Entity.objects.count() == count
 
 
@@ -47,6 +50,7 @@ def test_link_and_unlink(capsys, agent, remember):
     assert run(capsys, "memory", "link", str(a.pk), str(b.pk))[0] == 0
     assert MemoryEdge.objects.filter(type=EdgeType.LINKED_BY).count() == 1
     code, _, err = run(capsys, "memory", "link", str(a.pk), str(b.pk))
-    assert code == 1 and "already linked" in err
+    assert code == 1
+    assert "already linked" in err
     assert run(capsys, "memory", "unlink", str(a.pk), str(b.pk))[0] == 0
     assert not MemoryEdge.objects.filter(type=EdgeType.LINKED_BY).exists()

@@ -85,7 +85,7 @@ def test_without_a_session_turns_within_thirty_minutes_of_one_user_follow_each_o
 
 def test_an_imported_turn_is_placed_after_the_one_before_it_in_time(agent, remember, session):
     now = timezone.now()
-    (late,) = remember("late", session_id=session.pk, created_at=now)
+    (_late,) = remember("late", session_id=session.pk, created_at=now)
     (early,) = remember("early", session_id=session.pk, created_at=now - timedelta(minutes=9))
     (middle,) = remember("middle", session_id=session.pk, created_at=now - timedelta(minutes=5))
     assert (early.pk, middle.pk) in edges(agent, EdgeType.PRECEDES)
@@ -112,8 +112,11 @@ def test_a_newer_wording_of_the_same_thing_supersedes_the_older(agent, remember)
 
 
 def test_memories_that_contradict_each_other_never_supersede(agent, remember):
-    (old,) = remember("Priya likes her new job at the bakery.")
-    (new,) = remember("Priya does not like her new job at the bakery.")
+    (old,) = remember("Priya is vegetarian.")
+    (new,) = remember("Priya is not vegetarian.")
+    # Close enough to supersede, and sharing Priya: only the contradiction keeps them apart.
+    related = MemoryEdge.objects.get(source=new, target=old, type=EdgeType.RELATED_TO)
+    assert related.weight >= 0.92
     assert edges(agent, EdgeType.SUPERSEDES) == set()
 
 
@@ -202,9 +205,9 @@ def test_a_store_costs_a_bounded_number_of_queries_for_the_graph(agent, remember
         store_memories(agent=agent, items=items[:5])
     with CaptureQueriesContext(connection) as many:
         store_memories(agent=agent, items=items)
-    # One nearest-neighbour search per new memory; every other graph query is per batch,
-    # per conversation or per entity.
-    assert len(many) - len(few) <= (50 - 5) + 5
+    # One nearest-neighbour search per new memory (on PostgreSQL a savepoint, two SET LOCAL
+    # and the query); every other graph query is per batch, per conversation or per entity.
+    assert len(many) - len(few) <= 6 * (50 - 5)
 
 
 def test_a_facts_subject_or_value_finds_the_agents_entities_by_name_or_alias(
