@@ -1,5 +1,7 @@
 """Ingest rate with the knowledge graph built as memories arrive, against the same store
-with it off (DEWEE_GRAPH_ON_STORE), interleaved in one process so both see the same machine.
+with it off (DEWEE_GRAPH_ON_STORE off / worker / inline), interleaved in one process so all
+see the same machine. In worker mode the stores queue graph jobs; after each fill they are
+run in order, as the worker would, and timed: the worker's build rate.
 
     .venv/bin/python bench/ingest.py                                            # SQLite
     .venv/bin/python scripts/with-postgres -- .venv/bin/python bench/ingest.py  # PostgreSQL
@@ -33,10 +35,13 @@ django.setup()
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
+from django_q.models import OrmQ  # noqa: E402
+from django_q.signing import SignedPackage  # noqa: E402
 
 from bench.recall import memory_text  # noqa: E402
 from memory.models import Entity, MemoryEdge  # noqa: E402
 from memory.services import MemoryInput, start_session, store_memories  # noqa: E402
+from memory.tasks import build_graph  # noqa: E402
 from tenancy.services import create_agent, default_workspace  # noqa: E402
 
 
@@ -71,6 +76,22 @@ def fill(agent, count: int, batch: int, singles: int, seed: int) -> tuple[float,
     return batch_rate, single_rate
 
 
+def run_graph_jobs() -> tuple[int, float]:
+    """What the worker does after the stores: the queued graph jobs (one per agent, each
+    queuing the next while a catch-up goes on), timed. Returns the memories built and the
+    seconds it took."""
+    started, built = time.perf_counter(), 0
+    while True:
+        jobs = [SignedPackage.loads(q.payload) for q in OrmQ.objects.order_by("id")]
+        OrmQ.objects.all().delete()
+        graph_jobs = [job for job in jobs if job["func"] == "memory.tasks.build_graph"]
+        if not graph_jobs:
+            return built, time.perf_counter() - started
+        for job in graph_jobs:
+            done = build_graph(*job["args"])["memories"]
+            built += done if isinstance(done, int) else 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--memories", type=int, default=5000)
@@ -81,36 +102,48 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     call_command("prepare_models", verbosity=0)
     print(f"edition {connection.vendor}; {os.cpu_count()} cores", file=sys.stderr)
-    rates: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+    modes = ("off", "worker", "inline")
+    rates: dict[str, list[tuple[float, float, float]]] = {mode: [] for mode in modes}
     for round_no in range(args.rounds):
-        for graph in (False, True):
-            settings.DEWEE_GRAPH_ON_STORE = graph
+        for mode in modes:
+            settings.DEWEE_GRAPH_ON_STORE = mode
+            OrmQ.objects.all().delete()
             agent = create_agent(
-                workspace=default_workspace(), agent_id=f"ingest-{round_no}-{int(graph)}"
+                workspace=default_workspace(), agent_id=f"ingest-{round_no}-{mode}"
             )
             batch_rate, single_rate = fill(
                 agent, args.memories, args.batch, args.singles, seed=round_no
             )
-            rates[graph].append((batch_rate, single_rate))
+            built, seconds = run_graph_jobs()
+            worker_rate = built / seconds if built else 0.0
+            rates[mode].append((batch_rate, single_rate, worker_rate))
             edges = MemoryEdge.objects.filter(agent=agent).count()
             entities = Entity.objects.filter(agent=agent).count()
             print(
-                f"round {round_no} graph {'on ' if graph else 'off'}: batch {batch_rate:.0f}/s, "
-                f"single {single_rate:.1f}/s ({entities} entities, {edges} edges)",
+                f"round {round_no} graph {mode}: batch {batch_rate:.0f}/s, single "
+                f"{single_rate:.1f}/s, worker {worker_rate:.0f}/s ({entities} entities, "
+                f"{edges} edges)",
                 file=sys.stderr,
             )
-    print("| graph | batch ingest (memories/s) | single stores (memories/s) |")
-    print("|---|---|---|")
-    medians = {}
-    for graph in (False, True):
-        batch = statistics.median(r[0] for r in rates[graph])
-        single = statistics.median(r[1] for r in rates[graph])
-        medians[graph] = (batch, single)
-        print(f"| {'on' if graph else 'off'} | {batch:,.0f} | {single:,.1f} |")
     print(
-        f"\nwith the graph: batch {100 * medians[True][0] / medians[False][0]:.0f}% and single "
-        f"{100 * medians[True][1] / medians[False][1]:.0f}% of the rate without it"
+        "| graph | batch ingest (memories/s) | single stores (memories/s) "
+        "| worker builds (memories/s) |"
     )
+    print("|---|---|---|---|")
+    medians = {}
+    for mode in modes:
+        medians[mode] = tuple(statistics.median(r[k] for r in rates[mode]) for k in range(3))
+        batch, single, worker = medians[mode]
+        print(
+            f"| {mode} | {batch:,.0f} | {single:,.1f} | {worker:,.0f} |"
+            if worker
+            else f"| {mode} | {batch:,.0f} | {single:,.1f} | - |"
+        )
+    for mode in ("worker", "inline"):
+        print(
+            f"\ngraph {mode}: batch {100 * medians[mode][0] / medians['off'][0]:.0f}% and single "
+            f"{100 * medians[mode][1] / medians['off'][1]:.0f}% of the rate without it"
+        )
 
 
 if __name__ == "__main__":

@@ -263,9 +263,15 @@ DEWEE_EMBEDDING_THREADS = int(os.environ.get("DEWEE_EMBEDDING_THREADS", 0))
 DEWEE_EMBEDDING_BATCH = int(os.environ.get("DEWEE_EMBEDDING_BATCH", 0))
 DEWEE_EMBEDDING_MAX_TOKENS = int(os.environ.get("DEWEE_EMBEDDING_MAX_TOKENS", 256))
 DEWEE_EMBED_SESSION_CONTEXT = _env_bool("DEWEE_EMBED_SESSION_CONTEXT", True)
-# Build entities, mentions and edges as memories are stored (memory.services.graph); off,
-# `dewee memory graph-rebuild` builds them later (a bulk load, say).
-DEWEE_GRAPH_ON_STORE = _env_bool("DEWEE_GRAPH_ON_STORE", True)
+# Where the graph of newly stored memories (entities, mentions, edges; memory.services.graph)
+# is built: "worker" (default: a django-q2 job queued when the store commits, so a store
+# costs what it did without the graph), "inline" (in the store's own transaction), or "off"
+# (`dewee memory graph-rebuild` builds it later: a bulk load, say). "true"/"false" read as
+# inline/off.
+DEWEE_GRAPH_ON_STORE = {"true": "inline", "1": "inline", "false": "off", "0": "off"}.get(
+    os.environ.get("DEWEE_GRAPH_ON_STORE", "worker").strip().lower(),
+    os.environ.get("DEWEE_GRAPH_ON_STORE", "worker").strip().lower(),
+)
 DEWEE_RERANK_MODEL = os.environ.get("DEWEE_RERANK_MODEL") or None
 DEWEE_RERANK_TOKENIZER = os.environ.get("DEWEE_RERANK_TOKENIZER") or None
 

@@ -9,7 +9,9 @@ class MemoryConfig(AppConfig):
         from django.core import checks
 
         from memory.decay_curves import check_decay_settings
+        from memory.services.graph import check_graph_setting
         from memory.summaries import check_summariser
 
         checks.register(check_summariser)
         checks.register(check_decay_settings)
+        checks.register(check_graph_setting)

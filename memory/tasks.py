@@ -1,5 +1,7 @@
 """django-q2 tasks: each takes ids, never objects, and calls one service."""
 
+from memory.services.graph import queue_graph_build as queue_graph_catch_up
+from memory.services.graph_rebuild import build_pending_graph
 from memory.services.maintenance import beat_worker_heartbeat, run_maintenance
 from tenancy.models import Agent, Workspace
 
@@ -23,6 +25,18 @@ def run_job(
             return {"job": job, "skipped": "workspace no longer exists"}
     run, _ = run_maintenance(job=job, agent=agent, workspace=workspace, trigger=trigger)
     return {"job": job, "run": run.pk, "touched": run.touched, "counts": run.counts}
+
+
+def build_graph(agent_pk: int) -> dict[str, object]:
+    """After stores: the graph of the agent's memories not built yet; a long catch-up goes
+    on in a new job (memory.services.graph_rebuild.build_pending_graph)."""
+    agent = Agent.objects.filter(pk=agent_pk).first()
+    if agent is None:
+        return {"skipped": "agent no longer exists"}
+    done = build_pending_graph(agent=agent)
+    if done.more:
+        queue_graph_catch_up(agent=agent)
+    return {"memories": done.memories, "more": done.more}
 
 
 def worker_heartbeat() -> dict[str, object]:

@@ -75,6 +75,13 @@ def _plain_static_storage(settings):
     }
 
 
+@pytest.fixture(autouse=True)
+def _graph_inline(settings):
+    """A store builds its graph in its own transaction, so a test reads it at once. The
+    default, the worker's job after the store, is tested on its own (test_graph_worker)."""
+    settings.DEWEE_GRAPH_ON_STORE = "inline"
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     """Debian's Chromium (Playwright's own download is not available here), with everything

@@ -25,6 +25,7 @@ from memory.models.graph import (
     EntityMention,
     EntityQuerySet,
     EntityType,
+    GraphProgress,
     MemoryEdge,
 )
 
@@ -36,6 +37,7 @@ __all__ = [
     "EntityQuerySet",
     "EntityType",
     "FeedbackKind",
+    "GraphProgress",
     "ImportanceSnapshot",
     "MaintenanceJob",
     "MaintenanceRun",

@@ -168,3 +168,16 @@ class MemoryEdge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_id} -{self.type}-> {self.target_id}"
+
+
+class GraphProgress(models.Model):
+    """How far the worker has built an agent's graph (DEWEE_GRAPH_ON_STORE=worker): every
+    memory with an id up to ``built_through`` has its graph, and ``queued`` says a job to
+    build the rest is waiting, so that many stores queue one job, not one each."""
+
+    agent = models.OneToOneField(Agent, on_delete=models.CASCADE, related_name="graph_progress")
+    built_through = models.BigIntegerField(default=0)
+    queued = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"graph of {self.agent_id} built through memory {self.built_through}"

@@ -1,9 +1,10 @@
 """The knowledge graph of an agent's memories, built as memories arrive: their entities and
-mentions (memory.services.entities) and the edges between them. store_memories calls
-``nearest_stored`` before its transaction and ``build_graph`` inside it, so every way in
-(a store, a batch, an import, a merge into a new memory) builds the same graph, all or
-nothing with the memories. DEWEE_GRAPH_ON_STORE=false leaves it to
-``dewee memory graph-rebuild``.
+mentions (memory.services.entities) and the edges between them. By default
+(DEWEE_GRAPH_ON_STORE=worker) store_memories queues a job when its transaction commits and
+the worker runs ``memory.services.graph_rebuild.build_stored_graph`` on the new memories;
+with "inline" it calls ``nearest_stored`` before its transaction and ``build_graph`` inside
+it, all or nothing with the memories. Every way in (a store, a batch, an import, a merge into
+a new memory) builds the same graph. "off" leaves it to ``dewee memory graph-rebuild``.
 
 Edges, each bounded per new memory so the graph stays O(n):
 
@@ -29,13 +30,18 @@ Edges, each bounded per new memory so the graph stays O(n):
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.core import checks
+from django.db import transaction
 from django.db.models import Q
+from django_q.tasks import async_task
 
 from facts.extraction import contradicts
-from memory.models import EdgeType, EntityMention, Memory, MemoryEdge
+from memory.models import EdgeType, EntityMention, GraphProgress, Memory, MemoryEdge
 from memory.models.graph import NAMED_TYPES
 from memory.services.entities import Mention, add_mentions
 from tenancy.models import Agent
@@ -50,8 +56,49 @@ CONVERSATION_GAP = timedelta(minutes=30)
 Neighbours = list[list[tuple[int, float]]]
 
 
+class GraphBuild(StrEnum):
+    WORKER = "worker"
+    INLINE = "inline"
+    OFF = "off"
+
+
+def check_graph_setting(**kwargs: Any) -> list[checks.CheckMessage]:
+    """Refuse to start with a DEWEE_GRAPH_ON_STORE no store could follow."""
+    if settings.DEWEE_GRAPH_ON_STORE in set(GraphBuild):
+        return []
+    return [
+        checks.Error(
+            f"DEWEE_GRAPH_ON_STORE is {settings.DEWEE_GRAPH_ON_STORE!r}",
+            hint=f"Use one of: {', '.join(GraphBuild)}.",
+            id="dewee.E111",
+        )
+    ]
+
+
+def graph_build() -> GraphBuild:
+    """Where a store's graph is built (DEWEE_GRAPH_ON_STORE; checked at startup)."""
+    return GraphBuild(settings.DEWEE_GRAPH_ON_STORE)
+
+
 def graph_on_store() -> bool:
-    return bool(settings.DEWEE_GRAPH_ON_STORE)
+    return graph_build() != GraphBuild.OFF
+
+
+def queue_graph_build(*, agent: Agent) -> None:
+    """In the store's own transaction: make sure a job will build the graph of the agent's
+    new memories (memory.tasks.build_graph). One job per agent waits at a time, however many
+    stores come in: the agent's GraphProgress row says whether one is queued, and is locked
+    for it, so that the job (which clears the flag before it reads the memories) either sees
+    this store's memories or leaves the flag for this store to queue a new job. Queued in
+    the transaction, the worker sees the job exactly when the memories commit, and a
+    rolled-back store queues nothing (after the commit, the ORM broker would also close and
+    reopen the database connection on every store)."""
+    GraphProgress.objects.get_or_create(agent=agent)
+    with transaction.atomic():
+        progress = GraphProgress.objects.select_for_update().get(agent=agent)
+        if not progress.queued:
+            GraphProgress.objects.filter(pk=progress.pk).update(queued=True)
+            async_task("memory.tasks.build_graph", agent.pk, task_name="build graph", group="graph")
 
 
 def nearest_stored(

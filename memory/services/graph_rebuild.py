@@ -15,13 +15,15 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from memory.models import EdgeType, Entity, EntityMention, Memory, MemoryEdge
-from memory.services.entities import allowed_entities, memory_mentions
+from memory.models import EdgeType, Entity, EntityMention, GraphProgress, Memory, MemoryEdge
+from memory.services.entities import allowed_entities, memory_mentions, release_mentions
 from memory.services.graph import NEIGHBOURS_MAX, build_graph, nearest_stored
 from memory.services.policy import get_memory_policy
 from tenancy.models import Agent
 
 REBUILD_BATCH = 500
+# Batches one graph job builds before it hands over to a new job (500 x 20 = 10,000).
+CATCH_UP_BATCHES = 20
 
 
 @dataclass
@@ -84,12 +86,96 @@ def rebuild_graph(
         last_id = memories[-1].pk
         if progress is not None:
             progress(done, total)
+    GraphProgress.objects.update_or_create(agent=agent, defaults={"built_through": last_id})
     return GraphRebuilt(
         memories=done,
         entities=Entity.objects.filter(agent=agent).count(),
         mentions=EntityMention.objects.filter(agent=agent).count(),
         edges=MemoryEdge.objects.filter(agent=agent).count(),
     )
+
+
+# The edges a memory's graph build makes: from it (to earlier memories), and the precedes
+# edge into it. Built again, they are deleted first.
+_OWN_EDGES = (EdgeType.RELATED_TO, EdgeType.SHARES_ENTITY, EdgeType.SUPERSEDES)
+
+
+def build_stored_graph(*, agent: Agent, memory_ids: list[int]) -> int:
+    """The graph of memories already stored: their entities, mentions and edges, as a store
+    with the graph inline would have built them. Safe to run twice: what an earlier run
+    built for them is taken down first. Memories deleted since are skipped. Returns the
+    number of memories built."""
+    memories = list(
+        Memory.objects.filter(agent=agent, pk__in=memory_ids)
+        .order_by("id")
+        .only("id", "agent", "content", "speaker", "session", "user_ref", "created_at")
+    )
+    if not memories:
+        return 0
+    ids = [m.pk for m in memories]
+    vectors = _vectors(agent, ids)
+    policy = get_memory_policy(agent)
+    with transaction.atomic():
+        nearest = nearest_stored(
+            agent=agent,
+            vectors=vectors,
+            now=timezone.now(),
+            limit=4 * NEIGHBOURS_MAX,
+            before_id=ids[0],
+        )
+        release_mentions(memory_ids=ids)
+        MemoryEdge.objects.filter(agent=agent, source_id__in=ids, type__in=_OWN_EDGES).delete()
+        MemoryEdge.objects.filter(agent=agent, target_id__in=ids, type=EdgeType.PRECEDES).delete()
+        for memory in memories:
+            memory.agent = agent
+        build_graph(
+            agent=agent,
+            memories=memories,
+            mentions=[
+                memory_mentions(
+                    found=allowed_entities(m.content, policy), speaker=m.speaker, policy=policy
+                )
+                for m in memories
+            ],
+            vectors=vectors,
+            stored=nearest,
+        )
+    return len(memories)
+
+
+@dataclass
+class GraphCaughtUp:
+    memories: int = 0
+    more: bool = False  # stopped at its batch limit: another job carries on
+
+
+def build_pending_graph(*, agent: Agent, max_batches: int | None = None) -> GraphCaughtUp:
+    """What the worker's job runs: the graph of the agent's memories stored since it was last
+    built (GraphProgress.built_through), in id order and batches, each batch with its advance
+    of the mark in one transaction. It clears the ``queued`` flag first, so that a store
+    from now on queues a new job. Memories stored before the graph existed are built the
+    same way, by the first job after an upgrade. At most ``max_batches`` batches per job: a
+    long catch-up leaves room for the other jobs and goes on in a new one."""
+    GraphProgress.objects.get_or_create(agent=agent)
+    GraphProgress.objects.filter(agent=agent).update(queued=False)
+    caught_up = GraphCaughtUp()
+    for _ in range(CATCH_UP_BATCHES if max_batches is None else max_batches):
+        with transaction.atomic():
+            progress = GraphProgress.objects.select_for_update().get(agent=agent)
+            ids = list(
+                Memory.objects.filter(agent=agent, pk__gt=progress.built_through)
+                .order_by("id")
+                .values_list("id", flat=True)[:REBUILD_BATCH]
+            )
+            if not ids:
+                return caught_up
+            caught_up.memories += build_stored_graph(agent=agent, memory_ids=ids)
+            progress.built_through = ids[-1]
+            progress.save(update_fields=["built_through"])
+    caught_up.more = Memory.objects.filter(
+        agent=agent, pk__gt=GraphProgress.objects.get(agent=agent).built_through
+    ).exists()
+    return caught_up
 
 
 def _vectors(agent: Agent, memory_ids: list[int]) -> np.ndarray:

@@ -23,7 +23,14 @@ from memory.services.entities import (
     memory_mentions,
     release_mentions,
 )
-from memory.services.graph import build_graph, graph_on_store, nearest_stored
+from memory.services.graph import (
+    GraphBuild,
+    build_graph,
+    graph_build,
+    graph_on_store,
+    nearest_stored,
+    queue_graph_build,
+)
 from memory.services.policy import MemoryPolicy, get_memory_policy
 from memory.services.sessions import record_session_activity
 from memory.services.vectors import bump_memory_version, claim_embedding_model, embedding_text
@@ -234,8 +241,9 @@ def store_memories(
     embedder = embedder or get_embedder()
     vectors = embedder.embed(_embedding_texts(agent, cleaned))
     # Read before the transaction: a vector cache must never hold rows that may roll back.
-    graph = graph_on_store()
-    nearest = nearest_stored(agent=agent, vectors=vectors, now=now) if graph else []
+    graph = graph_build()
+    inline = graph == GraphBuild.INLINE
+    nearest = nearest_stored(agent=agent, vectors=vectors, now=now) if inline else []
     found = [allowed_entities(c.content, policy) for c in cleaned]
 
     with transaction.atomic():
@@ -273,7 +281,7 @@ def store_memories(
                 for row in _tag_rows(m, c.tags, entities)
             ]
         )
-        if graph:
+        if inline:
             build_graph(
                 agent=agent,
                 memories=memories,
@@ -284,6 +292,8 @@ def store_memories(
                 vectors=vectors,
                 stored=nearest,
             )
+        if graph == GraphBuild.WORKER:
+            queue_graph_build(agent=agent)
         bump_memory_version(agent)
         record_session_activity(session_ids=sessions, now=now)
     if learning is None:

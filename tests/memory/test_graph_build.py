@@ -189,7 +189,7 @@ def test_rebuild_gives_the_graph_a_store_gave_and_keeps_manual_links(agent, reme
 def test_with_the_graph_off_a_store_builds_nothing_and_a_rebuild_catches_up(
     agent, remember, settings
 ):
-    settings.DEWEE_GRAPH_ON_STORE = False
+    settings.DEWEE_GRAPH_ON_STORE = "off"
     remember("Caroline: I moved to Boston", "Melanie: How is Boston, Caroline?")
     assert entities(agent) == {}
     rebuild_graph(agent=agent)
