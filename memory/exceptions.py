@@ -40,3 +40,7 @@ class LinkNotFound(NotFound):
 
 class EntityNotFound(NotFound):
     code = "entity_not_found"
+
+
+class PathNotFound(NotFound):
+    code = "no_path"

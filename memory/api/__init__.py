@@ -4,9 +4,10 @@ paths overlap (an agent's sub-resources are declared before the agent itself).""
 
 from ninja import Router
 
-from memory.api import agents, entities, feedback, maintenance, memories, sessions
+from memory.api import agents, entities, feedback, graph, maintenance, memories, sessions
 
 router = Router()
-# entities before agents and memories: its paths are those resources' sub-resources.
-for module in (entities, agents, memories, feedback, sessions, maintenance):
+# entities and graph before agents and memories: their paths are those resources'
+# sub-resources.
+for module in (entities, graph, agents, memories, feedback, sessions, maintenance):
     router.add_router("", module.router)
