@@ -156,7 +156,7 @@ def test_a_path_never_crosses_agents(api, agent, workspace, chat, remember):
 
 def _streamed(response):
     assert isinstance(response, StreamingHttpResponse)
-    return b"".join(response.streaming_content).decode()
+    return response.getvalue().decode()
 
 
 def test_export_as_json_streams_the_whole_graph(api, agent, chat):
