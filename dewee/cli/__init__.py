@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from dewee.cli import facts, graph, maintenance, memory, tenancy
+    from dewee.cli import facts, graph, graph_read, maintenance, memory, tenancy
 
     parser = argparse.ArgumentParser(
         prog="dewee", description="Operate Dewee: memory, facts, agents, workspaces, API keys."
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     facts.register(memory_commands)
     memory.register(memory_commands)
     graph.register(memory_commands)
+    graph_read.register(memory_commands)
     maintenance.register(memory_commands)
     tenancy.register(commands)
     return parser

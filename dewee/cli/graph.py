@@ -1,4 +1,5 @@
-"""``dewee memory graph-rebuild|entities|link|unlink``: an agent's entities and graph."""
+"""``dewee memory graph-rebuild|entities|link|unlink``: an agent's entities and graph (reading
+the graph: dewee.cli.graph_read)."""
 
 import argparse
 import sys
