@@ -61,7 +61,17 @@ def test_traverse_refuses_bad_input(capsys, chat):
 def test_path_between_two_memories_and_none_across_agents(capsys, agent, workspace, chat, remember):
     a, _, c = chat
     code, out, _ = run(
-        capsys, "memory", "graph", "path", "--from", str(c.pk), "--to", str(a.pk), "--json"
+        capsys,
+        "memory",
+        "graph",
+        "path",
+        "--from",
+        str(c.pk),
+        "--to",
+        str(a.pk),
+        "--types",
+        "precedes",
+        "--json",
     )
     assert code == 0
     assert [m["id"] for m in json.loads(out)["memories"]] == [c.pk, chat[1].pk, a.pk]
