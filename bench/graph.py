@@ -1,0 +1,109 @@
+"""Graph reads at scale: traverse and shortest-path latency, and the GraphML export's time
+and peak memory, on an agent whose graph was built as its memories arrived.
+
+    .venv/bin/python bench/graph.py --memories 10000                                  # SQLite
+    .venv/bin/python scripts/with-postgres -- .venv/bin/python bench/graph.py --memories 10000
+
+For each size: a fresh agent filled with bench/recall.py's synthetic memories (a fifth in
+sessions) in batches, the graph built in each store (DEWEE_GRAPH_ON_STORE=inline); then
+--queries traversals (depth 2, every edge type, limit 50, from random memories) and
+--queries paths between random pairs (max depth 6), timed one by one through the same
+functions the API calls; then one GraphML export (with entities) consumed chunk by chunk,
+timed, and once more under tracemalloc for its peak Python memory.
+"""
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if not os.environ.get("DATABASE_URL"):
+    os.environ["DEWEE_VAR_DIR"] = tempfile.mkdtemp(prefix="dewee-graph-")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dewee.settings")
+
+import django
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+
+from bench.recall import fill  # noqa: E402
+from memory.exceptions import PathNotFound  # noqa: E402
+from memory.graph_export import export_graph  # noqa: E402
+from memory.graph_queries import shortest_path, traverse_graph  # noqa: E402
+from memory.models import Memory, MemoryEdge  # noqa: E402
+from tenancy.services import create_agent, default_workspace  # noqa: E402
+
+
+def p(values: list[float], q: float) -> float:
+    return sorted(values)[min(len(values) - 1, int(q * len(values)))] * 1000
+
+
+def export_once(agent) -> tuple[float, int]:
+    started = time.perf_counter()
+    size = sum(len(c) for c in export_graph(agent=agent, format="graphml", entities=True).chunks)
+    return time.perf_counter() - started, size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--memories", type=int, nargs="+", default=[10_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--batch", type=int, default=1000)
+    args = parser.parse_args()
+    call_command("migrate", verbosity=0)
+    call_command("prepare_models", verbosity=0)
+    settings.DEWEE_GRAPH_ON_STORE = "inline"
+    print(f"edition {connection.vendor}; {os.cpu_count()} cores", file=sys.stderr)
+    print(
+        "| memories | edges | traverse p50 / p95 (ms) | path p50 / p95 (ms) | paths found "
+        "| GraphML export (s, MB) | export peak (MB) |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for count in args.memories:
+        rng = random.Random(count)
+        agent = create_agent(workspace=default_workspace(), agent_id=f"graph-bench-{count}")
+        rate = fill(agent, count, rng, args.batch)
+        ids = list(Memory.objects.filter(agent=agent).values_list("id", flat=True))
+        edges = MemoryEdge.objects.filter(agent=agent).count()
+        print(f"  filled {count:,} at {rate:.0f}/s, {edges:,} edges", file=sys.stderr)
+        memories = {
+            m.pk: m for m in Memory.objects.filter(pk__in=rng.sample(ids, 2 * args.queries))
+        }
+        starts = list(memories.values())
+        traverse_times, path_times, found = [], [], 0
+        for memory in starts[: args.queries]:
+            started = time.perf_counter()
+            traverse_graph(memory=memory, depth=2, limit=50)
+            traverse_times.append(time.perf_counter() - started)
+        for source, target in zip(starts[: args.queries], starts[args.queries :], strict=False):
+            started = time.perf_counter()
+            try:
+                shortest_path(source=source, target=target, max_depth=6)
+                found += 1
+            except PathNotFound:
+                pass
+            path_times.append(time.perf_counter() - started)
+        seconds, size = export_once(agent)
+        tracemalloc.start()
+        export_once(agent)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(
+            f"| {count:,} | {edges:,} "
+            f"| {p(traverse_times, 0.5):.1f} / {p(traverse_times, 0.95):.1f} "
+            f"| {p(path_times, 0.5):.1f} / {p(path_times, 0.95):.1f} | {found}/{len(path_times)} "
+            f"| {seconds:.1f}, {size / 1e6:.1f} | {peak / 1e6:.1f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
