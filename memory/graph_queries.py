@@ -1,8 +1,10 @@
 """Reads of an agent's memory graph: traversal from a memory and the shortest path between
 two. Nothing here writes.
 
-Every query names the agent and the memories it starts from, so it runs on the edge
-indexes (source, target, type) and (target, type) and never scans another agent's rows.
+Every query starts from memories of one agent (loaded through the access helper, or
+reached from one), so it runs on the edge indexes (source, target, type) and (target, type)
+and reads no other agent's rows; edges join two memories of one agent (the services check
+it), and the agent is checked again on each edge read.
 The work is bounded: at most DEPTH_MAX levels (PATH_DEPTH_MAX for a path), each one query
 for the edges (at most EDGE_SCAN_MAX rows) and one for the memories reached. Expired
 memories (waiting for the expiry pass) are not reached, as they are not listed or recalled.
@@ -13,7 +15,6 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from django.db.models import Q
 from django.db.models.functions import Substr
 from django.utils import timezone
 
@@ -98,15 +99,24 @@ def edge_to_dict(edge: Edge) -> dict[str, Any]:
 def _edges_touching(
     agent_id: int, ids: list[int], kinds: list[str], direction: Direction
 ) -> list[Edge]:
-    touching = Q()
+    """The edges at ``ids`` (memories of ``agent_id``). One query per end, each on its own
+    index ((source, target, type) or (target, type)). The agent is checked on the rows, not
+    in the query: given it, SQLite plans a scan of the agent's edges (its agent index)."""
+    ends = []
     if direction in (Direction.OUT, Direction.BOTH):
-        touching |= Q(source_id__in=ids)
+        ends.append("source_id__in")
     if direction in (Direction.IN, Direction.BOTH):
-        touching |= Q(target_id__in=ids)
-    rows = MemoryEdge.objects.filter(touching, agent_id=agent_id, type__in=kinds)
-    return list(
-        rows.order_by().values_list("source_id", "target_id", "type", "weight")[:EDGE_SCAN_MAX]
-    )
+        ends.append("target_id__in")
+    found: list[Edge] = []
+    for end in ends:
+        rows = MemoryEdge.objects.filter(type__in=kinds, **{end: ids}).order_by()
+        fields = ("agent_id", "source_id", "target_id", "type", "weight")
+        for agent, *edge in rows.values_list(*fields)[: EDGE_SCAN_MAX - len(found)]:
+            if agent == agent_id:
+                found.append((edge[0], edge[1], edge[2], edge[3]))
+        if len(found) >= EDGE_SCAN_MAX:
+            break
+    return found
 
 
 def traverse_graph(
@@ -148,10 +158,9 @@ def traverse_graph(
         seen |= found
         frontier = taken
     ids = [memory.pk, *reached]
+    # Both ends among this agent's memories: the agent's edges (not in the query: above).
     edges = (
-        MemoryEdge.objects.filter(
-            agent_id=agent_id, type__in=kinds, source_id__in=ids, target_id__in=ids
-        )
+        MemoryEdge.objects.filter(type__in=kinds, source_id__in=ids, target_id__in=ids)
         .order_by("source_id", "target_id", "type")
         .values_list("source_id", "target_id", "type", "weight")
     )
