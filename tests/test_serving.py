@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from dewee.serving import check_connection_budget
 from facts.models import Fact, Status
-from memory.models import MaintenanceRun, Memory, RunStatus, WorkerHeartbeat
+from memory.models import GraphProgress, MaintenanceRun, Memory, RunStatus, WorkerHeartbeat
 from memory.queries import maintenance_status
 from memory.services.maintenance import beat_worker_heartbeat
 from tests.factories import make_key, make_workspace
@@ -193,7 +193,11 @@ def test_a_killed_worker_is_restarted_while_the_api_keeps_answering(serve):
     assert "The worker stopped by itself (killed by SIGKILL)" in server.log.read_text()
 
     # An idle worker killed inside the cluster (it may take the task queue's lock with it)
-    # brings a fresh cluster within seconds, and jobs run again.
+    # brings a fresh cluster within seconds, and jobs run again. Idle: once the new cluster
+    # has built the graph of the memories stored above (the stores queued that job).
+    last = Memory.objects.filter(agent__agent_id="kills").latest("id").pk
+    built = GraphProgress.objects.filter(agent__agent_id="kills", built_through__gte=last)
+    wait_for(built.exists, 60, "the graph of the stored memories")
     new_master = server.worker_master()
     wait_for(lambda: bool(_idle_workers(server, new_master)), 60, "the new cluster's workers")
     os.kill(_idle_workers(server, new_master)[0], signal.SIGKILL)

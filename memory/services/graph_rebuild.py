@@ -22,8 +22,11 @@ from memory.services.policy import get_memory_policy
 from tenancy.models import Agent
 
 REBUILD_BATCH = 500
-# Batches one graph job builds before it hands over to a new job (500 x 20 = 10,000).
-CATCH_UP_BATCHES = 20
+# What one graph job of the worker builds before it hands over to a new job: batches of
+# JOB_BATCH memories, JOB_BATCHES of them. A job stays a few seconds long, so that a cluster
+# that stops (a worker died, a deploy) never waits long for it.
+JOB_BATCH = 100
+JOB_BATCHES = 2
 
 
 @dataclass
@@ -154,18 +157,18 @@ def build_pending_graph(*, agent: Agent, max_batches: int | None = None) -> Grap
     built (GraphProgress.built_through), in id order and batches, each batch with its advance
     of the mark in one transaction. It clears the ``queued`` flag first, so that a store
     from now on queues a new job. Memories stored before the graph existed are built the
-    same way, by the first job after an upgrade. At most ``max_batches`` batches per job: a
+    same way, by the first jobs after an upgrade. At most ``max_batches`` batches per job: a
     long catch-up leaves room for the other jobs and goes on in a new one."""
     GraphProgress.objects.get_or_create(agent=agent)
     GraphProgress.objects.filter(agent=agent).update(queued=False)
     caught_up = GraphCaughtUp()
-    for _ in range(CATCH_UP_BATCHES if max_batches is None else max_batches):
+    for _ in range(JOB_BATCHES if max_batches is None else max_batches):
         with transaction.atomic():
             progress = GraphProgress.objects.select_for_update().get(agent=agent)
             ids = list(
                 Memory.objects.filter(agent=agent, pk__gt=progress.built_through)
                 .order_by("id")
-                .values_list("id", flat=True)[:REBUILD_BATCH]
+                .values_list("id", flat=True)[:JOB_BATCH]
             )
             if not ids:
                 return caught_up

@@ -92,8 +92,8 @@ def test_a_long_catch_up_hands_over_to_a_new_job(agent, monkeypatch):
     from memory.services import graph_rebuild
 
     # Batches of two, one batch per job.
-    monkeypatch.setattr(graph_rebuild, "REBUILD_BATCH", 2)
-    monkeypatch.setattr(graph_rebuild, "CATCH_UP_BATCHES", 1)
+    monkeypatch.setattr(graph_rebuild, "JOB_BATCH", 2)
+    monkeypatch.setattr(graph_rebuild, "JOB_BATCHES", 1)
     store(agent, *[f"I met Priya, visit {i}" for i in range(5)])
     assert run_jobs() == [{"memories": 2, "more": True}]
     assert run_jobs() == [{"memories": 2, "more": True}]
