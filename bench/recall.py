@@ -254,9 +254,9 @@ def profile(agent, rng: random.Random, count: int) -> list[tuple[str, float]]:
     total = 1000 * (time.perf_counter() - begun) / count
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
     cumulative: dict[tuple[str, str], float] = {}
-    for (filename, _, function), (_, _, _, total, _) in stats.items():
+    for (filename, _, function), (_, _, _, seconds, _) in stats.items():
         key = (os.path.basename(filename), function)
-        cumulative[key] = cumulative.get(key, 0.0) + total
+        cumulative[key] = cumulative.get(key, 0.0) + seconds
     stages = [(label, 1000 * cumulative.get((f, fn), 0.0) / count) for label, f, fn in STAGES]
     return [("recall (total)", total), *stages]
 
