@@ -263,6 +263,8 @@ DEWEE_EMBEDDING_THREADS = int(os.environ.get("DEWEE_EMBEDDING_THREADS", 0))
 DEWEE_EMBEDDING_BATCH = int(os.environ.get("DEWEE_EMBEDDING_BATCH", 0))
 DEWEE_EMBEDDING_MAX_TOKENS = int(os.environ.get("DEWEE_EMBEDDING_MAX_TOKENS", 256))
 DEWEE_EMBED_SESSION_CONTEXT = _env_bool("DEWEE_EMBED_SESSION_CONTEXT", True)
+# Memories stored without a session form a conversation until a silence this long.
+DEWEE_CONVERSATION_GAP_MINUTES = float(os.environ.get("DEWEE_CONVERSATION_GAP_MINUTES", 30))
 DEWEE_RERANK_MODEL = os.environ.get("DEWEE_RERANK_MODEL") or None
 DEWEE_RERANK_TOKENIZER = os.environ.get("DEWEE_RERANK_TOKENIZER") or None
 
