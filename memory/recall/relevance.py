@@ -88,7 +88,8 @@ def relevance(
     fusion: Fusion,
 ) -> dict[int, dict[str, Any]]:
     """Fuse the two lists, add the entity pass and the neighbour pass: for each memory of the
-    pool, its component scores and its relevance in 0..1."""
+    pool, its component scores and its relevance (the fused score in 0..1 plus what the two
+    passes add)."""
     normalise = _rrf if fusion == Fusion.RRF else _minmax
     vector_norm, keyword_norm = normalise(vector_hits), normalise(keyword_hits)
     vector_raw, keyword_raw = dict(vector_hits), dict(keyword_hits)
@@ -114,10 +115,8 @@ def relevance(
                 entry = parts.setdefault(neighbour, _components())
                 entry["neighbour"] = max(entry["neighbour"], parts[seed]["fused"])
     for entry in parts.values():
-        entry["relevance"] = min(
-            1.0,
-            entry["fused"]
-            + ENTITY_WEIGHT * entry["entity"]
-            + NEIGHBOUR_WEIGHT * entry["neighbour"],
+        # Not capped at 1: a cap makes every memory above it tie (see scoring.Weights.score).
+        entry["relevance"] = (
+            entry["fused"] + ENTITY_WEIGHT * entry["entity"] + NEIGHBOUR_WEIGHT * entry["neighbour"]
         )
     return parts
