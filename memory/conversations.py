@@ -12,9 +12,9 @@ import json
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from itertools import pairwise
-from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
@@ -65,44 +65,71 @@ def _sessionless(before: bool) -> QuerySet[Memory]:
     ).order_by("created_at", "id")
 
 
-def _positions(kin: Any, span: int) -> dict[str, Subquery]:
-    annotations = {}
-    for side, before in (("before", True), ("after", False)):
+def _neighbour_sql(span: int) -> str:
+    """One row per given memory: its id, whether it has a session, then the ids of the
+    ``span`` memories before it (nearest first) and after it (nearest first), each one
+    lookup in the (agent, session, id) index for a session's memory, or in the
+    (agent, created_at) index for a sessionless one (the plain bound on created_at is what
+    the index serves; ties of created_at are ordered by id). Plain SQL on both editions:
+    built through the ORM, the eight correlated subqueries cost more to compile than to run."""
+    table = Memory._meta.db_table
+    session = (
+        f"SELECT x.id FROM {table} x WHERE x.agent_id = m.agent_id "
+        "AND x.session_id = m.session_id AND x.id {op} m.id ORDER BY x.id {order}"
+    )
+    sessionless = (
+        f"SELECT x.id FROM {table} x WHERE x.agent_id = m.agent_id AND x.session_id IS NULL "
+        "AND COALESCE(x.user_ref, '') = COALESCE(m.user_ref, '') "
+        "AND x.created_at {op}= m.created_at AND (x.created_at {op} m.created_at "
+        "OR (x.created_at = m.created_at AND x.id {op} m.id)) "
+        "ORDER BY x.created_at {order}, x.id {order}"
+    )
+    columns = []
+    for op, order in (("<", "DESC"), (">", "ASC")):
         for k in range(span):
-            annotations[f"{side}_{k}"] = Subquery(kin(before).values("id")[k : k + 1])
-    return annotations
+            page = f" LIMIT 1 OFFSET {k}"
+            columns.append(
+                f"CASE WHEN m.session_id IS NULL "
+                f"THEN ({sessionless.format(op=op, order=order)}{page}) "
+                f"ELSE ({session.format(op=op, order=order)}{page}) END"
+            )
+    return (
+        f"SELECT m.id, m.session_id IS NULL, {', '.join(columns)} FROM {table} m "
+        "WHERE m.id IN ({ids})"
+    )
 
 
 def neighbours(memory_ids: Sequence[int], *, span: int) -> dict[int, list[int]]:
     """For each of the given memories that still exists: the up to ``span`` memories just
     before it and just after it in its conversation, in conversation order (the ones before
-    first). Two queries of one row per given memory (each neighbour one index lookup), and
-    one more for the creation times that split sessionless conversations."""
+    first). One query of one row per given memory (each neighbour one index lookup), and one
+    more for the creation times that split sessionless conversations."""
     if not memory_ids or span < 1:
         return {}
+    ids = [int(i) for i in memory_ids]
+    with connection.cursor() as cursor:
+        sql = _neighbour_sql(span).replace("{ids}", ", ".join(["%s"] * len(ids)))
+        cursor.execute(sql, ids)
+        rows = cursor.fetchall()
     result: dict[int, list[int]] = {}
-    columns = [f"{side}_{k}" for side in ("before", "after") for k in range(span)]
-    for in_session, kin in ((True, _in_session), (False, _sessionless)):
-        rows = list(
-            Memory.objects.filter(pk__in=memory_ids, session__isnull=not in_session)
-            .annotate(**_positions(kin, span))
-            .values_list("pk", "created_at", *columns)
-        )
-        if in_session:
-            for memory_id, _, *found in rows:
-                before, after = found[:span], found[span:]
-                result[memory_id] = [i for i in reversed(before) if i] + [i for i in after if i]
+    sessionless = []
+    for memory_id, no_session, *found in rows:
+        before, after = found[:span], found[span:]
+        if no_session:
+            sessionless.append((memory_id, before, after))
             continue
-        times = dict(
-            Memory.objects.filter(
-                pk__in={i for _, _, *found in rows for i in found if i}
-            ).values_list("pk", "created_at")
-        )
-        gap = conversation_gap()
-        for memory_id, created_at, *found in rows:
-            before = _within_gap(created_at, found[:span], times, gap)
-            after = _within_gap(created_at, found[span:], times, gap)
-            result[memory_id] = list(reversed(before)) + after
+        result[memory_id] = [i for i in reversed(before) if i] + [i for i in after if i]
+    if not sessionless:
+        return result
+    wanted = {i for memory_id, before, after in sessionless for i in (memory_id, *before, *after)}
+    times = dict(Memory.objects.filter(pk__in=wanted - {None}).values_list("pk", "created_at"))
+    gap = conversation_gap()
+    for memory_id, before, after in sessionless:
+        if memory_id not in times:
+            continue
+        kept_before = _within_gap(times[memory_id], before, times, gap)
+        kept_after = _within_gap(times[memory_id], after, times, gap)
+        result[memory_id] = list(reversed(kept_before)) + kept_after
     return result
 
 
