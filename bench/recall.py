@@ -239,7 +239,7 @@ STAGES = [
     ("keyword search", "keyword_search.py", "keyword_search"),
     ("relevance (fusion, entity and neighbour passes)", "relevance.py", "relevance"),
     ("  entity pass", "relevance.py", "_entity_matches"),
-    ("  neighbour pass", "relevance.py", "_neighbours"),
+    ("  neighbour pass", "conversations.py", "neighbours"),
     ("load winners", "pipeline.py", "load_winners"),
     ("record access", "access.py", "record_access"),
 ]
