@@ -2,12 +2,17 @@
 
     .venv/bin/python bench/locomo.py                                   # embedded SQLite
     .venv/bin/python scripts/with-postgres -- .venv/bin/python bench/locomo.py  # PostgreSQL
+    .venv/bin/python bench/locomo.py --no-sessions           # turns stored without sessions
 
 The recipe is ../shared/bench/locomo/README.md: one agent per conversation, one memory per
 dialogue turn (text with the session date, the speaker and any image caption; the turn's
 dia_id kept as its source reference), the 1,536 questions of categories 1-4 with evidence,
 each recalled with the question text; a question scores |gold evidence in top k| / |gold|.
 The data set is read from the shared folder (CC BY-NC 4.0): it is never copied here.
+
+With ``--no-sessions`` each turn is stored as a client that just stores turns would: a plain
+memory without a session, created at its LoCoMo session's date, the turns of a session
+TURN_SPACING apart in their order; the text is the same.
 """
 
 import argparse
@@ -19,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +49,8 @@ from tenancy.services import default_workspace, ensure_agent  # noqa: E402
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo" / "locomo10.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10, 20)
+# --no-sessions: how far apart the turns of one LoCoMo session are stored.
+TURN_SPACING = timedelta(seconds=5)
 _DIA = re.compile(r"D:?(\d+):0*(\d+)")
 
 
@@ -72,7 +79,7 @@ def clean_evidence(raw: list[str], known: set[str]) -> list[str]:
     return ids
 
 
-def ingest(conversation: dict[str, Any], agent: Agent) -> set[str]:
+def ingest(conversation: dict[str, Any], agent: Agent, *, sessions: bool = True) -> set[str]:
     conv = conversation["conversation"]
     known = set()
     numbers = sorted(
@@ -80,18 +87,20 @@ def ingest(conversation: dict[str, Any], agent: Agent) -> set[str]:
     )
     for number in numbers:
         date = conv[f"session_{number}_date_time"]
-        session = start_session(agent=agent, metadata={"locomo_session": number})
+        session = (
+            start_session(agent=agent, metadata={"locomo_session": number}) if sessions else None
+        )
         when = session_time(date)
         items = []
-        for turn in conv[f"session_{number}"]:
+        for position, turn in enumerate(conv[f"session_{number}"]):
             known.add(turn["dia_id"])
             items.append(
                 MemoryInput(
                     content=turn_text(date, turn),
-                    session_id=session.pk,
+                    session_id=session.pk if session else None,
                     source_refs=[turn["dia_id"]],
                     metadata={"speaker": turn["speaker"]},
-                    created_at=when,
+                    created_at=when if session else when + position * TURN_SPACING,
                 )
             )
         store_memories(agent=agent, items=items)
@@ -105,6 +114,11 @@ def main() -> None:
     parser.add_argument("--routing", default="auto")
     parser.add_argument("--fusion", default="minmax")
     parser.add_argument("--json", type=Path, help="Also write per-question results here.")
+    parser.add_argument(
+        "--no-sessions",
+        action="store_true",
+        help="Store each turn without a session, as a client that just stores turns would.",
+    )
     args = parser.parse_args()
     if not args.data.exists():
         sys.exit(f"LoCoMo data not found at {args.data}; pass --data PATH")
@@ -124,7 +138,7 @@ def main() -> None:
     for index, conversation in enumerate(conversations):
         agent = ensure_agent(workspace=workspace, agent_id=f"locomo-{run}-{index}")
         t0 = time.perf_counter()
-        known = ingest(conversation, agent)
+        known = ingest(conversation, agent, sessions=not args.no_sessions)
         ingest_seconds += time.perf_counter() - t0
         turns += len(known)
         for qa in conversation["qa"]:
@@ -168,9 +182,10 @@ def main() -> None:
 
     wall = time.perf_counter() - started
     n = len(scores[20])
+    storage = "turns without sessions" if args.no_sessions else "one session per LoCoMo session"
     print(
         f"\n## LoCoMo evidence recall on {connection.vendor} "
-        f"(routing={args.routing}, fusion={args.fusion})\n"
+        f"(routing={args.routing}, fusion={args.fusion}, {storage})\n"
     )
     print(
         f"questions: {n} (denominator), turns stored: {turns}, wall time {wall:.0f} s "

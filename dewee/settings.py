@@ -272,6 +272,8 @@ DEWEE_GRAPH_ON_STORE = {"true": "inline", "1": "inline", "false": "off", "0": "o
     os.environ.get("DEWEE_GRAPH_ON_STORE", "worker").strip().lower(),
     os.environ.get("DEWEE_GRAPH_ON_STORE", "worker").strip().lower(),
 )
+# Memories stored without a session form a conversation until a silence this long.
+DEWEE_CONVERSATION_GAP_MINUTES = float(os.environ.get("DEWEE_CONVERSATION_GAP_MINUTES", 30))
 DEWEE_RERANK_MODEL = os.environ.get("DEWEE_RERANK_MODEL") or None
 DEWEE_RERANK_TOKENIZER = os.environ.get("DEWEE_RERANK_TOKENIZER") or None
 

@@ -48,16 +48,77 @@ def keyword_search(
         return _pg_bm25(agent, terms, narrow, narrow_params, limit=limit)
     if filtered:
         narrow = f"AND memory_fts.rowid IN ({subquery})"
-    match = f"agent_id:{int(agent.pk)} AND (" + " OR ".join(f'"{t}"' for t in terms) + ")"
+    return _fts5_bm25(agent, terms, narrow, narrow_params, limit=limit)
+
+
+def _fts5_phrases(terms: list[str], operator: str = "OR") -> str:
+    return f" {operator} ".join(f'"{term}"' for term in terms)
+
+
+def _fts5_bm25(
+    agent: Agent, terms: list[str], narrow: str, narrow_params: tuple, *, limit: int
+) -> list[tuple[int, float]]:
+    """BM25 on SQLite, by FTS5. FTS5 scores every match before it can sort them: for a large
+    agent a query of common words matches tens of thousands of memories, and scoring them is
+    most of a recall's time. So, as on PostgreSQL, for agents of more than
+    FULL_MATCH_DOCUMENTS memories only the selective words (in at most SELECTIVE_SHARE of
+    them) choose the candidates, or, when every word is common, the memories holding all of
+    them, then all but the commonest, and so on until the pool is full. The other words
+    stay in the expression where they cannot widen the match (ORed with the agent's own
+    column, which always holds), so each candidate's BM25 is the one the full query gives it."""
+    agent_column = f"agent_id:{int(agent.pk)}"
     with connection.cursor() as cursor:
-        # Column weights: the agent id column must not count towards relevance.
-        cursor.execute(
-            "SELECT memory_fts.rowid, -bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts "
-            f"WHERE memory_fts MATCH %s {narrow} "
-            "ORDER BY bm25(memory_fts, 1.0, 0.0) LIMIT %s",
-            (match, *narrow_params, limit),
-        )
-        return [(int(row[0]), float(row[1])) for row in cursor.fetchall()]
+        queries = [f"{agent_column} AND ({_fts5_phrases(terms)})"]
+        if _corpus_stats(agent).documents > FULL_MATCH_DOCUMENTS:
+            queries = _fts5_narrow_queries(cursor, agent, terms) or queries
+        scored: dict[int, float] = {}
+        for match in queries:
+            # Column weights: the agent id column must not count towards relevance.
+            cursor.execute(
+                "SELECT memory_fts.rowid, -bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts "
+                f"WHERE memory_fts MATCH %s {narrow} "
+                "ORDER BY bm25(memory_fts, 1.0, 0.0) LIMIT %s",
+                (match, *narrow_params, limit),
+            )
+            for memory_id, score in cursor.fetchall():
+                scored.setdefault(int(memory_id), float(score))
+            if len(scored) >= limit:
+                break
+    ranked = sorted(scored.items(), key=lambda pair: (-pair[1], -pair[0]))
+    return ranked[:limit]
+
+
+def _fts5_narrow_queries(cursor: Any, agent: Agent, terms: list[str]) -> list[str]:
+    """The MATCH expressions for a large agent, in the order to run them (see _fts5_bm25);
+    empty when the full query is as narrow. Document frequencies are counted over the whole
+    index, which is cheap (no agent filter) and can only overstate a word's share."""
+    documents = _corpus_stats(agent).documents
+    frequencies = {}
+    for term in terms:
+        cursor.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH %s", (f'"{term}"',))
+        frequencies[term] = cursor.fetchone()[0]
+    held = [term for term in terms if frequencies[term] > 0]
+    if not held:
+        return []
+    agent_column = f"agent_id:{int(agent.pk)}"
+    selective = [term for term in held if frequencies[term] <= SELECTIVE_SHARE * documents]
+    common = [term for term in held if term not in selective]
+    if selective and not common:
+        return []
+    if selective:
+        also = _fts5_phrases(common)
+        return [f"{agent_column} AND ({_fts5_phrases(selective)}) AND ({also} OR {agent_column})"]
+    if len(held) == 1:
+        return []
+    by_rarity = sorted(held, key=lambda term: frequencies[term])
+    queries = []
+    for size in range(len(held), 1, -1):
+        required, scored_only = by_rarity[:size], by_rarity[size:]
+        match = f"{agent_column} AND {_fts5_phrases(required, 'AND')}"
+        if scored_only:
+            match += f" AND ({_fts5_phrases(scored_only)} OR {agent_column})"
+        queries.append(match)
+    return queries
 
 
 # BM25 parameters, as SQLite's FTS5 uses them, so both editions rank alike.
@@ -75,7 +136,7 @@ class _CorpusStats:
     average_length: float
 
 
-_corpus_stats: dict[int, _CorpusStats] = {}
+_corpus_stats_cache: dict[int, _CorpusStats] = {}
 # The mean length moves slowly; with memories arriving all the time, recomputing it (a scan
 # of the agent's rows) more often than this would cost more than it corrects.
 CORPUS_STATS_MAX_AGE_SECS = 300.0
@@ -87,11 +148,12 @@ SELECTIVE_SHARE = 0.05
 FULL_MATCH_DOCUMENTS = 5_000
 
 
-def _pg_corpus_stats(agent: Agent) -> _CorpusStats:
-    """Document count and mean length of the agent's memories, cached per process until the
-    agent's memories change, and then for at most CORPUS_STATS_MAX_AGE_SECS."""
+def _corpus_stats(agent: Agent) -> _CorpusStats:
+    """Document count and (PostgreSQL) mean length of the agent's memories, cached per
+    process until the agent's memories change, and then for at most
+    CORPUS_STATS_MAX_AGE_SECS."""
     version = Agent.objects.filter(pk=agent.pk).values_list("memory_version", "created_at").get()
-    cached = _corpus_stats.get(agent.pk)
+    cached = _corpus_stats_cache.get(agent.pk)
     fresh = cached is not None and (
         cached.version == version
         or (
@@ -100,15 +162,19 @@ def _pg_corpus_stats(agent: Agent) -> _CorpusStats:
         )
     )
     if cached is None or not fresh:
+        average = (
+            "coalesce(avg(length(search_vector)), 0)"
+            if connection.vendor == "postgresql"
+            else "1.0"
+        )
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT count(*), coalesce(avg(length(search_vector)), 0) "
-                "FROM memory_memory WHERE agent_id = %s",
+                f"SELECT count(*), {average} FROM memory_memory WHERE agent_id = %s",
                 (agent.pk,),
             )
             documents, average = cursor.fetchone()
         cached = _CorpusStats(version, time.monotonic(), int(documents), float(average) or 1.0)
-        _corpus_stats[agent.pk] = cached
+        _corpus_stats_cache[agent.pk] = cached
     return cached
 
 
@@ -157,7 +223,7 @@ def _pg_bm25(
     the selective ones for agents of more than FULL_MATCH_DOCUMENTS memories); the
     best PG_BM25_POOL of them by ts_rank_cd are scored with BM25 over all the query's
     lexemes, from their tsvectors."""
-    stats = _pg_corpus_stats(agent)
+    stats = _corpus_stats(agent)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %s))", (" ".join(terms),)

@@ -97,7 +97,7 @@ def _rerank(
             flag_factor=parts[memory_id]["flag_factor"],
         )
         rescored.append((score, memory_id, importance, memory_recency))
-    return best_first(rescored)
+    return best_first(rescored, parts)
 
 
 def load_winners(*, scored: list[ScoredRow], top_k: int) -> list[tuple[ScoredRow, Memory]]:
@@ -171,7 +171,7 @@ def recall(
             flag_factor=parts[memory_id]["flag_factor"],
         )
         scored.append((score, memory_id, importance, memory_recency))
-    scored = best_first(scored)
+    scored = best_first(scored, parts)
     reranker = get_reranker() if request.rerank else None
     if reranker is not None:
         scored = _rerank(reranker, request.query, scored[:RERANK_CANDIDATES], parts, w)

@@ -1,13 +1,14 @@
 """Relevance: the vector and keyword lists fused into one score in 0..1 per memory, raised by
 naming the query's people (the entity pass) and by sitting next to a strong match in its
-session (the neighbour pass)."""
+conversation (the neighbour pass)."""
 
 from typing import Any
 
 from django.db.models import Count
 
+from memory.conversations import neighbours
 from memory.entities import Entity, query_names
-from memory.models import Memory, MemoryTag
+from memory.models import MemoryTag
 from memory.recall.routing import Fusion
 from tenancy.models import Agent
 
@@ -15,8 +16,9 @@ RRF_K = 60
 # How much naming the same people as the query adds to a memory's relevance.
 ENTITY_WEIGHT = 0.05
 # The neighbour pass: the NEIGHBOUR_SPAN turns before and after each of the NEIGHBOUR_SEEDS
-# strongest matches in its session take NEIGHBOUR_WEIGHT of its relevance (answers sit next
-# to questions, context next to claims). Tuned on LoCoMo: see docs/BENCHMARKS.md.
+# strongest matches in its conversation (memory.conversations) take NEIGHBOUR_WEIGHT of its
+# relevance (answers sit next to questions, context next to claims). Tuned on LoCoMo: see
+# docs/BENCHMARKS.md.
 NEIGHBOUR_WEIGHT = 0.5
 NEIGHBOUR_SEEDS = 60
 NEIGHBOUR_SPAN = 2
@@ -54,38 +56,6 @@ def _entity_matches(agent: Agent, pool: set[int], names: list[str]) -> dict[int,
     return {row["memory_id"]: row["n"] / len(names) for row in rows}
 
 
-def _neighbours(pool_ids: list[int]) -> dict[int, list[int]]:
-    """The memories just before and after each given one in its session."""
-    if not pool_ids:
-        return {}
-    sessions = dict(
-        Memory.objects.filter(pk__in=pool_ids, session__isnull=False).values_list(
-            "pk", "session_id"
-        )
-    )
-    if not sessions:
-        return {}
-    ordered = (
-        Memory.objects.filter(session_id__in=set(sessions.values()))
-        .order_by("session_id", "id")
-        .values_list("pk", "session_id")
-    )
-    by_session: dict[int, list[int]] = {}
-    for memory_id, session_id in ordered:
-        by_session.setdefault(session_id, []).append(memory_id)
-    result = {}
-    for memory_id, session_id in sessions.items():
-        # Deleted between the two reads (a client, expiry or dedup): it has no neighbours.
-        ids = by_session.get(session_id, [])
-        if memory_id not in ids:
-            continue
-        at = ids.index(memory_id)
-        result[memory_id] = (
-            ids[max(0, at - NEIGHBOUR_SPAN) : at] + ids[at + 1 : at + 1 + NEIGHBOUR_SPAN]
-        )
-    return result
-
-
 def _components(
     *,
     vector: float | None = None,
@@ -118,7 +88,8 @@ def relevance(
     fusion: Fusion,
 ) -> dict[int, dict[str, Any]]:
     """Fuse the two lists, add the entity pass and the neighbour pass: for each memory of the
-    pool, its component scores and its relevance in 0..1."""
+    pool, its component scores and its relevance (the fused score in 0..1 plus what the two
+    passes add)."""
     normalise = _rrf if fusion == Fusion.RRF else _minmax
     vector_norm, keyword_norm = normalise(vector_hits), normalise(keyword_hits)
     vector_raw, keyword_raw = dict(vector_hits), dict(keyword_hits)
@@ -139,15 +110,13 @@ def relevance(
         )
     if NEIGHBOUR_WEIGHT > 0:
         seeds = sorted(pool, key=lambda i: -parts[i]["fused"])[:NEIGHBOUR_SEEDS]
-        for seed, neighbours in _neighbours(seeds).items():
-            for neighbour in neighbours:
+        for seed, around in neighbours(seeds, span=NEIGHBOUR_SPAN).items():
+            for neighbour in around:
                 entry = parts.setdefault(neighbour, _components())
                 entry["neighbour"] = max(entry["neighbour"], parts[seed]["fused"])
     for entry in parts.values():
-        entry["relevance"] = min(
-            1.0,
-            entry["fused"]
-            + ENTITY_WEIGHT * entry["entity"]
-            + NEIGHBOUR_WEIGHT * entry["neighbour"],
+        # Not capped at 1: a cap makes every memory above it tie (see scoring.Weights.score).
+        entry["relevance"] = (
+            entry["fused"] + ENTITY_WEIGHT * entry["entity"] + NEIGHBOUR_WEIGHT * entry["neighbour"]
         )
     return parts

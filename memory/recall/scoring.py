@@ -2,8 +2,10 @@
 feedback flagged it irrelevant; and the order it ranks memories in."""
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from tenancy.validation import clean_unit_interval
 
@@ -29,8 +31,11 @@ class Weights:
     def score(
         self, *, relevance: float, importance: float, recency: float, flag_factor: float
     ) -> float:
-        """The recall score of a memory: the weighted sum of its three signals (each in
-        0..1), times its ``flag_factor``."""
+        """The recall score of a memory: the weighted sum of its three signals, times its
+        ``flag_factor``. Importance and recency are in 0..1; relevance is 0..1 from search,
+        plus what the entity and neighbour passes add (so up to 1 + ENTITY_WEIGHT +
+        NEIGHBOUR_WEIGHT: capping it would make a memory both matched and next to a match
+        tie with the best match)."""
         total = self.relevance * relevance + self.importance * importance + self.recency * recency
         return total * flag_factor
 
@@ -48,6 +53,18 @@ def recency(anchor: datetime, now: datetime) -> float:
     return math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS)
 
 
-def best_first(scored: list[ScoredRow]) -> list[ScoredRow]:
-    """Highest score first; of equal scores, the newer memory (higher id) first."""
-    return sorted(scored, key=lambda row: (-row[0], -row[1]))
+def best_first(
+    scored: list[ScoredRow], parts: Mapping[int, Mapping[str, Any]] | None = None
+) -> list[ScoredRow]:
+    """Highest score first. Of equal scores, the more relevant memory first (relevance, then
+    the fused search score, from the memories' ``parts`` when given), then the more recent
+    one, then the newer (higher id): memories that tie on score do not fall into the order
+    of their ids."""
+
+    def key(row: ScoredRow) -> tuple[float, ...]:
+        signals = parts.get(row[1], {}) if parts is not None else {}
+        relevance = float(signals.get("relevance") or 0.0)
+        fused = float(signals.get("fused") or 0.0)
+        return (-row[0], -relevance, -fused, -row[3], -row[1])
+
+    return sorted(scored, key=key)

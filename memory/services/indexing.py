@@ -4,9 +4,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from memory.conversations import annotate_previous, previous_content
 from memory.embeddings.engine import Embedder, get_embedder
 from memory.models import Memory
 from memory.services.vectors import bump_memory_version, embedding_text
@@ -59,23 +59,18 @@ def reindex_agent(
     else:
         memories = memories.exclude(embedding_model=embedder.model_id)
     total = memories.count()
-    # The memory before each one in its session: vectors are made as at store time.
-    previous = Memory.objects.filter(
-        session_id=OuterRef("session_id"), id__lt=OuterRef("id")
-    ).order_by("-id")
     done = 0
     last_id = 0
     while True:
+        # The memory before each one in its conversation: vectors are made as at store time.
         batch = list(
-            memories.filter(id__gt=last_id)
-            .annotate(previous_content=Subquery(previous.values("content")[:1]))
-            .only("id", "content", "session_id")[:batch_size]
+            annotate_previous(memories.filter(id__gt=last_id)).only(
+                "id", "content", "session_id", "created_at"
+            )[:batch_size]
         )
         if not batch:
             break
-        vectors = embedder.embed(
-            [embedding_text(m.content, getattr(m, "previous_content", None)) for m in batch]
-        )
+        vectors = embedder.embed([embedding_text(m.content, previous_content(m)) for m in batch])
         with transaction.atomic():
             now = timezone.now()
             for memory, vector in zip(batch, vectors, strict=True):

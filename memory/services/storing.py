@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput, TooLarge
+from memory.conversations import previous_sessionless, speaker
 from memory.embeddings.engine import Embedder, get_embedder
 from memory.entities import SPEAKER_MAX_CHARS, Entity, is_entity_tag, speaker_of
 from memory.exceptions import MemoryNotFound, SessionNotFound
@@ -202,10 +203,15 @@ def _embedding_texts(agent: Agent, cleaned: list[_CleanMemory]) -> list[str]:
         )
         if last is not None:
             previous[session_id] = last
+    # Memories without a session: the turn before them in their sessionless conversation.
+    sessionless = [
+        (c.user, c.created_at, c.content, speaker(c.metadata)) for c in cleaned if c.session is None
+    ]
+    before = iter(previous_sessionless(agent, sessionless) if sessionless else [])
     texts = []
     for c in cleaned:
         if c.session is None:
-            texts.append(c.content)
+            texts.append(embedding_text(c.content, next(before)))
             continue
         texts.append(embedding_text(c.content, previous.get(c.session.pk)))
         previous[c.session.pk] = c.content

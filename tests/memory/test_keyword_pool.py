@@ -1,8 +1,8 @@
-"""PostgreSQL keyword search on a large agent whose query words are all common: the pool
-ranked with BM25 widens one lexeme at a time, commonest dropped first."""
+"""Keyword search on a large agent (both editions): selective words choose the candidates
+and every word still counts in their BM25; when all the query's words are common, the pool
+widens one word at a time, commonest dropped first."""
 
 import pytest
-from django.db import connection
 
 from memory.models import Memory
 from memory.recall import keyword_search
@@ -12,13 +12,6 @@ pytestmark = pytest.mark.django_db
 
 
 def test_memories_missing_only_the_commonest_word_rank_before_those_missing_two(agent, monkeypatch):
-    if connection.vendor != "postgresql":
-        pytest.skip("the large-agent pool is PostgreSQL's; SQLite ranks every FTS5 match")
-    # Make this small agent take the large-agent path with every word counted as common,
-    # and a pool of two per query so which memories get into it decides the result.
-    monkeypatch.setattr(keyword_search, "FULL_MATCH_DOCUMENTS", 0)
-    monkeypatch.setattr(keyword_search, "SELECTIVE_SHARE", 0.0)
-    monkeypatch.setattr(keyword_search, "PG_BM25_POOL", 2)
     # Document frequencies: quince 4 < papaya 5 < mango 6 < kiwi 7.
     texts = [
         "mango papaya kiwi quince",  # every word
@@ -31,13 +24,50 @@ def test_memories_missing_only_the_commonest_word_rank_before_those_missing_two(
     ]
     stored = store_memories(agent=agent, items=[MemoryInput(content=t) for t in texts])
     ids = [memory.pk for memory in stored]
-    hits = keyword_search.keyword_search(
-        agent,
-        Memory.objects.filter(agent=agent),
-        "kiwi mango papaya quince",
-        limit=2,
-        filtered=False,
-    )
+
+    def search() -> list[tuple[int, float]]:
+        return keyword_search.keyword_search(
+            agent,
+            Memory.objects.filter(agent=agent),
+            "kiwi mango papaya quince",
+            limit=2,
+            filtered=False,
+        )
+
+    exact = search()
+    assert {memory_id for memory_id, _ in exact} == {ids[0], ids[1]}
+    # Make this small agent take the large-agent path with every word counted as common,
+    # and a pool of two per query so which memories get into it decides the result.
+    monkeypatch.setattr(keyword_search, "FULL_MATCH_DOCUMENTS", 0)
+    monkeypatch.setattr(keyword_search, "SELECTIVE_SHARE", 0.0)
+    monkeypatch.setattr(keyword_search, "PG_BM25_POOL", 2)
+    hits = search()
     # Before: after the one full match, the pool took the two newest holding the two rarest
     # words ("papaya quince"), and the memory holding three of the four was never scored.
-    assert [memory_id for memory_id, _ in hits] == [ids[0], ids[1]]
+    assert [memory_id for memory_id, _ in hits] == [memory_id for memory_id, _ in exact]
+    assert [score for _, score in hits] == pytest.approx([score for _, score in exact])
+
+
+def test_a_selective_word_chooses_the_candidates_and_every_word_scores(agent, monkeypatch):
+    texts = [
+        "quince tart with mango",  # the selective word and a common one
+        "quince jam",
+        *[f"mango smoothie number {i}" for i in range(12)],
+    ]
+    stored = store_memories(agent=agent, items=[MemoryInput(content=t) for t in texts])
+    candidates = Memory.objects.filter(agent=agent)
+
+    def search() -> list[tuple[int, float]]:
+        return keyword_search.keyword_search(
+            agent, candidates, "quince mango", limit=5, filtered=False
+        )
+
+    exact = search()
+    # The large-agent path: quince (2 of 14) is selective, mango (13 of 14) is not.
+    monkeypatch.setattr(keyword_search, "FULL_MATCH_DOCUMENTS", 0)
+    monkeypatch.setattr(keyword_search, "SELECTIVE_SHARE", 0.2)
+    quinces = {stored[0].pk, stored[1].pk}
+    expected = [(memory_id, score) for memory_id, score in exact if memory_id in quinces]
+    hits = search()
+    assert [memory_id for memory_id, _ in hits] == [memory_id for memory_id, _ in expected]
+    assert [score for _, score in hits] == pytest.approx([score for _, score in expected])

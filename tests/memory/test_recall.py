@@ -20,7 +20,7 @@ from memory.recall import (
     classify_query,
     recall,
 )
-from memory.recall.scoring import flag_factor
+from memory.recall.scoring import best_first, flag_factor
 from memory.services import MemoryInput, start_session, store_memories
 
 pytestmark = pytest.mark.django_db
@@ -265,3 +265,42 @@ def test_the_vector_cache_follows_inserts_updates_and_deletes(agent):
     )
     delete_memory(memory=first, actor="t")
     assert top(agent, "string instrument", routing="vector") == ["Bob restores old motorbikes"]
+
+
+def test_memories_above_the_best_match_do_not_tie_at_a_cap(agent):
+    """Relevance is not capped: two memories that match and sit next to each other used to
+    tie at 1.0 (with equal importance and recency), and the tie went to the newer one."""
+    extra = "A new cafe opened by the harbour."
+    store_memories(agent=agent, items=[MemoryInput(content=c) for c in [*CORPUS, extra]])
+    session = start_session(agent=agent)
+    pair = store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content=t, session_id=session.pk)
+            for t in (
+                "The lighthouse wedding venue by the harbour wants a deposit.",
+                "The wedding venue is the old lighthouse.",
+            )
+        ],
+    )
+    request = RecallRequest(
+        query="lighthouse wedding venue by the harbour", top_k=3, routing="keyword"
+    )
+    hits = recall(agent=agent, request=request).hits
+    relevance = {hit.memory.pk: hit.explanation["relevance"] for hit in hits}
+    best, second = sorted(pair, key=lambda m: -relevance[m.pk])
+    assert relevance[best.pk] > relevance[second.pk] > 1.0
+    assert [hit.memory.pk for hit in hits[:2]] == [best.pk, second.pk]
+
+
+def test_equal_scores_rank_by_relevance_then_fused_score_then_recency_then_id():
+    rows = [(0.5, 1, 0.5, 0.2), (0.5, 2, 0.5, 0.2), (0.5, 3, 0.5, 0.9), (0.5, 4, 0.5, 0.2)]
+    parts = {
+        1: {"relevance": 0.7, "fused": 0.6},
+        2: {"relevance": 0.7, "fused": 0.6},
+        3: {"relevance": 0.7, "fused": 0.6},
+        4: {"relevance": 0.7, "fused": 0.7},
+    }
+    assert [row[1] for row in best_first(rows, parts)] == [4, 3, 2, 1]
+    parts[1]["relevance"] = 0.8
+    assert [row[1] for row in best_first(rows, parts)] == [1, 4, 3, 2]
