@@ -170,8 +170,11 @@ def _within_gap(
     return kept
 
 
-def speaker(metadata: object) -> str:
-    """Who said a memory, as its metadata says ("speaker"); "" when it does not say."""
+def speaker(given: str | None, metadata: object) -> str:
+    """Who said a memory: its ``speaker`` (given by the client or read from "Name: text"),
+    else its metadata's "speaker"; "" when neither says."""
+    if given and given.strip():
+        return given.strip()
     said = metadata.get("speaker") if isinstance(metadata, dict) else None
     return said.strip() if isinstance(said, str) else ""
 
@@ -187,6 +190,7 @@ def annotate_previous(memories: QuerySet[Memory]) -> QuerySet[Memory]:
         sessionless_previous=Subquery(sessionless.values("content")[:1]),
         sessionless_previous_at=Subquery(sessionless.values("created_at")[:1]),
         sessionless_previous_metadata=Subquery(sessionless.values("metadata")[:1]),
+        sessionless_previous_speaker=Subquery(sessionless.values("speaker")[:1]),
     )
 
 
@@ -202,7 +206,8 @@ def previous_content(memory: Memory) -> str | None:
     before = getattr(memory, "sessionless_previous_metadata", None)
     if isinstance(before, str):  # a JSON column read through a subquery may come as text
         before = json.loads(before)
-    if not (speaker(memory.metadata) and speaker(before)):
+    before_speaker = getattr(memory, "sessionless_previous_speaker", None)
+    if not (speaker(memory.speaker, memory.metadata) and speaker(before_speaker, before)):
         return None
     return getattr(memory, "sessionless_previous", None)
 
@@ -236,8 +241,10 @@ def previous_sessionless(
         stored = stored.filter(user_ref=user) if user else stored.filter(user_ref__isnull=True)
         # Stored memories come before new ones made at the same instant (they have lower ids).
         entries = [
-            (at, 0, pk, bool(speaker(metadata)))
-            for pk, at, metadata in stored.values_list("pk", "created_at", "metadata")
+            (at, 0, pk, bool(speaker(said, metadata)))
+            for pk, at, said, metadata in stored.values_list(
+                "pk", "created_at", "speaker", "metadata"
+            )
         ]
         entries += [(items[i][1], 1, i, bool(items[i][3])) for i in indexes]
         entries.sort()

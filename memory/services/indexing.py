@@ -65,7 +65,7 @@ def reindex_agent(
         # The memory before each one in its conversation: vectors are made as at store time.
         batch = list(
             annotate_previous(memories.filter(id__gt=last_id)).only(
-                "id", "content", "session_id", "created_at"
+                "id", "content", "session_id", "created_at", "speaker", "metadata"
             )[:batch_size]
         )
         if not batch:

@@ -205,7 +205,9 @@ def _embedding_texts(agent: Agent, cleaned: list[_CleanMemory]) -> list[str]:
             previous[session_id] = last
     # Memories without a session: the turn before them in their sessionless conversation.
     sessionless = [
-        (c.user, c.created_at, c.content, speaker(c.metadata)) for c in cleaned if c.session is None
+        (c.user, c.created_at, c.content, speaker(c.speaker, c.metadata))
+        for c in cleaned
+        if c.session is None
     ]
     before = iter(previous_sessionless(agent, sessionless) if sessionless else [])
     texts = []

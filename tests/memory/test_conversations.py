@@ -136,3 +136,23 @@ def test_reindexing_makes_the_same_vectors_as_storing(agent, start):
     assert not np.allclose(before[1], before[2], atol=1e-3)
     reindex_agent(agent=agent, force=True)
     assert all(np.allclose(vector(m), v, atol=1e-5) for m, v in zip(stored, before, strict=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_speaker_given_as_the_memory_field_or_read_from_the_text_counts_too(agent, start):
+    embed = get_embedder().embed_one
+    (question,) = store_memories(
+        agent=agent, items=[MemoryInput(content=QUESTION, created_at=start, speaker="Ann")]
+    )
+    (answer,) = store_memories(
+        agent=agent,
+        items=[MemoryInput(content=f"Bob: {ANSWER}", created_at=start + timedelta(seconds=20))],
+    )
+    assert answer.speaker == "Bob"
+    assert np.allclose(vector(answer), embed(f"{QUESTION}\nBob: {ANSWER}"), atol=1e-5)
+    before = [vector(question), vector(answer)]
+    reindex_agent(agent=agent, force=True)
+    assert all(
+        np.allclose(vector(m), v, atol=1e-5)
+        for m, v in zip([question, answer], before, strict=True)
+    )
