@@ -268,9 +268,9 @@ DEWEE_EMBED_SESSION_CONTEXT = _env_bool("DEWEE_EMBED_SESSION_CONTEXT", True)
 # costs what it did without the graph), "inline" (in the store's own transaction), or "off"
 # (`dewee memory graph-rebuild` builds it later: a bulk load, say). "true"/"false" read as
 # inline/off.
+_GRAPH_ON_STORE = (os.environ.get("DEWEE_GRAPH_ON_STORE") or "worker").strip().lower()
 DEWEE_GRAPH_ON_STORE = {"true": "inline", "1": "inline", "false": "off", "0": "off"}.get(
-    os.environ.get("DEWEE_GRAPH_ON_STORE", "worker").strip().lower(),
-    os.environ.get("DEWEE_GRAPH_ON_STORE", "worker").strip().lower(),
+    _GRAPH_ON_STORE, _GRAPH_ON_STORE
 )
 # Memories stored without a session form a conversation until a silence this long.
 DEWEE_CONVERSATION_GAP_MINUTES = float(os.environ.get("DEWEE_CONVERSATION_GAP_MINUTES", 30))
