@@ -163,10 +163,15 @@ def _database() -> dict[str, Any]:
     if not url:
         VAR_DIR.mkdir(parents=True, exist_ok=True)
         url = f"sqlite:///{VAR_DIR / 'dewee.sqlite3'}"
-    # No persistent connections outside the pool: a thread's idle connection is one
-    # PostgreSQL slot that nobody else can use (with 32 clients they ran out).
+    # No persistent connections in the web process outside its pool: a thread's idle
+    # connection is one PostgreSQL slot that nobody else can use (with 32 clients they ran
+    # out). The worker's processes are single-threaded and the budget counts one connection
+    # each, so they keep it: closing it after every job and every poll of the queue (what
+    # django-q2 does when connections are not persistent) left closing backends that still
+    # held their slot while the next connection opened, one over the budget under load.
+    max_age = 60 if DEWEE_PROCESS == "worker" else 0
     config: dict[str, Any] = dict(
-        dj_database_url.parse(url, conn_max_age=0, conn_health_checks=True)
+        dj_database_url.parse(url, conn_max_age=max_age, conn_health_checks=True)
     )
     if config["ENGINE"] == "django.db.backends.sqlite3":
         config["OPTIONS"] = {
