@@ -8,17 +8,10 @@ from dewee.errors import InvalidInput
 from dewee.pagination import decode_cursor
 
 
-class CursorForm(forms.Form):
-    """An agent among the visible ones, and the page's cursor. ``agent`` is only offered
-    among the visible agents; the view still loads it through the access helper, so a
-    hand-typed agent of another workspace is a 404."""
+class PageForm(forms.Form):
+    """The cursor of a paged list (dewee.pagination), checked before any query."""
 
-    agent = forms.CharField(label="Agent", widget=forms.Select)
     cursor = forms.CharField(required=False, widget=forms.HiddenInput)
-
-    def __init__(self, data: Any, *, agent_ids: list[str]) -> None:
-        super().__init__(data, label_suffix="")
-        self.fields["agent"].widget.choices = [(a, a) for a in agent_ids]
 
     def clean_cursor(self) -> str:
         cursor = self.cleaned_data["cursor"]
@@ -28,3 +21,17 @@ class CursorForm(forms.Form):
             except InvalidInput as exc:
                 raise forms.ValidationError(exc.message) from None
         return cursor
+
+
+class CursorForm(PageForm):
+    """An agent among the visible ones, and the page's cursor. ``agent`` is only offered
+    among the visible agents; the view still loads it through the access helper, so a
+    hand-typed agent of another workspace is a 404."""
+
+    agent = forms.CharField(label="Agent", widget=forms.Select)
+
+    field_order = ["agent", "cursor"]
+
+    def __init__(self, data: Any, *, agent_ids: list[str]) -> None:
+        super().__init__(data, label_suffix="")
+        self.fields["agent"].widget.choices = [(a, a) for a in agent_ids]

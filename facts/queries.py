@@ -6,7 +6,7 @@ from typing import Any
 from uuid import UUID
 
 from django.core.exceptions import ValidationError
-from django.db.models import Prefetch, QuerySet, Subquery
+from django.db.models import Case, Prefetch, Q, QuerySet, Subquery, Value, When
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
@@ -290,4 +290,28 @@ def facts_learned_from(memory: Memory) -> list[Fact]:
     facts = list(Fact.objects.filter(sources__memory=memory).distinct().order_by("-id"))
     for fact in facts:
         fact.agent = memory.agent
+    return facts
+
+
+FACTS_NAMING_MAX = 50
+
+
+def facts_naming(*, agent: Agent, names: list[str], limit: int = FACTS_NAMING_MAX) -> list[Fact]:
+    """The agent's facts whose subject or value is one of ``names`` (case-insensitive): what
+    the agent knows about an entity. Current facts first, then the newest; at most
+    ``limit``."""
+    wanted = {name.strip() for name in names if name and name.strip()}
+    if not wanted:
+        return []
+    condition = Q()
+    for name in sorted(wanted):
+        condition |= Q(subject__iexact=name) | Q(value__iexact=name)
+    current_first = Case(When(status=Status.CURRENT, then=Value(0)), default=Value(1))
+    facts = list(
+        Fact.objects.filter(agent=agent)
+        .filter(condition)
+        .order_by(current_first, "-id")[: clean_limit(limit)]
+    )
+    for fact in facts:
+        fact.agent = agent
     return facts

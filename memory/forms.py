@@ -1,12 +1,14 @@
-"""Forms of the dashboard's Memories and Sessions pages: GET filter forms and the delete
-confirmation."""
+"""Forms of the dashboard's Memories, Sessions and Entities pages: GET filter forms and the
+delete confirmation."""
 
 from typing import Any
 
 from django import forms
 
 from dewee.forms import CursorForm
-from memory.models import MaintenanceJob, MemoryType
+from memory.entity_queries import ENTITY_QUERY_MAX_CHARS
+from memory.models import EntityType, MaintenanceJob, MemoryType
+from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS
 from memory.recall import RecallFilters
 from tenancy.validation import REASON_MAX_CHARS
 
@@ -57,6 +59,32 @@ class MemoryFilterForm(CursorForm):
             min_importance=data["min_importance"],
             max_importance=data["max_importance"],
         )
+
+
+class EntityFilterForm(CursorForm):
+    q = forms.CharField(
+        label="Name",
+        required=False,
+        max_length=ENTITY_QUERY_MAX_CHARS,
+        help_text="The start of a name or an alias.",
+        widget=forms.TextInput(attrs={"type": "search"}),
+    )
+    type = forms.ChoiceField(
+        label="Type", required=False, choices=[("", "Any type"), *EntityType.choices]
+    )
+
+    field_order = ["agent", "q", "type"]
+
+
+class NeighbourhoodForm(forms.Form):
+    """How far the memory page's neighbourhood reaches; 1 when not given."""
+
+    depth = forms.TypedChoiceField(
+        choices=[(d, str(d)) for d in NEIGHBOURHOOD_DEPTHS], coerce=int, required=False
+    )
+
+    def depth_or_default(self) -> int:
+        return self.cleaned_data["depth"] or NEIGHBOURHOOD_DEPTHS[0]
 
 
 class DeleteMemoryForm(forms.Form):

@@ -1,5 +1,6 @@
 """The dashboard's Memories and Sessions pages: HTML adapters over memory.queries,
-memory.recall and memory.services.
+memory.recall, memory.neighbourhood and memory.services (the Entities pages:
+memory.views_entities).
 
 Every view starts with one call to the access helper; an object of another workspace is a
 404, exactly like a missing one. With htmx, a view returns the named partial that changed;
@@ -28,8 +29,10 @@ from dewee.dashboard import (
 )
 from dewee.forms import CursorForm
 from facts.queries import fact_to_dict, facts_learned_from
-from memory.forms import DeleteMemoryForm, MemoryFilterForm, RunJobForm
+from memory.entity_queries import memory_entities
+from memory.forms import DeleteMemoryForm, MemoryFilterForm, NeighbourhoodForm, RunJobForm
 from memory.models import MaintenanceJob, Memory
+from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS, memory_neighbourhood
 from memory.queries import (
     get_memory,
     importance_history,
@@ -44,10 +47,12 @@ from memory.services.maintenance import queue_maintenance
 from tenancy.access import Access, access_for_user
 
 PAGE_SIZE = 25
+# The element the memory page's depth links replace with htmx.
+NEIGHBOURHOOD_TARGET = "neighbourhood"
 SEARCH_TOP_K = 20
 
 
-def _visible_agent_ids(access: Access, request: HtmxHttpRequest) -> tuple[list[str], Any]:
+def visible_agent_ids(access: Access, request: HtmxHttpRequest) -> tuple[list[str], Any]:
     """The visible agents' ids, and the query string with the first one as the default."""
     agent_ids = list(access.agents().values_list("agent_id", flat=True))
     data = request.GET.copy()
@@ -67,7 +72,7 @@ def memories_list(request: HtmxHttpRequest) -> HttpResponse:
     """With a query, recall's best ``SEARCH_TOP_K`` with their scores; without, the agent's
     memories newest first, a page at a time."""
     access = access_for_user(request.user)
-    agent_ids, data = _visible_agent_ids(access, request)
+    agent_ids, data = visible_agent_ids(access, request)
     form = MemoryFilterForm(data, agent_ids=agent_ids)
     context: dict[str, Any] = {"form": form, "has_agents": bool(agent_ids), "nav": "memories"}
     if agent_ids and form.is_valid():
@@ -89,10 +94,24 @@ def memories_list(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _detail(
-    request: HtmxHttpRequest, access: Access, memory: Memory, form: DeleteMemoryForm
+    request: HtmxHttpRequest,
+    access: Access,
+    memory: Memory,
+    form: DeleteMemoryForm,
+    depth: int = NEIGHBOURHOOD_DEPTHS[0],
 ) -> HttpResponse:
-    facts = [fact_to_dict(fact) for fact in facts_learned_from(memory)]
-    context = {"memory": memory_to_dict(memory), "facts": facts, "form": form, "nav": "memories"}
+    neighbourhood = memory_neighbourhood(memory, depth=depth)
+    if is_fragment(request) and request.htmx.target == NEIGHBOURHOOD_TARGET:
+        context: dict[str, Any] = {"memory": {"id": memory.pk}, "neighbourhood": neighbourhood}
+        return render_page(request, "dashboard/memory_detail.html", "graph", access, context)
+    context = {
+        "memory": memory_to_dict(memory),
+        "entities": memory_entities(memory),
+        "facts": [fact_to_dict(fact) for fact in facts_learned_from(memory)],
+        "neighbourhood": neighbourhood,
+        "form": form,
+        "nav": "memories",
+    }
     return render_page(request, "dashboard/memory_detail.html", "detail", access, context)
 
 
@@ -101,9 +120,15 @@ def _detail(
 @vary_on_headers("HX-Request")
 @domain_errors
 def memory_page(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
+    """The memory, its entities (each a link to its page), the facts learned from it and its
+    neighbourhood in the graph (``depth`` 1 or 2). With htmx, the neighbourhood alone when
+    it is the target (the depth links), else the detail."""
     access = access_for_user(request.user)
     memory = get_memory(access=access, memory_id=memory_id)
-    return _detail(request, access, memory, DeleteMemoryForm())
+    form = NeighbourhoodForm(request.GET)
+    if not form.is_valid():
+        raise BadRequest("The neighbourhood's depth must be 1 or 2.")
+    return _detail(request, access, memory, DeleteMemoryForm(), form.depth_or_default())
 
 
 @login_required
@@ -135,7 +160,7 @@ def memory_delete(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
 @domain_errors
 def sessions_list(request: HtmxHttpRequest) -> HttpResponse:
     access = access_for_user(request.user)
-    agent_ids, data = _visible_agent_ids(access, request)
+    agent_ids, data = visible_agent_ids(access, request)
     form = CursorForm(data, agent_ids=agent_ids)
     context: dict[str, Any] = {"form": form, "has_agents": bool(agent_ids), "nav": "sessions"}
     if agent_ids and form.is_valid():
@@ -182,7 +207,7 @@ def maintenance(request: HtmxHttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"jobs": maintenance_status(access=access), "nav": "maintenance"}
     if is_fragment(request):  # the table's own refresh: no agents, no chart
         return render_page(request, "dashboard/maintenance.html", "jobs", access, context)
-    agent_ids, data = _visible_agent_ids(access, request)
+    agent_ids, data = visible_agent_ids(access, request)
     form = CursorForm(data, agent_ids=agent_ids)
     context |= {"form": form, "has_agents": bool(agent_ids)}
     if agent_ids and form.is_valid():
