@@ -2,7 +2,8 @@
 
 Not collected by the normal test run (the file name does not start with test_); the Makefile
 names it explicitly. It fills a small, realistic workspace through the services, signs an
-operator in through the login form and photographs each page at 1280 and 390 pixels wide.
+operator in through the login form and photographs each page (and a memory's neighbourhood
+on its own) at 1280 and 390 pixels wide.
 """
 
 from datetime import timedelta
@@ -98,6 +99,19 @@ def _demo_data(django_user_model):
             ),
         ],
     )
+    move = start_session(agent=agent, user="u-ana")
+    store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content=text, session_id=move.pk)
+            for text in [
+                "Ana: the Globex team moves to the Lisbon office in March",
+                "Ana: I'm flying to Lisbon with Bo on 3 March",
+                "Bo suggested a hotel near the Lisbon office",
+                "Ana asked Globex HR to cover the relocation",
+            ]
+        ],
+    )
     for username, email, role in [
         ("carla", "carla@acme.example", MemberRole.MANAGER),
         ("dev", "dev@acme.example", MemberRole.VIEWER),
@@ -138,6 +152,14 @@ def _shoot(page: Page, name: str) -> None:
         page.screenshot(path=str(OUT / f"{name}-{label}.png"), full_page=True)
 
 
+def _shoot_part(page: Page, name: str, selector: str) -> None:
+    """One part of a page (its own picture, at both widths)."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    for label, width in WIDTHS.items():
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator(selector).screenshot(path=str(OUT / f"{name}-{label}.png"))
+
+
 def test_screenshots(live_server, page: Page, django_user_model):
     agent, memory = _demo_data(django_user_model)
     django_user_model.objects.create_user(username="ops", password="pw-ops-123", is_staff=True)
@@ -163,6 +185,13 @@ def test_screenshots(live_server, page: Page, django_user_model):
     _shoot(page, "memories-search")
     page.goto(f"{live_server.url}/dashboard/memory/{memory.pk}/")
     _shoot(page, "memory-detail")
+    page.goto(f"{live_server.url}/dashboard/memory/{memory.pk}/?depth=2")
+    _shoot_part(page, "memory-neighbourhood", "#neighbourhood-section")
+    page.goto(f"{live_server.url}/dashboard/memory/entities/?agent=support-bot")
+    _shoot(page, "entities")
+    page.locator("#entities-table").get_by_role("link", name="Globex", exact=True).click()
+    page.wait_for_load_state()
+    _shoot(page, "entity")
     page.goto(f"{live_server.url}/dashboard/memory/sessions/?agent=support-bot")
     _shoot(page, "sessions")
     page.goto(f"{live_server.url}/dashboard/members/?workspace=acme")
