@@ -5,6 +5,8 @@ input, and that looking changes nothing."""
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from facts.models import Fact, Status
 from memory.models import Entity, EntityMention, Memory, MemoryEdge
@@ -227,3 +229,33 @@ def test_looking_at_entities_and_neighbourhoods_changes_nothing(
     ]:
         assert staff_client.get(url, params, headers=headers).status_code == 200
     assert snapshot(agent) == before
+
+
+def queries(client, url: str, **params) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url, params).status_code == 200
+    return len(captured)
+
+
+def test_the_pages_cost_the_same_number_of_queries_however_much_they_show(staff_client, agent):
+    """Three turns, or twenty-eight memories with more people and facts: the entity page,
+    the entity list and the memory page (two levels deep either way) read the same number
+    of times."""
+    session = start_session(agent=agent, user="u1")
+    few = remember(
+        agent, "Ana met Bo", "Bo called Carla", "Carla wrote to Dev", session_id=session.pk
+    )
+    ana = entity(agent, "Ana")
+    counts = (
+        queries(staff_client, entity_url(ana)),
+        queries(staff_client, ENTITIES, agent="support-bot"),
+        queries(staff_client, memory_url(few[0]), depth=2),
+    )
+    remember(agent, *[f"Ana met Person{i} Smith" for i in range(25)])
+    for value in ("Ana", "Bo", "Carla"):
+        state(agent, value, predicate=f"friend_{value.lower()}")
+    assert (
+        queries(staff_client, entity_url(ana)),
+        queries(staff_client, ENTITIES, agent="support-bot"),
+        queries(staff_client, memory_url(few[0]), depth=2),
+    ) == counts
