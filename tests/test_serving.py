@@ -124,7 +124,10 @@ def _agent_traffic(server: Server, n: int) -> list[int]:
 
 def test_64_concurrent_clients_get_no_5xx_and_connections_stay_in_budget(serve):
     key = make_key(make_workspace("load"))
-    budget = 14  # web 2 x 4 + worker 1 + 4 = 13 at most
+    budget = 13  # web 2 x 4 + worker 1 + 4 = 13 at most
+    # The test's own connections (and any an earlier test's thread left open) are not the
+    # server's: count from what is open before it starts.
+    before = _connections_now() if connection.vendor == "postgresql" else 0
     server = serve(
         DEWEE_WEB_WORKERS="2",
         DEWEE_WEB_THREADS="8",
@@ -145,7 +148,7 @@ def test_64_concurrent_clients_get_no_5xx_and_connections_stay_in_budget(serve):
     assert Memory.objects.filter(agent__agent_id__startswith="load-").count() == 128
     assert Fact.objects.filter(predicate="city", status=Status.CURRENT).count() == 1
     if connection.vendor == "postgresql":
-        assert 0 < watch.peak <= budget
+        assert 0 < watch.peak - before <= budget, (before, watch.peak)
 
 
 class _NoWatch:
