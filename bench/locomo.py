@@ -9,6 +9,8 @@ dialogue turn (text with the session date, the speaker and any image caption; th
 dia_id kept as its source reference), the 1,536 questions of categories 1-4 with evidence,
 each recalled with the question text; a question scores |gold evidence in top k| / |gold|.
 The data set is read from the shared folder (CC BY-NC 4.0): it is never copied here.
+Each conversation's graph (entities, mentions, edges) is built after its stores, as the
+worker builds it (DEWEE_GRAPH_ON_STORE=worker), and counted in the ingest time.
 
 With ``--no-sessions`` each turn is stored as a client that just stores turns would: a plain
 memory without a session, created at its LoCoMo session's date, the turns of a session
@@ -43,6 +45,7 @@ from django.db import connection  # noqa: E402
 
 from memory.recall import RecallRequest, recall  # noqa: E402
 from memory.services import MemoryInput, start_session, store_memories  # noqa: E402
+from memory.services.graph_rebuild import build_pending_graph  # noqa: E402
 from tenancy.models import Agent  # noqa: E402
 from tenancy.services import default_workspace, ensure_agent  # noqa: E402
 
@@ -104,6 +107,9 @@ def ingest(conversation: dict[str, Any], agent: Agent, *, sessions: bool = True)
                 )
             )
         store_memories(agent=agent, items=items)
+    # The graph (entities, mentions, edges), as the worker's jobs build it after the stores.
+    while build_pending_graph(agent=agent).more:
+        pass
     return known
 
 

@@ -1,20 +1,24 @@
 """Relevance: the vector and keyword lists fused into one score in 0..1 per memory, raised by
-naming the query's people (the entity pass) and by sitting next to a strong match in its
-conversation (the neighbour pass)."""
+naming or being spoken by the people and things the query names (the entity pass) and by
+sitting next to a strong match in its conversation (the neighbour pass)."""
 
+from collections import defaultdict
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import Q
 
 from memory.conversations import neighbours
-from memory.entities import Entity, query_names
-from memory.models import MemoryTag
+from memory.entities import entity_key, query_names
+from memory.models import Entity, EntityMention, Memory, MemoryEdge
 from memory.recall.routing import Fusion
 from tenancy.models import Agent
 
 RRF_K = 60
-# How much naming the same people as the query adds to a memory's relevance.
+# The entity pass. A memory gets ENTITY_WEIGHT times the share of the query's names it
+# mentions (the graph's entity mentions), and SPEAKER_WEIGHT when one of them said it: in
+# LoCoMo questions that name one person, 96% of the answers are that person's own turns.
 ENTITY_WEIGHT = 0.05
+SPEAKER_WEIGHT = 0.35
 # The neighbour pass: the NEIGHBOUR_SPAN turns before and after each of the NEIGHBOUR_SEEDS
 # strongest matches in its conversation (memory.conversations) take NEIGHBOUR_WEIGHT of its
 # relevance (answers sit next to questions, context next to claims). Tuned on LoCoMo: see
@@ -22,6 +26,12 @@ ENTITY_WEIGHT = 0.05
 NEIGHBOUR_WEIGHT = 0.5
 NEIGHBOUR_SEEDS = 60
 NEIGHBOUR_SPAN = 2
+# Graph expansion: the memories one edge of EXPANSION_TYPES away from the EXPANSION_SEEDS
+# strongest matches take EXPANSION_WEIGHT of the seed's relevance (the other half of a
+# multi-hop answer is often linked to the first, not similar to the question).
+EXPANSION_WEIGHT = 0.0
+EXPANSION_SEEDS = 20
+EXPANSION_TYPES = ("shares_entity", "related_to")
 
 
 def _minmax(pairs: list[tuple[int, float]]) -> dict[int, float]:
@@ -42,18 +52,69 @@ def _rrf(pairs: list[tuple[int, float]]) -> dict[int, float]:
     }
 
 
-def _entity_matches(agent: Agent, pool: set[int], names: list[str]) -> dict[int, float]:
-    """The share of the query's names each pooled memory mentions."""
+def _named_entities(agent: Agent, names: list[str]) -> dict[int, str]:
+    """The agent's entities the query's names stand for, each with the name it answers to:
+    the same name or alias, or its first word ("Dmitri" for "Dmitri Ivanov")."""
+    keys = {entity_key(name) for name in names}
+    condition = Q()
+    for key in keys:
+        condition |= Q(search_keys__contains=f"\n{key}\n") | Q(search_keys__contains=f"\n{key} ")
+    found: dict[int, str] = {}
+    for entity_id, search_keys in Entity.objects.filter(condition, agent=agent).values_list(
+        "id", "search_keys"
+    ):
+        forms = search_keys.strip("\n").split("\n")
+        for key in keys:
+            if any(form == key or form.startswith(f"{key} ") for form in forms):
+                found[entity_id] = key
+                break
+    return found
+
+
+def _speaks(speaker: str, keys: set[str]) -> bool:
+    """Whether a memory's speaker is one of the people the query names (by whole name or
+    first word)."""
+    spoken = entity_key(speaker)
+    return bool(spoken) and any(spoken == k or spoken.startswith(f"{k} ") for k in keys)
+
+
+def _entity_matches(
+    agent: Agent, pool: set[int], names: list[str]
+) -> tuple[dict[int, float], set[int]]:
+    """For the pooled memories: the share of the query's names each mentions (spoken by one
+    of them counts as mentioning it), and the ones a named person said. The speaker is the
+    memory's own column, so it counts before the graph job has run."""
     if not names or not pool:
-        return {}
-    rows = (
-        MemoryTag.objects.filter(
-            agent=agent, memory_id__in=pool, name__in=[Entity("name", n).tag for n in names]
-        )
-        .values("memory_id")
-        .annotate(n=Count("id"))
-    )
-    return {row["memory_id"]: row["n"] / len(names) for row in rows}
+        return {}, set()
+    keys = {entity_key(name) for name in names}
+    spoken = {
+        memory_id
+        for memory_id, speaker in Memory.objects.filter(pk__in=pool)
+        .exclude(speaker="")
+        .exclude(speaker__isnull=True)
+        .values_list("id", "speaker")
+        if speaker and _speaks(speaker, keys)
+    }
+    named = _named_entities(agent, names)
+    mentioned: dict[int, set[str]] = defaultdict(set)
+    if named:
+        for memory_id, entity_id in EntityMention.objects.filter(
+            agent=agent, memory_id__in=pool, entity_id__in=list(named)
+        ).values_list("memory_id", "entity_id"):
+            mentioned[memory_id].add(named[entity_id])
+    share = {memory_id: len(found) / len(keys) for memory_id, found in mentioned.items()}
+    for memory_id in spoken:
+        share.setdefault(memory_id, 1 / len(keys))
+    return share, spoken
+
+
+def _linked(agent: Agent, seeds: list[int]) -> list[tuple[int, int]]:
+    """(seed, linked memory) for each edge of EXPANSION_TYPES at a seed, either way."""
+    edges = MemoryEdge.objects.filter(agent=agent, type__in=EXPANSION_TYPES)
+    return [
+        *edges.filter(source_id__in=seeds).values_list("source_id", "target_id"),
+        *edges.filter(target_id__in=seeds).values_list("target_id", "source_id"),
+    ]
 
 
 def _components(
@@ -62,7 +123,6 @@ def _components(
     vector_norm: float | None = None,
     keyword: float | None = None,
     keyword_norm: float | None = None,
-    entity: float = 0.0,
     fused: float = 0.0,
 ) -> dict[str, Any]:
     """A pooled memory's component scores, as its explanation shows them; the defaults are
@@ -72,9 +132,11 @@ def _components(
         "vector_norm": vector_norm,
         "keyword": keyword,
         "keyword_norm": keyword_norm,
-        "entity": entity,
+        "entity": 0.0,
+        "speaker": 0.0,
         "fused": fused,
         "neighbour": 0.0,
+        "linked": 0.0,
     }
 
 
@@ -87,14 +149,13 @@ def relevance(
     vector_weight: float,
     fusion: Fusion,
 ) -> dict[int, dict[str, Any]]:
-    """Fuse the two lists, add the entity pass and the neighbour pass: for each memory of the
-    pool, its component scores and its relevance (the fused score in 0..1 plus what the two
-    passes add)."""
+    """Fuse the two lists, add the neighbour pass and the entity pass: for each memory of the
+    pool (and each neighbour the neighbour pass brought in), its component scores and its
+    relevance (the fused score in 0..1 plus what the two passes add)."""
     normalise = _rrf if fusion == Fusion.RRF else _minmax
     vector_norm, keyword_norm = normalise(vector_hits), normalise(keyword_hits)
     vector_raw, keyword_raw = dict(vector_hits), dict(keyword_hits)
     pool = set(vector_norm) | set(keyword_norm)
-    entity = _entity_matches(agent, pool, query_names(query))
     parts: dict[int, dict[str, Any]] = {}
     for memory_id in pool:
         fused = vector_weight * vector_norm.get(memory_id, 0.0) + (
@@ -105,7 +166,6 @@ def relevance(
             vector_norm=vector_norm.get(memory_id),
             keyword=keyword_raw.get(memory_id),
             keyword_norm=keyword_norm.get(memory_id),
-            entity=entity.get(memory_id, 0.0),
             fused=fused,
         )
     if NEIGHBOUR_WEIGHT > 0:
@@ -114,9 +174,21 @@ def relevance(
             for neighbour in around:
                 entry = parts.setdefault(neighbour, _components())
                 entry["neighbour"] = max(entry["neighbour"], parts[seed]["fused"])
-    for entry in parts.values():
+    if EXPANSION_WEIGHT > 0:
+        seeds = sorted(pool, key=lambda i: -parts[i]["fused"])[:EXPANSION_SEEDS]
+        for seed, linked in _linked(agent, seeds):
+            entry = parts.setdefault(linked, _components())
+            entry["linked"] = max(entry["linked"], parts[seed]["fused"])
+    entity, spoken = _entity_matches(agent, set(parts), query_names(query))
+    for memory_id, entry in parts.items():
+        entry["entity"] = entity.get(memory_id, 0.0)
+        entry["speaker"] = 1.0 if memory_id in spoken else 0.0
         # Not capped at 1: a cap makes every memory above it tie (see scoring.Weights.score).
         entry["relevance"] = (
-            entry["fused"] + ENTITY_WEIGHT * entry["entity"] + NEIGHBOUR_WEIGHT * entry["neighbour"]
+            entry["fused"]
+            + ENTITY_WEIGHT * entry["entity"]
+            + SPEAKER_WEIGHT * entry["speaker"]
+            + NEIGHBOUR_WEIGHT * entry["neighbour"]
+            + EXPANSION_WEIGHT * entry["linked"]
         )
     return parts

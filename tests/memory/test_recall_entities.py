@@ -1,0 +1,87 @@
+"""Recall's entity pass: a query that names someone ranks what they said and what mentions
+them higher, and the explanation shows by how much."""
+
+import pytest
+
+from memory.recall import RecallRequest, recall
+from memory.recall.relevance import ENTITY_WEIGHT, SPEAKER_WEIGHT
+from memory.services import MemoryInput, store_memories
+
+pytestmark = pytest.mark.django_db
+
+# Other memories, so that the search scores spread as in a real agent's memory (min-max
+# fusion over two memories alone turns any difference into 1 against 0).
+OTHERS = [
+    "The quarterly revenue report is due on the 15th",
+    "Deploy ticket INC-40213 was caused by an expired TLS certificate",
+    "The team offsite will be in Lisbon in October",
+    "We ordered new chairs for the meeting room",
+    "Remember to water the office plants on Mondays",
+]
+
+
+@pytest.fixture(autouse=True)
+def others(agent):
+    store_memories(agent=agent, items=[MemoryInput(content=text) for text in OTHERS])
+
+
+def hits(agent, query, top_k=10):
+    return recall(agent=agent, request=RecallRequest(query=query, top_k=top_k)).hits
+
+
+@pytest.mark.parametrize("person", ["Caroline", "Melanie"])
+def test_a_named_speakers_own_words_rank_first(agent, person):
+    # The same words from two people: only who said them tells the memories apart.
+    store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content="I signed up for a pottery class last week", speaker="Caroline"),
+            MemoryInput(content="I signed up for a pottery class last week!", speaker="Melanie"),
+        ],
+    )
+    first, second, *_ = hits(agent, f"What class did {person} sign up for?")
+    assert first.memory.speaker == person
+    assert (first.explanation["speaker"], second.explanation["speaker"]) == (1.0, 0.0)
+    assert first.explanation["relevance"] - first.explanation["fused"] >= SPEAKER_WEIGHT
+
+
+def test_a_speaker_is_matched_by_first_name(agent):
+    store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content="Dmitri Ivanov: the release slipped to Friday"),
+            MemoryInput(content="Olga Petrova: the release slipped to Friday."),
+        ],
+    )
+    first, second, *_ = hits(agent, "When did Dmitri say the release would ship?")
+    assert first.memory.speaker == "Dmitri Ivanov"
+    assert second.explanation["speaker"] == 0.0
+
+
+def test_memories_that_mention_the_named_entity_get_the_entity_share(agent):
+    mentions, other = store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content="Lunch with Priya at the harbour cafe was great"),
+            MemoryInput(content="Lunch with Tomasz at the harbour cafe was great"),
+        ],
+    )
+    by_id = {hit.memory.pk: hit.explanation for hit in hits(agent, "Where did I eat with Priya?")}
+    assert by_id[mentions.pk]["entity"] == 1.0
+    assert by_id[other.pk]["entity"] == 0.0
+    # Half the names of a query that names two people, one of them mentioned.
+    both = {hit.memory.pk: hit.explanation for hit in hits(agent, "Did Priya meet Hiroshi?")}
+    assert both[mentions.pk]["entity"] == 0.5
+    assert both[mentions.pk]["relevance"] == pytest.approx(
+        both[mentions.pk]["fused"] + ENTITY_WEIGHT * 0.5 + 0.5 * both[mentions.pk]["neighbour"]
+    )
+
+
+def test_a_query_without_names_adds_nothing(agent):
+    store_memories(
+        agent=agent,
+        items=[MemoryInput(content="Lunch with Priya at the harbour cafe", speaker="Priya")],
+    )
+    hit = hits(agent, "where was lunch?")[0]
+    assert hit.memory.speaker == "Priya"
+    assert (hit.explanation["entity"], hit.explanation["speaker"]) == (0.0, 0.0)
