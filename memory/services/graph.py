@@ -41,6 +41,7 @@ from django.db.models import Q
 from django_q.tasks import async_task
 
 from facts.extraction import contradicts
+from memory.conversations import speaker
 from memory.models import EdgeType, EntityMention, GraphProgress, Memory, MemoryEdge
 from memory.models.graph import NAMED_TYPES
 from memory.services.entities import Mention, add_mentions
@@ -249,7 +250,14 @@ def _similarity_edges(
     memories: Sequence[Memory],
     similar: list[list[tuple[int, float]]],
     entity_ids: dict[int, set[int]],
+    previous: dict[int, int],
 ) -> list[MemoryEdge]:
+    """``related_to`` and ``supersedes`` edges. Never to the turn just before a memory in
+    its conversation (``previous``: later -> earlier, from the ``precedes`` edges): the
+    context embedding put that turn's words into the memory's vector, so their cosine says
+    they are neighbours, which ``precedes`` already says. A memory supersedes only what its
+    own speaker said (or a memory of no speaker): another person's close wording is a reply,
+    not a newer version."""
     edges = []
     close = {mid for pairs in similar for mid, score in pairs if score >= SUPERSEDES_MIN_COSINE}
     their_entities: dict[int, set[int]] = defaultdict(set)
@@ -257,9 +265,17 @@ def _similarity_edges(
         "memory_id", "entity_id"
     ):
         their_entities[memory_id].add(entity_id)
-    texts = dict(Memory.objects.filter(pk__in=close).values_list("pk", "content"))
+    texts: dict[int, tuple[str, str | None]] = {
+        pk: (content, speaker)
+        for pk, content, speaker in Memory.objects.filter(pk__in=close).values_list(
+            "pk", "content", "speaker"
+        )
+    }
     for memory, pairs in zip(memories, similar, strict=True):
         for other, score in pairs:
+            if previous.get(memory.pk) == other:
+                continue
+            content, speaker = texts.get(other, ("", None))
             edges.append(
                 MemoryEdge(
                     agent=agent,
@@ -272,7 +288,8 @@ def _similarity_edges(
             if (
                 score >= SUPERSEDES_MIN_COSINE
                 and entity_ids.get(memory.pk, set()) & their_entities[other]
-                and not contradicts(memory.content, texts.get(other, ""))
+                and (not memory.speaker or not speaker or memory.speaker == speaker)
+                and not contradicts(memory.content, content)
             ):
                 edges.append(
                     MemoryEdge(
@@ -284,6 +301,29 @@ def _similarity_edges(
                     )
                 )
     return edges
+
+
+def _blended(memories: Sequence[Memory], previous: dict[int, int]) -> dict[int, int]:
+    """Of ``previous`` (memory -> the turn before it), the pairs the context embedding put
+    together in the memory's vector (memory.conversations.previous_content's rule): in a
+    session, or without one when both turns say who spoke."""
+    if not settings.DEWEE_EMBED_SESSION_CONTEXT:
+        return {}
+    earlier = {
+        pk: speaker(said, metadata)
+        for pk, said, metadata in Memory.objects.filter(pk__in=previous.values()).values_list(
+            "pk", "speaker", "metadata"
+        )
+    }
+    return {
+        memory.pk: previous[memory.pk]
+        for memory in memories
+        if memory.pk in previous
+        and (
+            memory.session_id is not None
+            or (speaker(memory.speaker, memory.metadata) and earlier.get(previous[memory.pk]))
+        )
+    }
 
 
 def build_graph(
@@ -307,8 +347,11 @@ def build_graph(
     for memory_id, entity_id in named:
         entity_ids[memory_id].add(entity_id)
     edges = _precedes(agent, memories)
+    previous = _blended(memories, {e.target_id: e.source_id for e in edges})
     edges += _shares_entity(agent, memories, entity_ids)
-    edges += _similarity_edges(agent, memories, _similar(memories, vectors, stored), entity_ids)
+    edges += _similarity_edges(
+        agent, memories, _similar(memories, vectors, stored), entity_ids, previous
+    )
     targets = {e.target_id for e in edges} | {e.source_id for e in edges}
     alive = set(Memory.objects.filter(agent=agent, pk__in=targets).values_list("pk", flat=True))
     MemoryEdge.objects.bulk_create(

@@ -55,9 +55,9 @@ def rebuild_graph(
         memories = list(
             Memory.objects.filter(agent=agent, pk__gt=last_id)
             .order_by("id")
-            .only("id", "agent", "content", "speaker", "session", "user_ref", "created_at")[
-                :batch_size
-            ]
+            .only(
+                "id", "agent", "content", "speaker", "metadata", "session", "user_ref", "created_at"
+            )[:batch_size]
         )
         if not memories:
             break
@@ -111,7 +111,7 @@ def build_stored_graph(*, agent: Agent, memory_ids: list[int]) -> int:
     memories = list(
         Memory.objects.filter(agent=agent, pk__in=memory_ids)
         .order_by("id")
-        .only("id", "agent", "content", "speaker", "session", "user_ref", "created_at")
+        .only("id", "agent", "content", "speaker", "metadata", "session", "user_ref", "created_at")
     )
     if not memories:
         return 0

@@ -111,6 +111,31 @@ def test_a_newer_wording_of_the_same_thing_supersedes_the_older(agent, remember)
     assert edges(agent, EdgeType.SUPERSEDES) == {(new.pk, old.pk)}
 
 
+def test_the_turn_just_before_is_followed_not_related_nor_superseded(agent, remember, session):
+    # The context embedding puts the turn before into a turn's vector: their closeness is
+    # the blend's, and precedes already links them.
+    first, second = remember(
+        "Priya's favourite colour is green and she paints every Sunday.",
+        "Priya's favourite colour is green and she paints every Sunday!",
+        session_id=session.pk,
+    )
+    assert edges(agent, EdgeType.PRECEDES) == {(first.pk, second.pk)}
+    assert edges(agent, EdgeType.RELATED_TO) == set()
+    assert edges(agent, EdgeType.SUPERSEDES) == set()
+
+
+def test_another_speakers_close_wording_is_related_but_supersedes_nothing(agent, remember):
+    text = "Priya's favourite colour is green and she paints every Sunday"
+    # Hours apart: separate conversations, so no turn's vector holds another's words.
+    now = timezone.now()
+    (old,) = remember(f"{text}.", speaker="Ana", created_at=now - timedelta(hours=4))
+    (new,) = remember(f"{text}!", speaker="Bo", created_at=now - timedelta(hours=2))
+    (same,) = remember(f"{text}!!", speaker="Ana", created_at=now)
+    assert {(new.pk, old.pk), (same.pk, old.pk)} <= edges(agent, EdgeType.RELATED_TO)
+    assert (new.pk, old.pk) not in edges(agent, EdgeType.SUPERSEDES)
+    assert (same.pk, old.pk) in edges(agent, EdgeType.SUPERSEDES)
+
+
 def test_memories_that_contradict_each_other_never_supersede(agent, remember):
     (old,) = remember("Priya is vegetarian.")
     (new,) = remember("Priya is not vegetarian.")
