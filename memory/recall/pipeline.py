@@ -9,10 +9,11 @@ from django.utils import timezone
 
 from dewee.errors import InvalidInput
 from memory.embeddings.engine import Embedder, get_embedder
+from memory.entities import query_names
 from memory.models import Memory
 from memory.recall.filters import RecallFilters, candidate_memories, clean_filters
 from memory.recall.keyword_search import keyword_search
-from memory.recall.relevance import relevance
+from memory.recall.relevance import named_entities, relevance, speaking, without_names
 from memory.recall.routing import Fusion, QueryClass, Routing, classify_query, vector_weight
 from memory.recall.scoring import ScoredRow, Weights, best_first, flag_factor, recency
 from memory.recall.vector_search import vector_search
@@ -138,12 +139,19 @@ def recall(
     candidates = candidate_memories(agent, request.filters, now)
     filtered = request.filters.any
 
+    # The query's vector leaves out the people it names who speak in the agent's memories:
+    # the entity pass ranks their own words higher, and the name weighs on the vector more
+    # than what is asked about them. The keyword search keeps the names (measured on
+    # LoCoMo: docs/BENCHMARKS.md, issue 11 recall part 2).
+    names = query_names(request.query)
+    named = named_entities(agent, names) if names else {}
+    meaning = without_names(request.query, speaking(agent, named)) if named else request.query
     vector_hits: list[tuple[int, float]] = []
     keyword_hits: list[tuple[int, float]] = []
     if weight > 0 and agent.embedding_model:
         embedder = embedder or get_embedder()
         if embedder.model_id == agent.embedding_model:
-            query_vector = embedder.embed_one(request.query)
+            query_vector = embedder.embed_one(meaning)
             vector_hits = vector_search(
                 agent, candidates, query_vector, limit=pool_size, filtered=filtered, now=now
             )
@@ -152,7 +160,13 @@ def recall(
             agent, candidates, request.query, limit=pool_size, filtered=filtered
         )
     parts = relevance(
-        agent, request.query, vector_hits, keyword_hits, vector_weight=weight, fusion=fusion
+        agent,
+        request.query,
+        vector_hits,
+        keyword_hits,
+        vector_weight=weight,
+        fusion=fusion,
+        named=named,
     )
 
     # Score the pool from a few columns; load whole memories only for the winners.

@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Q
 
 from memory.conversations import neighbours
-from memory.entities import entity_key, query_names
+from memory.entities import entity_key, name_spans, query_names
 from memory.models import Entity, EntityMention, Memory, MemoryEdge
 from memory.recall.routing import Fusion
 from tenancy.models import Agent
@@ -32,6 +32,10 @@ NEIGHBOUR_SPAN = 2
 EXPANSION_WEIGHT = 0.0
 EXPANSION_SEEDS = 20
 EXPANSION_TYPES = ("shares_entity", "related_to")
+# A memory a newer one supersedes (a newer wording of the same thing by the same speaker,
+# memory.services.graph) keeps this share of its relevance: the newer ranks first, and the
+# older is still found when nothing else matches.
+SUPERSEDED_FACTOR = 0.85
 
 
 def _minmax(pairs: list[tuple[int, float]]) -> dict[int, float]:
@@ -52,7 +56,7 @@ def _rrf(pairs: list[tuple[int, float]]) -> dict[int, float]:
     }
 
 
-def _named_entities(agent: Agent, names: list[str]) -> dict[int, str]:
+def named_entities(agent: Agent, names: list[str]) -> dict[int, str]:
     """The agent's entities the query's names stand for, each with the name it answers to:
     the same name or alias, or its first word ("Dmitri" for "Dmitri Ivanov")."""
     keys = {entity_key(name) for name in names}
@@ -71,6 +75,30 @@ def _named_entities(agent: Agent, names: list[str]) -> dict[int, str]:
     return found
 
 
+def speaking(agent: Agent, named: dict[int, str]) -> set[str]:
+    """Of the query's names (``named``: entity -> name, from ``named_entities``), the ones
+    that speak in the agent's memories: one indexed lookup per entity."""
+    return {
+        key
+        for entity_id, key in named.items()
+        if EntityMention.objects.filter(entity_id=entity_id, as_speaker=True).exists()
+    }
+
+
+def without_names(query: str, names: set[str]) -> str:
+    """``query`` with the words of ``names`` (and their possessive "'s") taken out; the
+    query itself when nothing else would be left."""
+    kept, last = [], 0
+    for word, start, end in name_spans(query):
+        if entity_key(word) not in names:
+            continue
+        kept.append(query[last:start])
+        last = end + (2 if query[end : end + 2] in ("'s", "’s") else 0)
+    kept.append(query[last:])
+    text = " ".join("".join(kept).split())
+    return text if any(char.isalnum() for char in text) else query
+
+
 def _speaks(speaker: str, keys: set[str]) -> bool:
     """Whether a memory's speaker is one of the people the query names (by whole name or
     first word)."""
@@ -79,7 +107,7 @@ def _speaks(speaker: str, keys: set[str]) -> bool:
 
 
 def _entity_matches(
-    agent: Agent, pool: set[int], names: list[str]
+    agent: Agent, pool: set[int], names: list[str], named: dict[int, str] | None = None
 ) -> tuple[dict[int, float], set[int]]:
     """For the pooled memories: the share of the query's names each mentions (spoken by one
     of them counts as mentioning it), and the ones a named person said. The speaker is the
@@ -95,7 +123,7 @@ def _entity_matches(
         .values_list("id", "speaker")
         if speaker and _speaks(speaker, keys)
     }
-    named = _named_entities(agent, names)
+    named = named_entities(agent, names) if named is None else named
     mentioned: dict[int, set[str]] = defaultdict(set)
     if named:
         for memory_id, entity_id in EntityMention.objects.filter(
@@ -115,6 +143,14 @@ def _linked(agent: Agent, seeds: list[int]) -> list[tuple[int, int]]:
         *edges.filter(source_id__in=seeds).values_list("source_id", "target_id"),
         *edges.filter(target_id__in=seeds).values_list("target_id", "source_id"),
     ]
+
+
+def _superseded(agent: Agent, memory_ids: set[int]) -> set[int]:
+    return set(
+        MemoryEdge.objects.filter(
+            agent=agent, type="supersedes", target_id__in=memory_ids
+        ).values_list("target_id", flat=True)
+    )
 
 
 def _components(
@@ -137,6 +173,7 @@ def _components(
         "fused": fused,
         "neighbour": 0.0,
         "linked": 0.0,
+        "superseded": False,
     }
 
 
@@ -148,10 +185,12 @@ def relevance(
     *,
     vector_weight: float,
     fusion: Fusion,
+    named: dict[int, str] | None = None,
 ) -> dict[int, dict[str, Any]]:
     """Fuse the two lists, add the neighbour pass and the entity pass: for each memory of the
     pool (and each neighbour the neighbour pass brought in), its component scores and its
-    relevance (the fused score in 0..1 plus what the two passes add)."""
+    relevance (the fused score in 0..1 plus what the two passes add). ``named``: the
+    query's entities, when the caller has read them already (named_entities)."""
     normalise = _rrf if fusion == Fusion.RRF else _minmax
     vector_norm, keyword_norm = normalise(vector_hits), normalise(keyword_hits)
     vector_raw, keyword_raw = dict(vector_hits), dict(keyword_hits)
@@ -179,10 +218,12 @@ def relevance(
         for seed, linked in _linked(agent, seeds):
             entry = parts.setdefault(linked, _components())
             entry["linked"] = max(entry["linked"], parts[seed]["fused"])
-    entity, spoken = _entity_matches(agent, set(parts), query_names(query))
+    entity, spoken = _entity_matches(agent, set(parts), query_names(query), named)
+    superseded = _superseded(agent, set(parts))
     for memory_id, entry in parts.items():
         entry["entity"] = entity.get(memory_id, 0.0)
         entry["speaker"] = 1.0 if memory_id in spoken else 0.0
+        entry["superseded"] = memory_id in superseded
         # Not capped at 1: a cap makes every memory above it tie (see scoring.Weights.score).
         entry["relevance"] = (
             entry["fused"]
@@ -190,5 +231,5 @@ def relevance(
             + SPEAKER_WEIGHT * entry["speaker"]
             + NEIGHBOUR_WEIGHT * entry["neighbour"]
             + EXPANSION_WEIGHT * entry["linked"]
-        )
+        ) * (SUPERSEDED_FACTOR if entry["superseded"] else 1.0)
     return parts

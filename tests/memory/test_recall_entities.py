@@ -1,10 +1,22 @@
-"""Recall's entity pass: a query that names someone ranks what they said and what mentions
-them higher, and the explanation shows by how much."""
+"""Recall's entity pass and the graph: a query that names someone ranks what they said and
+what mentions them higher, a newer wording ranks above the one it supersedes, and the
+explanation shows by how much."""
+
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
+from memory.models import EdgeType, MemoryEdge
 from memory.recall import RecallRequest, recall
-from memory.recall.relevance import ENTITY_WEIGHT, SPEAKER_WEIGHT
+from memory.recall.relevance import (
+    ENTITY_WEIGHT,
+    SPEAKER_WEIGHT,
+    SUPERSEDED_FACTOR,
+    named_entities,
+    speaking,
+    without_names,
+)
 from memory.services import MemoryInput, store_memories
 
 pytestmark = pytest.mark.django_db
@@ -85,3 +97,57 @@ def test_a_query_without_names_adds_nothing(agent):
     hit = hits(agent, "where was lunch?")[0]
     assert hit.memory.speaker == "Priya"
     assert (hit.explanation["entity"], hit.explanation["speaker"]) == (0.0, 0.0)
+
+
+def test_a_superseded_memory_ranks_below_its_newer_wording(agent):
+    text = "Priya's favourite colour is green and she paints every Sunday"
+    now = timezone.now()
+    old, new = store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content=f"{text}.", created_at=now - timedelta(hours=3)),
+            MemoryInput(content=f"{text}!", created_at=now),
+        ],
+    )
+    assert MemoryEdge.objects.filter(source=new, target=old, type=EdgeType.SUPERSEDES).exists()
+    first, second, *_ = hits(agent, "What colour does Priya like?")
+    assert (first.memory.pk, second.memory.pk) == (new.pk, old.pk)
+    assert (first.explanation["superseded"], second.explanation["superseded"]) == (False, True)
+    parts = second.explanation
+    undemoted = (
+        parts["fused"]
+        + ENTITY_WEIGHT * parts["entity"]
+        + SPEAKER_WEIGHT * parts["speaker"]
+        + 0.5 * parts["neighbour"]
+    )
+    assert parts["relevance"] == pytest.approx(SUPERSEDED_FACTOR * undemoted)
+
+
+@pytest.mark.parametrize(
+    ("query", "names", "meaning"),
+    [
+        ("What do Melanie's kids like?", {"melanie"}, "What do kids like?"),
+        ("Did Caroline and Melanie go?", {"caroline"}, "Did and Melanie go?"),
+        ("What did Dmitri say?", set(), "What did Dmitri say?"),
+        ("Melanie?", {"melanie"}, "Melanie?"),
+    ],
+)
+def test_the_querys_meaning_leaves_out_only_the_names_given(query, names, meaning):
+    assert without_names(query, names) == meaning
+
+
+def test_only_people_who_speak_are_left_to_the_entity_pass(agent):
+    store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content="I adopted a puppy called Biscuit", speaker="Melanie"),
+            MemoryInput(content="Biscuit chewed the sofa again"),
+        ],
+    )
+    named = named_entities(agent, ["melanie", "biscuit", "nobody"])
+    assert sorted(named.values()) == ["biscuit", "melanie"]
+    assert speaking(agent, named) == {"melanie"}
+    # The recall finds Melanie's words by what is asked, and says she spoke them.
+    (first, *_) = hits(agent, "What pet did Melanie adopt?")
+    assert first.memory.speaker == "Melanie"
+    assert first.explanation["speaker"] == 1.0
