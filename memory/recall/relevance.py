@@ -26,12 +26,6 @@ SPEAKER_WEIGHT = 0.35
 NEIGHBOUR_WEIGHT = 0.5
 NEIGHBOUR_SEEDS = 60
 NEIGHBOUR_SPAN = 2
-# Graph expansion: the memories one edge of EXPANSION_TYPES away from the EXPANSION_SEEDS
-# strongest matches take EXPANSION_WEIGHT of the seed's relevance (the other half of a
-# multi-hop answer is often linked to the first, not similar to the question).
-EXPANSION_WEIGHT = 0.0
-EXPANSION_SEEDS = 20
-EXPANSION_TYPES = ("shares_entity", "related_to")
 # A memory a newer one supersedes (a newer wording of the same thing by the same speaker,
 # memory.services.graph) keeps this share of its relevance: the newer ranks first, and the
 # older is still found when nothing else matches.
@@ -136,15 +130,6 @@ def _entity_matches(
     return share, spoken
 
 
-def _linked(agent: Agent, seeds: list[int]) -> list[tuple[int, int]]:
-    """(seed, linked memory) for each edge of EXPANSION_TYPES at a seed, either way."""
-    edges = MemoryEdge.objects.filter(agent=agent, type__in=EXPANSION_TYPES)
-    return [
-        *edges.filter(source_id__in=seeds).values_list("source_id", "target_id"),
-        *edges.filter(target_id__in=seeds).values_list("target_id", "source_id"),
-    ]
-
-
 def _superseded(agent: Agent, memory_ids: set[int]) -> set[int]:
     return set(
         MemoryEdge.objects.filter(
@@ -172,7 +157,6 @@ def _components(
         "speaker": 0.0,
         "fused": fused,
         "neighbour": 0.0,
-        "linked": 0.0,
         "superseded": False,
     }
 
@@ -213,11 +197,6 @@ def relevance(
             for neighbour in around:
                 entry = parts.setdefault(neighbour, _components())
                 entry["neighbour"] = max(entry["neighbour"], parts[seed]["fused"])
-    if EXPANSION_WEIGHT > 0:
-        seeds = sorted(pool, key=lambda i: -parts[i]["fused"])[:EXPANSION_SEEDS]
-        for seed, linked in _linked(agent, seeds):
-            entry = parts.setdefault(linked, _components())
-            entry["linked"] = max(entry["linked"], parts[seed]["fused"])
     entity, spoken = _entity_matches(agent, set(parts), query_names(query), named)
     superseded = _superseded(agent, set(parts))
     for memory_id, entry in parts.items():
@@ -230,6 +209,5 @@ def relevance(
             + ENTITY_WEIGHT * entry["entity"]
             + SPEAKER_WEIGHT * entry["speaker"]
             + NEIGHBOUR_WEIGHT * entry["neighbour"]
-            + EXPANSION_WEIGHT * entry["linked"]
         ) * (SUPERSEDED_FACTOR if entry["superseded"] else 1.0)
     return parts
