@@ -5,7 +5,11 @@ and peak memory, on an agent whose graph was built as its memories arrived.
     .venv/bin/python scripts/with-postgres -- .venv/bin/python bench/graph.py --memories 10000
 
 For each size: a fresh agent filled with bench/recall.py's synthetic memories (a fifth in
-sessions) in batches, the graph built in each store (DEWEE_GRAPH_ON_STORE=inline); then
+sessions) in batches, the graph built in each store (DEWEE_GRAPH_ON_STORE=inline), or with
+``--build worker`` after the stores, as the worker's jobs build it (three times faster, the
+same kind of graph). With ``--reuse`` an agent this bench filled before in the same
+database (``scripts/with-postgres --datadir DIR --keep``, or DEWEE_VAR_DIR for SQLite) is
+measured again as it is: the same graph before and after a change. Then
 --queries traversals (depth 2, every edge type, limit 50, from random memories) and
 --queries paths between random pairs (max depth 6), timed one by one through the same
 functions the API calls; then one GraphML export (with entities) consumed chunk by chunk,
@@ -39,6 +43,8 @@ from memory.exceptions import PathNotFound  # noqa: E402
 from memory.graph_export import export_graph  # noqa: E402
 from memory.graph_queries import shortest_path, traverse_graph  # noqa: E402
 from memory.models import Memory, MemoryEdge  # noqa: E402
+from memory.services.graph_rebuild import build_pending_graph  # noqa: E402
+from tenancy.models import Agent  # noqa: E402
 from tenancy.services import create_agent, default_workspace  # noqa: E402
 
 
@@ -57,10 +63,12 @@ def main() -> None:
     parser.add_argument("--memories", type=int, nargs="+", default=[10_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--build", choices=["inline", "worker"], default="inline")
+    parser.add_argument("--reuse", action="store_true", help="measure an agent filled before")
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     call_command("prepare_models", verbosity=0)
-    settings.DEWEE_GRAPH_ON_STORE = "inline"
+    settings.DEWEE_GRAPH_ON_STORE = args.build
     print(f"edition {connection.vendor}; {os.cpu_count()} cores", file=sys.stderr)
     print(
         "| memories | edges | traverse p50 / p95 (ms) | path p50 / p95 (ms) | paths found "
@@ -69,15 +77,26 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     for count in args.memories:
         rng = random.Random(count)
-        agent = create_agent(workspace=default_workspace(), agent_id=f"graph-bench-{count}")
-        rate = fill(agent, count, rng, args.batch)
+        agent_id = f"graph-bench-{count}"
+        if args.reuse:
+            agent = Agent.objects.get(agent_id=agent_id)
+        else:
+            agent = create_agent(workspace=default_workspace(), agent_id=agent_id)
+            rate = fill(agent, count, rng, args.batch)
+            print(f"  filled {count:,} at {rate:.0f}/s", file=sys.stderr)
+            if args.build == "worker":
+                started = time.perf_counter()
+                while build_pending_graph(agent=agent).more:
+                    pass
+                seconds = time.perf_counter() - started
+                print(f"  graph built at {count / seconds:.0f}/s", file=sys.stderr)
         ids = list(Memory.objects.filter(agent=agent).values_list("id", flat=True))
         edges = MemoryEdge.objects.filter(agent=agent).count()
-        print(f"  filled {count:,} at {rate:.0f}/s, {edges:,} edges", file=sys.stderr)
-        memories = {
-            m.pk: m for m in Memory.objects.filter(pk__in=rng.sample(ids, 2 * args.queries))
-        }
-        starts = list(memories.values())
+        print(f"  {count:,} memories, {edges:,} edges", file=sys.stderr)
+        # Their own generator: a reused agent is measured from the same memories.
+        sample = random.Random(count + 1).sample(sorted(ids), 2 * args.queries)
+        memories = {m.pk: m for m in Memory.objects.filter(pk__in=sample)}
+        starts = [memories[i] for i in sample]
         traverse_times, path_times, found = [], [], 0
         for memory in starts[: args.queries]:
             started = time.perf_counter()
