@@ -27,7 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 if not os.environ.get("DATABASE_URL"):
-    os.environ["DEWEE_VAR_DIR"] = tempfile.mkdtemp(prefix="dewee-graph-")
+    # A given DEWEE_VAR_DIR keeps the SQLite database for a later --reuse.
+    os.environ.setdefault("DEWEE_VAR_DIR", tempfile.mkdtemp(prefix="dewee-graph-"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dewee.settings")
 
 import django

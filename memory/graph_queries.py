@@ -10,11 +10,13 @@ for the edges (at most EDGE_SCAN_MAX rows) and one for the memories reached. Exp
 memories (waiting for the expiry pass) are not reached, as they are not listed or recalled.
 """
 
+import json
 from collections.abc import Iterable
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from django.db import connection
 from django.db.models.functions import Substr
 from django.utils import timezone
 
@@ -31,6 +33,9 @@ PATH_DEPTH_MAX = 6
 # Edges read per level: built edges are a few per memory, but a memory can be the target
 # of many (an old turn that later ones resemble), so a level reads at most this many.
 EDGE_SCAN_MAX = 10_000
+# Expired memories a path search reads once and steps around; beyond this many (the expiry
+# pass is far behind) it checks each level's memories instead.
+EXPIRED_MAX = 1000
 PREVIEW_CHARS = 200
 
 # (source, target, type, weight)
@@ -96,27 +101,62 @@ def edge_to_dict(edge: Edge) -> dict[str, Any]:
     return {"source": source, "target": target, "type": kind, "weight": weight}
 
 
+def _any_of(column: str, values: list[Any]) -> tuple[str, list[Any]]:
+    """``column`` is one of ``values``, as one parameter whatever their number: an array on
+    PostgreSQL, a JSON list on SQLite (both planned as lookups on the column's index)."""
+    if connection.vendor == "postgresql":
+        return f"{column} = ANY(%s)", [values]
+    return f"{column} IN (SELECT value FROM json_each(%s))", [json.dumps(values)]
+
+
 def _edges_touching(
     agent_id: int, ids: list[int], kinds: list[str], direction: Direction
 ) -> list[Edge]:
-    """The edges at ``ids`` (memories of ``agent_id``). One query per end, each on its own
-    index ((source, target, type) or (target, type)). The agent is checked on the rows, not
-    in the query: given it, SQLite plans a scan of the agent's edges (its agent index)."""
-    ends = []
+    """The edges at ``ids`` (memories of ``agent_id``), at most EDGE_SCAN_MAX: one query, a
+    SELECT per end, each on its own index ((source, target, type) or (target, type)); an
+    edge with both ends in ``ids`` comes twice. In SQL, not the ORM: building its IN lists
+    and converting its rows took two to three times the query itself on PostgreSQL
+    (bench/graph.py). The agent is checked on the rows, not in the query: given it, SQLite
+    plans a scan of the agent's edges (its agent index)."""
+    ends: list[str] = []
     if direction in (Direction.OUT, Direction.BOTH):
-        ends.append("source_id__in")
+        ends.append("source_id")
     if direction in (Direction.IN, Direction.BOTH):
-        ends.append("target_id__in")
-    found: list[Edge] = []
-    for end in ends:
-        rows = MemoryEdge.objects.filter(type__in=kinds, **{end: ids}).order_by()
-        fields = ("agent_id", "source_id", "target_id", "type", "weight")
-        for agent, *edge in rows.values_list(*fields)[: EDGE_SCAN_MAX - len(found)]:
-            if agent == agent_id:
-                found.append((edge[0], edge[1], edge[2], edge[3]))
-        if len(found) >= EDGE_SCAN_MAX:
-            break
-    return found
+        ends.append("target_id")
+    return _select_edges(agent_id, [_any_of(end, ids) for end in ends], kinds)
+
+
+def _edges_among(agent_id: int, ids: list[int], kinds: list[str]) -> list[Edge]:
+    """The edges with both ends among ``ids`` (memories of ``agent_id``)."""
+    sources, source_args = _any_of("source_id", ids)
+    targets, target_args = _any_of("target_id", ids)
+    return _select_edges(agent_id, [(f"{sources} AND {targets}", source_args + target_args)], kinds)
+
+
+def _select_edges(
+    agent_id: int, wheres: list[tuple[str, list[Any]]], kinds: list[str]
+) -> list[Edge]:
+    """The edges of ``kinds`` each ``where`` selects, one SELECT each in one query, at most
+    EDGE_SCAN_MAX in all; only those of ``agent_id``."""
+    selects: list[str] = []
+    params: list[Any] = []
+    for where, args in wheres:
+        if len(kinds) < len(EdgeType.values):
+            of_kinds, kind_args = _any_of("type", kinds)
+            where, args = f"{where} AND {of_kinds}", args + kind_args
+        selects.append(
+            "SELECT agent_id, source_id, target_id, type, weight "
+            f"FROM {MemoryEdge._meta.db_table} WHERE {where}"
+        )
+        params += args
+    with connection.cursor() as cursor:
+        cursor.execute(f"{' UNION ALL '.join(selects)} LIMIT {EDGE_SCAN_MAX}", params)
+        rows = cursor.fetchall()
+    return [
+        (source, target, kind, weight)
+        for agent, source, target, kind, weight in rows
+        if agent == agent_id
+    ]
 
 
 def traverse_graph(
@@ -146,10 +186,11 @@ def traverse_graph(
         if not frontier or room <= 0:
             break
         found = set()
+        on_frontier = set(frontier)
         for source, target, _, _ in _edges_touching(agent_id, frontier, kinds, way):
-            if way != Direction.IN and source in frontier:
+            if way != Direction.IN and source in on_frontier:
                 found.add(target)
-            if way != Direction.OUT and target in frontier:
+            if way != Direction.OUT and target in on_frontier:
                 found.add(source)
         nodes = _nodes(agent_id, sorted(found - seen, reverse=True)[: room * 4], now)
         taken = sorted(nodes, reverse=True)[:room]
@@ -157,29 +198,40 @@ def traverse_graph(
             reached[node_id] = {**nodes[node_id], "depth": level}
         seen |= found
         frontier = taken
-    ids = [memory.pk, *reached]
-    # Both ends among this agent's memories: the agent's edges (not in the query: above).
-    edges = (
-        MemoryEdge.objects.filter(type__in=kinds, source_id__in=ids, target_id__in=ids)
-        .order_by("source_id", "target_id", "type")
-        .values_list("source_id", "target_id", "type", "weight")
-    )
+    edges = _edges_among(agent_id, [memory.pk, *reached], kinds)
     return {
         "start": {**node_of(memory), "depth": 0},
         "nodes": sorted(reached.values(), key=lambda n: (n["depth"], -n["id"])),
-        "edges": [edge_to_dict(e) for e in edges],
+        "edges": [edge_to_dict(e) for e in sorted(edges)],
     }
+
+
+def _expired(agent_id: int, now: datetime) -> set[int] | None:
+    """The agent's memories past their expiry, waiting for the expiry pass (few: the pass
+    deletes them), read once for a whole search on the partial expiry index; None when
+    there are more than EXPIRED_MAX, and the search checks each level instead."""
+    ids = set(
+        Memory.objects.filter(agent_id=agent_id)
+        .expired(now)
+        .order_by()
+        .values_list("id", flat=True)[: EXPIRED_MAX + 1]
+    )
+    return None if len(ids) > EXPIRED_MAX else ids
 
 
 def _expand(
     agent_id: int,
     frontier: list[int],
     kinds: list[str],
-    mine: dict[int, tuple[int, Edge | None]],
+    sides: tuple[dict[int, tuple[int, Edge | None]], dict[int, tuple[int, Edge | None]]],
+    expired: set[int] | None,
     now: datetime,
-) -> list[int]:
-    """One level of a path search from one end: record how each new memory was reached
-    (the memory before it and the edge) in ``mine``; the new level, newest first."""
+) -> tuple[list[int], int | None]:
+    """One level of a path search from one end: record how each new live memory was reached
+    (the memory before it and the edge) in ``mine``; the new level, newest first, and the
+    memory where it meets ``theirs``, if it does (the search then stops: every meeting on
+    this level makes a path of the same, shortest, length; the newest is taken)."""
+    mine, theirs = sides
     level = mine[frontier[0]][0] + 1
     on_frontier = set(frontier)
     via: dict[int, Edge] = {}
@@ -188,11 +240,20 @@ def _expand(
         for here, there in ((source, target), (target, source)):
             if here in on_frontier and there not in mine and there not in via:
                 via[there] = edge
-    live = _nodes(agent_id, via, now)
-    for node_id in live:
-        edge = via[node_id]
-        mine[node_id] = (level, edge)
-    return sorted(live, reverse=True)
+    meetings = [node for node in via if node in theirs]
+    if meetings:
+        # Memories of the other side were checked live when it reached them.
+        middle = max(meetings)
+        mine[middle] = (level, via[middle])
+        return [middle], middle
+    if expired is None:
+        expired = set(
+            Memory.objects.filter(pk__in=list(via)).expired(now).values_list("id", flat=True)
+        )
+    live = [node for node in via if node not in expired]
+    for node in live:
+        mine[node] = (level, via[node])
+    return sorted(live, reverse=True), None
 
 
 def _walk(node_id: int, mine: dict[int, tuple[int, Edge | None]]) -> tuple[list[int], list[Edge]]:
@@ -226,19 +287,18 @@ def shortest_path(
     start: dict[int, tuple[int, Edge | None]] = {source.pk: (0, None)}
     end: dict[int, tuple[int, Edge | None]] = {target.pk: (0, None)}
     fronts = [[source.pk], [target.pk]]
-    meeting = [source.pk] if source.pk == target.pk else []
+    middle = source.pk if source.pk == target.pk else None
+    expired = _expired(agent_id, now) if middle is None else set()
     length = 0
-    while not meeting and fronts[0] and fronts[1] and length < max_depth:
+    while middle is None and fronts[0] and fronts[1] and length < max_depth:
         side = 0 if len(fronts[0]) <= len(fronts[1]) else 1
-        mine, theirs = (start, end) if side == 0 else (end, start)
-        fronts[side] = _expand(agent_id, fronts[side], kinds, mine, now)
+        sides = (start, end) if side == 0 else (end, start)
+        fronts[side], middle = _expand(agent_id, fronts[side], kinds, sides, expired, now)
         length += 1
-        meeting = sorted((n for n in fronts[side] if n in theirs), key=lambda n: (theirs[n][0], -n))
-    if not meeting:
+    if middle is None:
         raise PathNotFound(
             f"No path of at most {max_depth} edges from memory {source.pk} to memory {target.pk}"
         )
-    middle = meeting[0]
     head_ids, head_edges = _walk(middle, start)
     tail_ids, tail_edges = _walk(middle, end)
     ids = [*reversed(head_ids), *tail_ids[1:]]
