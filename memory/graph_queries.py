@@ -6,8 +6,10 @@ reached from one), so it runs on the edge indexes (source, target, type) and (ta
 and reads no other agent's rows; edges join two memories of one agent (the services check
 it), and the agent is checked again on each edge read.
 The work is bounded: at most DEPTH_MAX levels (PATH_DEPTH_MAX for a path), each one query
-for the edges (at most EDGE_SCAN_MAX rows) and one for the memories reached. Expired
-memories (waiting for the expiry pass) are not reached, as they are not listed or recalled.
+for the edges at both ends (at most EDGE_SCAN_MAX rows), and for a traversal one for the
+memories reached (a path search loads only the memories of the path it finds, and from a
+large frontier first asks whether it meets the other side). Expired memories (waiting for the expiry
+pass) are not reached, as they are not listed or recalled.
 """
 
 import json
@@ -36,10 +38,14 @@ EDGE_SCAN_MAX = 10_000
 # Expired memories a path search reads once and steps around; beyond this many (the expiry
 # pass is far behind) it checks each level's memories instead.
 EXPIRED_MAX = 1000
+# From a frontier this large, a path search first asks whether it meets the other side.
+PROBE_FROM = 32
 PREVIEW_CHARS = 200
 
 # (source, target, type, weight)
 Edge = tuple[int, int, str, float]
+# How a path search reached each memory: its level and the edge from the level before.
+Reached = dict[int, tuple[int, Edge | None]]
 
 
 class Direction(StrEnum):
@@ -116,8 +122,8 @@ def _edges_touching(
     SELECT per end, each on its own index ((source, target, type) or (target, type)); an
     edge with both ends in ``ids`` comes twice. In SQL, not the ORM: building its IN lists
     and converting its rows took two to three times the query itself on PostgreSQL
-    (bench/graph.py). The agent is checked on the rows, not in the query: given it, SQLite
-    plans a scan of the agent's edges (its agent index)."""
+    (bench/graph.py). The agent is checked on the rows, not in the
+    query: given it, SQLite plans a scan of the agent's edges (its agent index)."""
     ends: list[str] = []
     if direction in (Direction.OUT, Direction.BOTH):
         ends.append("source_id")
@@ -127,10 +133,22 @@ def _edges_touching(
 
 
 def _edges_among(agent_id: int, ids: list[int], kinds: list[str]) -> list[Edge]:
-    """The edges with both ends among ``ids`` (memories of ``agent_id``)."""
+    """The edges with both ends among ``ids`` (memories of ``agent_id``), with weights."""
     sources, source_args = _any_of("source_id", ids)
     targets, target_args = _any_of("target_id", ids)
     return _select_edges(agent_id, [(f"{sources} AND {targets}", source_args + target_args)], kinds)
+
+
+def _edges_between(
+    agent_id: int, ones: list[int], others: list[int], kinds: list[str]
+) -> list[Edge]:
+    """The edges with one end among ``ones`` and the other among ``others``, either way."""
+    wheres = []
+    for one, other in (("source_id", "target_id"), ("target_id", "source_id")):
+        near, near_args = _any_of(one, ones)
+        far, far_args = _any_of(other, others)
+        wheres.append((f"{near} AND {far}", near_args + far_args))
+    return _select_edges(agent_id, wheres, kinds)
 
 
 def _select_edges(
@@ -138,16 +156,14 @@ def _select_edges(
 ) -> list[Edge]:
     """The edges of ``kinds`` each ``where`` selects, one SELECT each in one query, at most
     EDGE_SCAN_MAX in all; only those of ``agent_id``."""
+    columns = "agent_id, source_id, target_id, type, weight"
     selects: list[str] = []
     params: list[Any] = []
     for where, args in wheres:
         if len(kinds) < len(EdgeType.values):
             of_kinds, kind_args = _any_of("type", kinds)
             where, args = f"{where} AND {of_kinds}", args + kind_args
-        selects.append(
-            "SELECT agent_id, source_id, target_id, type, weight "
-            f"FROM {MemoryEdge._meta.db_table} WHERE {where}"
-        )
+        selects.append(f"SELECT {columns} FROM {MemoryEdge._meta.db_table} WHERE {where}")
         params += args
     with connection.cursor() as cursor:
         cursor.execute(f"{' UNION ALL '.join(selects)} LIMIT {EDGE_SCAN_MAX}", params)
@@ -219,44 +235,63 @@ def _expired(agent_id: int, now: datetime) -> set[int] | None:
     return None if len(ids) > EXPIRED_MAX else ids
 
 
+def _meeting(edges: list[Edge], frontier: set[int], theirs: Reached) -> tuple[int, Edge] | None:
+    """Where a level from ``frontier`` meets the other side, if it does: the newest memory
+    of ``theirs`` it reaches, by the first of its edges in order. Every meeting on one level
+    makes a path of the same, shortest, length (both sides searched every memory nearer)."""
+    met: dict[int, Edge] = {}
+    for edge in edges:
+        for here, there in ((edge[0], edge[1]), (edge[1], edge[0])):
+            if here in frontier and there in theirs:
+                met[there] = min(edge, met.get(there, edge))
+    if not met:
+        return None
+    middle = max(met)
+    return middle, met[middle]
+
+
 def _expand(
     agent_id: int,
-    frontier: list[int],
+    fronts: tuple[list[int], list[int]],
     kinds: list[str],
-    sides: tuple[dict[int, tuple[int, Edge | None]], dict[int, tuple[int, Edge | None]]],
+    sides: tuple[Reached, Reached],
     expired: set[int] | None,
     now: datetime,
 ) -> tuple[list[int], int | None]:
-    """One level of a path search from one end: record how each new live memory was reached
-    (the memory before it and the edge) in ``mine``; the new level, newest first, and the
-    memory where it meets ``theirs``, if it does (the search then stops: every meeting on
-    this level makes a path of the same, shortest, length; the newest is taken)."""
-    mine, theirs = sides
+    """One level of a path search from one end (``fronts[0]``, reached as ``sides[0]``
+    records): the new level, newest first, each new live memory recorded with the edge that
+    reached it; or, where it meets the other side, that memory (the search stops there).
+    From a large frontier it asks first for the edges that join the two frontiers (a few
+    rows): the meeting level then never reads all its edges."""
+    (frontier, their_front), (mine, theirs) = fronts, sides
     level = mine[frontier[0]][0] + 1
     on_frontier = set(frontier)
+    if len(frontier) >= PROBE_FROM:
+        met = _meeting(_edges_between(agent_id, frontier, their_front, kinds), on_frontier, theirs)
+        if met is not None:
+            mine[met[0]] = (level, met[1])
+            return [met[0]], met[0]
+    edges = _edges_touching(agent_id, frontier, kinds, Direction.BOTH)
+    # Memories of the other side were checked live when it reached them.
+    met = _meeting(edges, on_frontier, theirs)
+    if met is not None:
+        mine[met[0]] = (level, met[1])
+        return [met[0]], met[0]
     via: dict[int, Edge] = {}
-    for edge in _edges_touching(agent_id, frontier, kinds, Direction.BOTH):
-        source, target = edge[0], edge[1]
-        for here, there in ((source, target), (target, source)):
+    for edge in edges:
+        for here, there in ((edge[0], edge[1]), (edge[1], edge[0])):
             if here in on_frontier and there not in mine and there not in via:
                 via[there] = edge
-    meetings = [node for node in via if node in theirs]
-    if meetings:
-        # Memories of the other side were checked live when it reached them.
-        middle = max(meetings)
-        mine[middle] = (level, via[middle])
-        return [middle], middle
     if expired is None:
-        expired = set(
-            Memory.objects.filter(pk__in=list(via)).expired(now).values_list("id", flat=True)
-        )
+        reached = Memory.objects.filter(pk__in=list(via)).expired(now)
+        expired = set(reached.values_list("id", flat=True))
     live = [node for node in via if node not in expired]
     for node in live:
         mine[node] = (level, via[node])
     return sorted(live, reverse=True), None
 
 
-def _walk(node_id: int, mine: dict[int, tuple[int, Edge | None]]) -> tuple[list[int], list[Edge]]:
+def _walk(node_id: int, mine: Reached) -> tuple[list[int], list[Edge]]:
     """From ``node_id`` back to the end ``mine`` started at: the memories and edges."""
     ids, edges = [node_id], []
     while (edge := mine[node_id][1]) is not None:
@@ -264,6 +299,34 @@ def _walk(node_id: int, mine: dict[int, tuple[int, Edge | None]]) -> tuple[list[
         ids.append(node_id)
         edges.append(edge)
     return ids, edges
+
+
+def _search(
+    agent_id: int,
+    ends: tuple[int, int],
+    kinds: list[str],
+    max_depth: int,
+    expired: set[int] | None,
+    now: datetime,
+) -> tuple[list[int], list[Edge]] | None:
+    """A shortest path between ``ends`` that steps around ``expired`` (None: check each
+    level), as its memories and edges; None when there is none within ``max_depth``."""
+    start: Reached = {ends[0]: (0, None)}
+    end: Reached = {ends[1]: (0, None)}
+    fronts = [[ends[0]], [ends[1]]]
+    middle = ends[0] if ends[0] == ends[1] else None
+    length = 0
+    while middle is None and fronts[0] and fronts[1] and length < max_depth:
+        side = 0 if len(fronts[0]) <= len(fronts[1]) else 1
+        pair = (fronts[side], fronts[1 - side])
+        sides = (start, end) if side == 0 else (end, start)
+        fronts[side], middle = _expand(agent_id, pair, kinds, sides, expired, now)
+        length += 1
+    if middle is None:
+        return None
+    head_ids, head_edges = _walk(middle, start)
+    tail_ids, tail_edges = _walk(middle, end)
+    return [*reversed(head_ids), *tail_ids[1:]], [*reversed(head_edges), *tail_edges]
 
 
 def shortest_path(
@@ -277,33 +340,29 @@ def shortest_path(
     followed either way; each returned with its own direction), at most ``max_depth``
     (1..PATH_DEPTH_MAX) edges long: a breadth-first search from both ends, the smaller
     side expanded first, until they meet. PathNotFound when there is none within reach;
-    a memory of another agent is MemoryNotFound, as the access helper answers."""
+    a memory of another agent is MemoryNotFound, as the access helper answers.
+
+    Expired memories wait for the expiry pass and are few, so the search first assumes
+    there are none and checks the path it finds; only when one of its memories has expired
+    does it search again around them (read once, or level by level when there are many)."""
     max_depth = clean_bounded(max_depth, field="max_depth", low=1, high=PATH_DEPTH_MAX)
     kinds = clean_edge_types(types)
     if source.agent_id != target.agent_id:
         raise MemoryNotFound(f"Memory {target.pk} not found for this agent")
     now = timezone.now()
     agent_id = source.agent_id
-    start: dict[int, tuple[int, Edge | None]] = {source.pk: (0, None)}
-    end: dict[int, tuple[int, Edge | None]] = {target.pk: (0, None)}
-    fronts = [[source.pk], [target.pk]]
-    middle = source.pk if source.pk == target.pk else None
-    expired = _expired(agent_id, now) if middle is None else set()
-    length = 0
-    while middle is None and fronts[0] and fronts[1] and length < max_depth:
-        side = 0 if len(fronts[0]) <= len(fronts[1]) else 1
-        sides = (start, end) if side == 0 else (end, start)
-        fronts[side], middle = _expand(agent_id, fronts[side], kinds, sides, expired, now)
-        length += 1
-    if middle is None:
+    ends = (source.pk, target.pk)
+    found = _search(agent_id, ends, kinds, max_depth, set(), now)
+    nodes = _nodes(agent_id, found[0], now) if found else {}
+    if found and not set(found[0][1:-1]) <= set(nodes):
+        found = _search(agent_id, ends, kinds, max_depth, _expired(agent_id, now), now)
+        nodes = _nodes(agent_id, found[0], now) if found else {}
+    if found is None:
         raise PathNotFound(
             f"No path of at most {max_depth} edges from memory {source.pk} to memory {target.pk}"
         )
-    head_ids, head_edges = _walk(middle, start)
-    tail_ids, tail_edges = _walk(middle, end)
-    ids = [*reversed(head_ids), *tail_ids[1:]]
-    edges = [*reversed(head_edges), *tail_edges]
-    nodes = _nodes(agent_id, ids, now) | {m.pk: node_of(m) for m in (source, target)}
+    ids, edges = found
+    nodes |= {m.pk: node_of(m) for m in (source, target)}
     return {
         "length": len(edges),
         "memories": [nodes[i] for i in ids],
