@@ -9,7 +9,9 @@ sessions) in batches, the graph built in each store (DEWEE_GRAPH_ON_STORE=inline
 ``--build worker`` after the stores, as the worker's jobs build it (three times faster, the
 same kind of graph). With ``--reuse`` an agent this bench filled before in the same
 database (``scripts/with-postgres --datadir DIR --keep``, or DEWEE_VAR_DIR for SQLite) is
-measured again as it is: the same graph before and after a change. Then
+measured again as it is: the same graph before and after a change; ``--baseline REV`` times
+the reads of memory/graph_queries.py at git revision REV too, query by query in turn with
+the current ones (a row of its own). Then
 --queries traversals (depth 2, every edge type, limit 50, from random memories) and
 --queries paths between random pairs (max depth 6), timed one by one through the same
 functions the API calls; then one GraphML export (with entities) consumed chunk by chunk,
@@ -19,10 +21,13 @@ timed, and once more under tracemalloc for its peak Python memory.
 import argparse
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
 import tracemalloc
+import types
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -66,7 +71,13 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--build", choices=["inline", "worker"], default="inline")
     parser.add_argument("--reuse", action="store_true", help="measure an agent filled before")
+    parser.add_argument(
+        "--baseline", metavar="REV", help="also time the reads as they were at git revision REV"
+    )
     args = parser.parse_args()
+    readers = {"": (traverse_graph, shortest_path)}
+    if args.baseline:
+        readers[f" ({args.baseline})"] = baseline_reads(args.baseline)
     call_command("migrate", verbosity=0)
     call_command("prepare_models", verbosity=0)
     settings.DEWEE_GRAPH_ON_STORE = args.build
@@ -98,31 +109,52 @@ def main() -> None:
         sample = random.Random(count + 1).sample(sorted(ids), 2 * args.queries)
         memories = {m.pk: m for m in Memory.objects.filter(pk__in=sample)}
         starts = [memories[i] for i in sample]
-        traverse_times, path_times, found = [], [], 0
+        # Each query through each version in turn, so that both see the same machine.
+        timed: dict[str, tuple[list[float], list[float], list[int]]] = {
+            name: ([], [], [0]) for name in readers
+        }
         for memory in starts[: args.queries]:
-            started = time.perf_counter()
-            traverse_graph(memory=memory, depth=2, limit=50)
-            traverse_times.append(time.perf_counter() - started)
+            for name, (traverse, _) in readers.items():
+                started = time.perf_counter()
+                traverse(memory=memory, depth=2, limit=50)
+                timed[name][0].append(time.perf_counter() - started)
         for source, target in zip(starts[: args.queries], starts[args.queries :], strict=False):
-            started = time.perf_counter()
-            try:
-                shortest_path(source=source, target=target, max_depth=6)
-                found += 1
-            except PathNotFound:
-                pass
-            path_times.append(time.perf_counter() - started)
+            for name, (_, path) in readers.items():
+                started = time.perf_counter()
+                try:
+                    path(source=source, target=target, max_depth=6)
+                    timed[name][2][0] += 1
+                except PathNotFound:
+                    pass
+                timed[name][1].append(time.perf_counter() - started)
         seconds, size = export_once(agent)
         tracemalloc.start()
         export_once(agent)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        print(
-            f"| {count:,} | {edges:,} "
-            f"| {p(traverse_times, 0.5):.1f} / {p(traverse_times, 0.95):.1f} "
-            f"| {p(path_times, 0.5):.1f} / {p(path_times, 0.95):.1f} | {found}/{len(path_times)} "
-            f"| {seconds:.1f}, {size / 1e6:.1f} | {peak / 1e6:.1f} |",
-            flush=True,
-        )
+        for name, (traverse_times, path_times, (found,)) in timed.items():
+            print(
+                f"| {count:,}{name} | {edges:,} "
+                f"| {p(traverse_times, 0.5):.1f} / {p(traverse_times, 0.95):.1f} "
+                f"| {p(path_times, 0.5):.1f} / {p(path_times, 0.95):.1f} "
+                f"| {found}/{len(path_times)} | {seconds:.1f}, {size / 1e6:.1f} "
+                f"| {peak / 1e6:.1f} |",
+                flush=True,
+            )
+
+
+def baseline_reads(revision: str) -> tuple[Callable, Callable]:
+    """traverse_graph and shortest_path as memory/graph_queries.py was at ``revision``."""
+    source = subprocess.run(
+        ["git", "show", f"{revision}:memory/graph_queries.py"],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    module = types.ModuleType(f"graph_queries_{revision}")
+    exec(compile(source, module.__name__, "exec"), module.__dict__)
+    return module.traverse_graph, module.shortest_path
 
 
 if __name__ == "__main__":
