@@ -13,7 +13,7 @@ pass) are not reached, as they are not listed or recalled.
 """
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -175,6 +175,41 @@ def _select_edges(
     ]
 
 
+def _reach(
+    agent_id: int,
+    start: int,
+    depth: int,
+    limit: int,
+    step: tuple[list[str], Direction],
+    live: Callable[[list[int]], dict[int, dict[str, Any]]] | None,
+) -> dict[int, tuple[int, dict[str, Any] | None]]:
+    """Breadth-first from ``start``: each memory reached, with its level (and its node when
+    ``live`` loaded it). ``live``: loads the live memories among candidates, level by
+    level; None: every memory is taken as live (checked by the caller afterwards)."""
+    kinds, way = step
+    reached: dict[int, tuple[int, dict[str, Any] | None]] = {}
+    seen = {start}
+    frontier = [start]
+    for level in range(1, depth + 1):
+        room = limit - len(reached)
+        if not frontier or room <= 0:
+            break
+        found = set()
+        on_frontier = set(frontier)
+        for source, target, _, _ in _edges_touching(agent_id, frontier, kinds, way):
+            if way != Direction.IN and source in on_frontier:
+                found.add(target)
+            if way != Direction.OUT and target in on_frontier:
+                found.add(source)
+        candidates = sorted(found - seen, reverse=True)
+        nodes = live(candidates[: room * 4]) if live else dict.fromkeys(candidates[:room])
+        frontier = sorted(nodes, reverse=True)[:room]
+        for node_id in frontier:
+            reached[node_id] = (level, nodes[node_id])
+        seen |= found
+    return reached
+
+
 def traverse_graph(
     *,
     memory: Memory,
@@ -187,37 +222,29 @@ def traverse_graph(
     along edges of ``types``, breadth-first to ``depth`` (1..DEPTH_MAX), at most ``limit``
     of them (1..TRAVERSE_LIMIT_MAX; within a level, the newest first), each with the level
     it was reached at, and every edge of those types among them and the start.
-    ``direction``: follow edges out of a memory, into it, or both."""
+    ``direction``: follow edges out of a memory, into it, or both.
+
+    Expired memories are few (the expiry pass deletes them), so the walk first takes every
+    memory as live and loads the ones it reached at the end; only when one of them has
+    expired does it walk again, loading each level's live memories as it goes."""
     depth = clean_bounded(depth, field="depth", low=1, high=DEPTH_MAX)
     limit = clean_bounded(limit, field="limit", low=1, high=TRAVERSE_LIMIT_MAX)
     kinds = clean_edge_types(types)
     way = Direction(clean_choice(direction, field="direction", choices=list(Direction)))
     now = timezone.now()
     agent_id = memory.agent_id
-    reached: dict[int, dict[str, Any]] = {}
-    seen = {memory.pk}
-    frontier = [memory.pk]
-    for level in range(1, depth + 1):
-        room = limit - len(reached)
-        if not frontier or room <= 0:
-            break
-        found = set()
-        on_frontier = set(frontier)
-        for source, target, _, _ in _edges_touching(agent_id, frontier, kinds, way):
-            if way != Direction.IN and source in on_frontier:
-                found.add(target)
-            if way != Direction.OUT and target in on_frontier:
-                found.add(source)
-        nodes = _nodes(agent_id, sorted(found - seen, reverse=True)[: room * 4], now)
-        taken = sorted(nodes, reverse=True)[:room]
-        for node_id in taken:
-            reached[node_id] = {**nodes[node_id], "depth": level}
-        seen |= found
-        frontier = taken
-    edges = _edges_among(agent_id, [memory.pk, *reached], kinds)
+    walked = _reach(agent_id, memory.pk, depth, limit, (kinds, way), None)
+    nodes = _nodes(agent_id, walked, now)
+    if len(nodes) < len(walked):
+        walked = _reach(
+            agent_id, memory.pk, depth, limit, (kinds, way), lambda ids: _nodes(agent_id, ids, now)
+        )
+        nodes = {node_id: node for node_id, (_, node) in walked.items() if node is not None}
+    reached = [{**nodes[node_id], "depth": level} for node_id, (level, _) in walked.items()]
+    edges = _edges_among(agent_id, [memory.pk, *walked], kinds)
     return {
         "start": {**node_of(memory), "depth": 0},
-        "nodes": sorted(reached.values(), key=lambda n: (n["depth"], -n["id"])),
+        "nodes": sorted(reached, key=lambda n: (n["depth"], -n["id"])),
         "edges": [edge_to_dict(e) for e in sorted(edges)],
     }
 

@@ -1,5 +1,6 @@
-"""The shortest path between two memories: edges followed either way, expired memories
-stepped around, the depth bound, and a clear answer when there is no path."""
+"""Walks of the graph: the shortest path between two memories (edges followed either way,
+expired memories stepped around, the depth bound, a clear answer when there is no path) and
+a traversal that reaches no expired memory."""
 
 from datetime import timedelta
 from itertools import pairwise
@@ -9,7 +10,7 @@ from django.utils import timezone
 
 from memory import graph_queries
 from memory.exceptions import PathNotFound
-from memory.graph_queries import shortest_path
+from memory.graph_queries import shortest_path, traverse_graph
 from memory.models import Memory
 from memory.services import link_memories
 
@@ -93,3 +94,19 @@ def test_no_path_is_a_clear_404_that_writes_nothing(api, agent, notes):
     assert error["code"] == "no_path"
     assert f"from memory {a.pk} to memory {c.pk}" in error["message"]
     assert list(before.order_by("id")) == before_rows
+
+
+def test_a_traversal_neither_reaches_nor_passes_through_expired_memories(agent, notes):
+    a, b, c, d, *_ = notes
+    link(agent, (a, b), (b, c), (a, d))
+
+    def reached():
+        walk = traverse_graph(memory=a, depth=2, types="linked_by")
+        return [(n["id"], n["depth"]) for n in walk["nodes"]], walk["edges"]
+
+    nodes, _ = reached()
+    assert sorted(nodes) == sorted([(b.pk, 1), (d.pk, 1), (c.pk, 2)])
+    Memory.objects.filter(pk=b.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    nodes, edges = reached()
+    assert nodes == [(d.pk, 1)]
+    assert [(e["source"], e["target"]) for e in edges] == [(a.pk, d.pk)]
