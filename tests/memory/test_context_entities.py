@@ -117,7 +117,8 @@ def test_nothing_of_another_agent_or_workspace_comes_in(api, other_api, agent, w
     body = context(api, "Where does Caroline live?")
 
     assert body["entities"] == []
-    assert "Boston" not in body["prompt"] and "Paris" not in body["prompt"]
+    assert "Boston" not in body["prompt"]
+    assert "Paris" not in body["prompt"]
     # Its own entity of the same name gets only its own facts.
     remember(api, "Caroline: hello")
     (caroline,) = context(api, "Where does Caroline live?")["entities"]
