@@ -48,7 +48,7 @@ from bench.recall import fill  # noqa: E402
 from memory.exceptions import PathNotFound  # noqa: E402
 from memory.graph_export import export_graph  # noqa: E402
 from memory.graph_queries import shortest_path, traverse_graph  # noqa: E402
-from memory.models import Memory, MemoryEdge  # noqa: E402
+from memory.models import EdgeType, Memory, MemoryEdge  # noqa: E402
 from memory.services.graph_rebuild import build_pending_graph  # noqa: E402
 from tenancy.models import Agent  # noqa: E402
 from tenancy.services import create_agent, default_workspace  # noqa: E402
@@ -71,6 +71,13 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--build", choices=["inline", "worker"], default="inline")
     parser.add_argument("--reuse", action="store_true", help="measure an agent filled before")
+    parser.add_argument(
+        "--random-edges",
+        type=int,
+        metavar="N",
+        help="replace the agent's graph with N random edges per memory to earlier ones, "
+        "plus precedes along each session (a graph of that size without building it)",
+    )
     parser.add_argument(
         "--baseline", metavar="REV", help="also time the reads as they were at git revision REV"
     )
@@ -102,6 +109,8 @@ def main() -> None:
                     pass
                 seconds = time.perf_counter() - started
                 print(f"  graph built at {count / seconds:.0f}/s", file=sys.stderr)
+        if args.random_edges:
+            random_graph(agent, args.random_edges, random.Random(count + 2))
         ids = list(Memory.objects.filter(agent=agent).values_list("id", flat=True))
         edges = MemoryEdge.objects.filter(agent=agent).count()
         print(f"  {count:,} memories, {edges:,} edges", file=sys.stderr)
@@ -141,6 +150,37 @@ def main() -> None:
                 f"| {peak / 1e6:.1f} |",
                 flush=True,
             )
+
+
+def random_graph(agent, per_memory: int, rng: random.Random) -> None:
+    """The agent's edges replaced: from each memory, one shares_entity and per_memory - 1
+    related_to edges to earlier memories picked at random, and precedes from each memory of
+    a session to the next. For sizes whose graph takes too long to build here; the reads
+    cost what the edge rows and their fan-out cost, whoever built them."""
+    MemoryEdge.objects.filter(agent=agent).delete()
+    rows = list(Memory.objects.filter(agent=agent).order_by("id").values_list("id", "session_id"))
+    last_in_session: dict[int, int] = {}
+    edges = []
+    for index, (memory_id, session_id) in enumerate(rows):
+        if session_id is not None:
+            if session_id in last_in_session:
+                edges.append((last_in_session[session_id], memory_id, EdgeType.PRECEDES))
+            last_in_session[session_id] = memory_id
+        if index == 0:
+            continue
+        targets = {rows[rng.randrange(index)][0] for _ in range(per_memory)}
+        for number, target in enumerate(sorted(targets)):
+            kind = EdgeType.SHARES_ENTITY if number == 0 else EdgeType.RELATED_TO
+            edges.append((memory_id, target, kind))
+    for start in range(0, len(edges), 5000):
+        MemoryEdge.objects.bulk_create(
+            [
+                MemoryEdge(agent=agent, source_id=source, target_id=target, type=kind)
+                for source, target, kind in edges[start : start + 5000]
+            ],
+            ignore_conflicts=True,
+        )
+    print(f"  {len(edges):,} random edges", file=sys.stderr)
 
 
 def baseline_reads(revision: str) -> tuple[Callable, Callable]:
