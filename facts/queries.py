@@ -1,5 +1,6 @@
 """Reads of facts: filtered lists with keyset pagination, one fact with its provenance."""
 
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -120,6 +121,29 @@ def list_facts(
     for fact in items:
         fact.agent = agent
     return FactPage(items=items, next_cursor=next_cursor)
+
+
+def current_facts_naming(
+    *, agent: Agent, names: Collection[str], user: str, now: datetime, limit: int
+) -> list[Fact]:
+    """The agent's facts believed now and valid now whose subject or value is one of
+    ``names`` (compared as written), the latest confirmed first, at most ``limit``. With a
+    ``user``, that user's facts and those about no user; without one, only those about no
+    user: another user's facts never answer for someone else."""
+    if not names:
+        return []
+    users = [user, ""] if user else [""]
+    facts = (
+        Fact.objects.filter(agent=agent, user_ref__in=users)
+        .current()
+        .valid_at(now)
+        .filter(Q(subject__in=names) | Q(value__in=names))
+        .order_by("-last_confirmed_at", "-id")[:limit]
+    )
+    found = list(facts)
+    for fact in found:
+        fact.agent = agent
+    return found
 
 
 def get_fact(*, access: Access, fact_id: int, agent: Agent | None = None) -> Fact:

@@ -1,5 +1,6 @@
 """The context for one turn: working memory (L0), relevant episodic memories (L1) and the
-current facts about the user (L2), within a size budget, ready to put into a prompt."""
+semantic tier (L2): the current facts about the user, and the entities the turn names with
+the current facts about them; within a size budget, ready to put into a prompt."""
 
 import math
 from dataclasses import dataclass
@@ -10,6 +11,12 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from facts.models import KEY_MAX_CHARS, Fact
 from facts.queries import fact_to_dict
+from memory.context_entities import (
+    NamedEntity,
+    entities_of_turn,
+    entity_line,
+    named_entity_to_dict,
+)
 from memory.models import Memory, Session
 from memory.queries import memory_to_dict
 from memory.recall import RecallFilters, RecallRequest, recall
@@ -20,15 +27,29 @@ from tenancy.validation import clean_text
 BUDGET_MAX_TOKENS = 32_000
 WORKING_MAX_ITEMS = 50
 FACTS_MAX_ITEMS = 100
-# Shares of the budget each tier may take before the next one gets the rest.
-FACTS_SHARE, WORKING_SHARE = 0.25, 0.4
-# Kept back for the three section headings of the prompt.
-HEADINGS_TOKENS = 24
+# Shares of the budget each tier may take, in this order (user facts, working memory,
+# entities); the episodic memories get the rest.
+FACTS_SHARE, WORKING_SHARE, ENTITIES_SHARE = 0.25, 0.4, 0.2
+HEADINGS = (
+    "Known facts about the user:",
+    "People and things named:",
+    "Relevant memories:",
+    "This conversation so far:",
+)
 
 
 def estimate_tokens(text: str) -> int:
     """About four characters a token for English text: a budget guide, not a tokenizer."""
     return max(1, math.ceil(len(text) / 4))
+
+
+def line_cost(line: str) -> int:
+    """What one line adds to the prompt, its line break included: the sum over a section's
+    lines is never less than the estimate for the section's text."""
+    return estimate_tokens(line + "\n")
+
+
+HEADINGS_TOKENS = estimate_tokens("\n\n".join(HEADINGS) + "\n" * len(HEADINGS))
 
 
 @dataclass(frozen=True)
@@ -44,7 +65,7 @@ def _fit(items: list[tuple[str, Any]], budget: int) -> tuple[list[Any], int]:
     """Take items in order while their lines fit in ``budget`` tokens."""
     taken, used = [], 0
     for line, item in items:
-        cost = estimate_tokens(line)
+        cost = line_cost(line)
         if used + cost > budget:
             break
         taken.append(item)
@@ -63,7 +84,44 @@ def _fact_line(fact: dict[str, Any]) -> str:
     )
 
 
+def _served(facts: list[Fact], agent: Agent, now: Any) -> list[dict[str, Any]]:
+    served = []
+    for fact in facts:
+        fact.agent = agent
+        item = fact_to_dict(fact, now=now)
+        item.pop("agent_id")
+        served.append(item)
+    return served
+
+
+def _fit_entities(
+    named: list[NamedEntity], agent: Agent, now: Any, budget: int
+) -> tuple[list[dict[str, Any]], list[str], int]:
+    """Entities in order, each with as many of its facts as fit, while their lines fit in
+    ``budget`` tokens: the JSON items, the prompt lines, the tokens used."""
+    items: list[dict[str, Any]] = []
+    lines: list[str] = []
+    used = 0
+    for entity in named:
+        head = entity_line(entity.entity)
+        if used + line_cost(head) > budget:
+            break
+        facts, facts_used = _fit(
+            [("  " + _fact_line(f), f) for f in _served(entity.facts, agent, now)],
+            budget - used - line_cost(head),
+        )
+        used += line_cost(head) + facts_used
+        items.append(named_entity_to_dict(entity, facts))
+        lines += [head, *("  " + _fact_line(f) for f in facts)]
+    return items, lines, used
+
+
 def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
+    """Tiers in order of their share of the budget: the user's current facts (FACTS_SHARE),
+    the session's latest turns (WORKING_SHARE), the entities the turn names and their
+    current facts (ENTITIES_SHARE of the budget, at most what is left), then the recalled
+    memories in what remains. Writes what a turn is: an access on each recalled memory
+    (recall) and on each fact served, and the session's activity; nothing else."""
     if isinstance(request.budget_tokens, bool) or not isinstance(request.budget_tokens, int):
         raise InvalidInput("budget_tokens", "must be an integer")
     if not 50 <= request.budget_tokens <= BUDGET_MAX_TOKENS:
@@ -72,16 +130,12 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
     budget = request.budget_tokens - HEADINGS_TOKENS
     now = timezone.now()
 
-    facts = []
+    facts: list[dict[str, Any]] = []
     if user:
         # Believed now and true now: a fact whose valid window has ended (or not begun) does
         # not describe the user today.
         current = Fact.objects.filter(agent=agent, user_ref=user).current().valid_at(now)
-        for fact in current.order_by("-last_confirmed_at")[:FACTS_MAX_ITEMS]:
-            fact.agent = agent
-            facts.append(fact_to_dict(fact, now=now))
-        for item in facts:
-            item.pop("agent_id")
+        facts = _served(list(current.order_by("-last_confirmed_at")[:FACTS_MAX_ITEMS]), agent, now)
     facts, facts_used = _fit([(_fact_line(f), f) for f in facts], int(budget * FACTS_SHARE))
 
     working: list[Memory] = []
@@ -99,7 +153,9 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
         working_used = 0
 
     remaining = budget - facts_used - working_used
-    episodic: list[dict[str, Any]] = []
+    ranked: list[tuple[str, dict[str, Any]]] = []
+    entities: list[dict[str, Any]] = []
+    entity_lines: list[str] = []
     if request.query.strip() and remaining > 0:
         result = recall(
             agent=agent,
@@ -110,14 +166,19 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
         )
         in_working = {m.pk for m in working}
         ranked = [
-            (hit.memory.content, {**memory_to_dict(hit.memory), "score": hit.score})
+            ("- " + hit.memory.content, {**memory_to_dict(hit.memory), "score": hit.score})
             for hit in result.hits
             if hit.memory.pk not in in_working
         ]
-        episodic, _ = _fit(ranked, remaining)
-    if facts:
+        named = entities_of_turn(agent=agent, query=request.query, user=user, now=now)
+        room = min(int(budget * ENTITIES_SHARE), remaining)
+        entities, entity_lines, entities_used = _fit_entities(named, agent, now, room)
+        remaining -= entities_used
+    episodic, _ = _fit(ranked, remaining)
+    served = [f["id"] for f in facts] + [f["id"] for e in entities for f in e["facts"]]
+    if served:
         # Served to the agent: one UPDATE for the facts the prompt holds.
-        Fact.objects.filter(pk__in=[f["id"] for f in facts]).mark_accessed(now)
+        Fact.objects.filter(pk__in=served).mark_accessed(now)
     if request.session is not None:
         # Building a turn's context is the conversation going on: activity, recorded once
         # every part of the request has passed validation (a refused one changes nothing).
@@ -125,16 +186,19 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
 
     sections = []
     if facts:
-        sections.append("Known facts about the user:\n" + "\n".join(_fact_line(f) for f in facts))
+        sections.append(f"{HEADINGS[0]}\n" + "\n".join(_fact_line(f) for f in facts))
+    if entity_lines:
+        sections.append(f"{HEADINGS[1]}\n" + "\n".join(entity_lines))
     if episodic:
-        sections.append("Relevant memories:\n" + "\n".join(f"- {m['content']}" for m in episodic))
+        sections.append(f"{HEADINGS[2]}\n" + "\n".join(f"- {m['content']}" for m in episodic))
     if working:
-        sections.append("This conversation so far:\n" + "\n".join(m.content for m in working))
+        sections.append(f"{HEADINGS[3]}\n" + "\n".join(m.content for m in working))
     prompt = "\n\n".join(sections)
     return {
         "working": [memory_to_dict(m) for m in working],
         "episodic": episodic,
         "facts": facts,
+        "entities": entities,
         "prompt": prompt,
         "budget_tokens": request.budget_tokens,
         "used_tokens": estimate_tokens(prompt) if prompt else 0,

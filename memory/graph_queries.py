@@ -6,15 +6,19 @@ reached from one), so it runs on the edge indexes (source, target, type) and (ta
 and reads no other agent's rows; edges join two memories of one agent (the services check
 it), and the agent is checked again on each edge read.
 The work is bounded: at most DEPTH_MAX levels (PATH_DEPTH_MAX for a path), each one query
-for the edges (at most EDGE_SCAN_MAX rows) and one for the memories reached. Expired
-memories (waiting for the expiry pass) are not reached, as they are not listed or recalled.
+for the edges at both ends (at most EDGE_SCAN_MAX rows), and for a traversal one for the
+memories reached (a path search loads only the memories of the path it finds, and from a
+large frontier first asks whether it meets the other side). Expired memories (waiting for the expiry
+pass) are not reached, as they are not listed or recalled.
 """
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from django.db import connection
 from django.db.models.functions import Substr
 from django.utils import timezone
 
@@ -31,10 +35,17 @@ PATH_DEPTH_MAX = 6
 # Edges read per level: built edges are a few per memory, but a memory can be the target
 # of many (an old turn that later ones resemble), so a level reads at most this many.
 EDGE_SCAN_MAX = 10_000
+# Expired memories a path search reads once and steps around; beyond this many (the expiry
+# pass is far behind) it checks each level's memories instead.
+EXPIRED_MAX = 1000
+# From a frontier this large, a path search first asks whether it meets the other side.
+PROBE_FROM = 32
 PREVIEW_CHARS = 200
 
 # (source, target, type, weight)
 Edge = tuple[int, int, str, float]
+# How a path search reached each memory: its level and the edge from the level before.
+Reached = dict[int, tuple[int, Edge | None]]
 
 
 class Direction(StrEnum):
@@ -96,27 +107,107 @@ def edge_to_dict(edge: Edge) -> dict[str, Any]:
     return {"source": source, "target": target, "type": kind, "weight": weight}
 
 
+def _any_of(column: str, values: list[Any]) -> tuple[str, list[Any]]:
+    """``column`` is one of ``values``, as one parameter whatever their number: an array on
+    PostgreSQL, a JSON list on SQLite (both planned as lookups on the column's index)."""
+    if connection.vendor == "postgresql":
+        return f"{column} = ANY(%s)", [values]
+    return f"{column} IN (SELECT value FROM json_each(%s))", [json.dumps(values)]
+
+
 def _edges_touching(
     agent_id: int, ids: list[int], kinds: list[str], direction: Direction
 ) -> list[Edge]:
-    """The edges at ``ids`` (memories of ``agent_id``). One query per end, each on its own
-    index ((source, target, type) or (target, type)). The agent is checked on the rows, not
-    in the query: given it, SQLite plans a scan of the agent's edges (its agent index)."""
-    ends = []
+    """The edges at ``ids`` (memories of ``agent_id``), at most EDGE_SCAN_MAX: one query, a
+    SELECT per end, each on its own index ((source, target, type) or (target, type)); an
+    edge with both ends in ``ids`` comes twice. In SQL, not the ORM: building its IN lists
+    and converting its rows took two to three times the query itself on PostgreSQL
+    (bench/graph.py). The agent is checked on the rows, not in the
+    query: given it, SQLite plans a scan of the agent's edges (its agent index)."""
+    ends: list[str] = []
     if direction in (Direction.OUT, Direction.BOTH):
-        ends.append("source_id__in")
+        ends.append("source_id")
     if direction in (Direction.IN, Direction.BOTH):
-        ends.append("target_id__in")
-    found: list[Edge] = []
-    for end in ends:
-        rows = MemoryEdge.objects.filter(type__in=kinds, **{end: ids}).order_by()
-        fields = ("agent_id", "source_id", "target_id", "type", "weight")
-        for agent, *edge in rows.values_list(*fields)[: EDGE_SCAN_MAX - len(found)]:
-            if agent == agent_id:
-                found.append((edge[0], edge[1], edge[2], edge[3]))
-        if len(found) >= EDGE_SCAN_MAX:
+        ends.append("target_id")
+    return _select_edges(agent_id, [_any_of(end, ids) for end in ends], kinds)
+
+
+def _edges_among(agent_id: int, ids: list[int], kinds: list[str]) -> list[Edge]:
+    """The edges with both ends among ``ids`` (memories of ``agent_id``), with weights."""
+    sources, source_args = _any_of("source_id", ids)
+    targets, target_args = _any_of("target_id", ids)
+    return _select_edges(agent_id, [(f"{sources} AND {targets}", source_args + target_args)], kinds)
+
+
+def _edges_between(
+    agent_id: int, ones: list[int], others: list[int], kinds: list[str]
+) -> list[Edge]:
+    """The edges with one end among ``ones`` and the other among ``others``, either way."""
+    wheres = []
+    for one, other in (("source_id", "target_id"), ("target_id", "source_id")):
+        near, near_args = _any_of(one, ones)
+        far, far_args = _any_of(other, others)
+        wheres.append((f"{near} AND {far}", near_args + far_args))
+    return _select_edges(agent_id, wheres, kinds)
+
+
+def _select_edges(
+    agent_id: int, wheres: list[tuple[str, list[Any]]], kinds: list[str]
+) -> list[Edge]:
+    """The edges of ``kinds`` each ``where`` selects, one SELECT each in one query, at most
+    EDGE_SCAN_MAX in all; only those of ``agent_id``."""
+    columns = "agent_id, source_id, target_id, type, weight"
+    selects: list[str] = []
+    params: list[Any] = []
+    for where, args in wheres:
+        if len(kinds) < len(EdgeType.values):
+            of_kinds, kind_args = _any_of("type", kinds)
+            where, args = f"{where} AND {of_kinds}", args + kind_args
+        selects.append(f"SELECT {columns} FROM {MemoryEdge._meta.db_table} WHERE {where}")
+        params += args
+    with connection.cursor() as cursor:
+        cursor.execute(f"{' UNION ALL '.join(selects)} LIMIT {EDGE_SCAN_MAX}", params)
+        rows = cursor.fetchall()
+    return [
+        (source, target, kind, weight)
+        for agent, source, target, kind, weight in rows
+        if agent == agent_id
+    ]
+
+
+def _reach(
+    agent_id: int,
+    start: int,
+    depth: int,
+    limit: int,
+    step: tuple[list[str], Direction],
+    live: Callable[[list[int]], dict[int, dict[str, Any]]] | None,
+) -> dict[int, tuple[int, dict[str, Any] | None]]:
+    """Breadth-first from ``start``: each memory reached, with its level (and its node when
+    ``live`` loaded it). ``live``: loads the live memories among candidates, level by
+    level; None: every memory is taken as live (checked by the caller afterwards)."""
+    kinds, way = step
+    reached: dict[int, tuple[int, dict[str, Any] | None]] = {}
+    seen = {start}
+    frontier = [start]
+    for level in range(1, depth + 1):
+        room = limit - len(reached)
+        if not frontier or room <= 0:
             break
-    return found
+        found = set()
+        on_frontier = set(frontier)
+        for source, target, _, _ in _edges_touching(agent_id, frontier, kinds, way):
+            if way != Direction.IN and source in on_frontier:
+                found.add(target)
+            if way != Direction.OUT and target in on_frontier:
+                found.add(source)
+        candidates = sorted(found - seen, reverse=True)
+        nodes = live(candidates[: room * 4]) if live else dict.fromkeys(candidates[:room])
+        frontier = sorted(nodes, reverse=True)[:room]
+        for node_id in frontier:
+            reached[node_id] = (level, nodes[node_id])
+        seen |= found
+    return reached
 
 
 def traverse_graph(
@@ -131,71 +222,103 @@ def traverse_graph(
     along edges of ``types``, breadth-first to ``depth`` (1..DEPTH_MAX), at most ``limit``
     of them (1..TRAVERSE_LIMIT_MAX; within a level, the newest first), each with the level
     it was reached at, and every edge of those types among them and the start.
-    ``direction``: follow edges out of a memory, into it, or both."""
+    ``direction``: follow edges out of a memory, into it, or both.
+
+    Expired memories are few (the expiry pass deletes them), so the walk first takes every
+    memory as live and loads the ones it reached at the end; only when one of them has
+    expired does it walk again, loading each level's live memories as it goes."""
     depth = clean_bounded(depth, field="depth", low=1, high=DEPTH_MAX)
     limit = clean_bounded(limit, field="limit", low=1, high=TRAVERSE_LIMIT_MAX)
     kinds = clean_edge_types(types)
     way = Direction(clean_choice(direction, field="direction", choices=list(Direction)))
     now = timezone.now()
     agent_id = memory.agent_id
-    reached: dict[int, dict[str, Any]] = {}
-    seen = {memory.pk}
-    frontier = [memory.pk]
-    for level in range(1, depth + 1):
-        room = limit - len(reached)
-        if not frontier or room <= 0:
-            break
-        found = set()
-        for source, target, _, _ in _edges_touching(agent_id, frontier, kinds, way):
-            if way != Direction.IN and source in frontier:
-                found.add(target)
-            if way != Direction.OUT and target in frontier:
-                found.add(source)
-        nodes = _nodes(agent_id, sorted(found - seen, reverse=True)[: room * 4], now)
-        taken = sorted(nodes, reverse=True)[:room]
-        for node_id in taken:
-            reached[node_id] = {**nodes[node_id], "depth": level}
-        seen |= found
-        frontier = taken
-    ids = [memory.pk, *reached]
-    # Both ends among this agent's memories: the agent's edges (not in the query: above).
-    edges = (
-        MemoryEdge.objects.filter(type__in=kinds, source_id__in=ids, target_id__in=ids)
-        .order_by("source_id", "target_id", "type")
-        .values_list("source_id", "target_id", "type", "weight")
-    )
+    walked = _reach(agent_id, memory.pk, depth, limit, (kinds, way), None)
+    nodes = _nodes(agent_id, walked, now)
+    if len(nodes) < len(walked):
+        walked = _reach(
+            agent_id, memory.pk, depth, limit, (kinds, way), lambda ids: _nodes(agent_id, ids, now)
+        )
+        nodes = {node_id: node for node_id, (_, node) in walked.items() if node is not None}
+    reached = [{**nodes[node_id], "depth": level} for node_id, (level, _) in walked.items()]
+    edges = _edges_among(agent_id, [memory.pk, *walked], kinds)
     return {
         "start": {**node_of(memory), "depth": 0},
-        "nodes": sorted(reached.values(), key=lambda n: (n["depth"], -n["id"])),
-        "edges": [edge_to_dict(e) for e in edges],
+        "nodes": sorted(reached, key=lambda n: (n["depth"], -n["id"])),
+        "edges": [edge_to_dict(e) for e in sorted(edges)],
     }
+
+
+def _expired(agent_id: int, now: datetime) -> set[int] | None:
+    """The agent's memories past their expiry, waiting for the expiry pass (few: the pass
+    deletes them), read once for a whole search on the partial expiry index; None when
+    there are more than EXPIRED_MAX, and the search checks each level instead."""
+    ids = set(
+        Memory.objects.filter(agent_id=agent_id)
+        .expired(now)
+        .order_by()
+        .values_list("id", flat=True)[: EXPIRED_MAX + 1]
+    )
+    return None if len(ids) > EXPIRED_MAX else ids
+
+
+def _meeting(edges: list[Edge], frontier: set[int], theirs: Reached) -> tuple[int, Edge] | None:
+    """Where a level from ``frontier`` meets the other side, if it does: the newest memory
+    of ``theirs`` it reaches, by the first of its edges in order. Every meeting on one level
+    makes a path of the same, shortest, length (both sides searched every memory nearer)."""
+    met: dict[int, Edge] = {}
+    for edge in edges:
+        for here, there in ((edge[0], edge[1]), (edge[1], edge[0])):
+            if here in frontier and there in theirs:
+                met[there] = min(edge, met.get(there, edge))
+    if not met:
+        return None
+    middle = max(met)
+    return middle, met[middle]
 
 
 def _expand(
     agent_id: int,
-    frontier: list[int],
+    fronts: tuple[list[int], list[int]],
     kinds: list[str],
-    mine: dict[int, tuple[int, Edge | None]],
+    sides: tuple[Reached, Reached],
+    expired: set[int] | None,
     now: datetime,
-) -> list[int]:
-    """One level of a path search from one end: record how each new memory was reached
-    (the memory before it and the edge) in ``mine``; the new level, newest first."""
+) -> tuple[list[int], int | None]:
+    """One level of a path search from one end (``fronts[0]``, reached as ``sides[0]``
+    records): the new level, newest first, each new live memory recorded with the edge that
+    reached it; or, where it meets the other side, that memory (the search stops there).
+    From a large frontier it asks first for the edges that join the two frontiers (a few
+    rows): the meeting level then never reads all its edges."""
+    (frontier, their_front), (mine, theirs) = fronts, sides
     level = mine[frontier[0]][0] + 1
     on_frontier = set(frontier)
+    if len(frontier) >= PROBE_FROM:
+        met = _meeting(_edges_between(agent_id, frontier, their_front, kinds), on_frontier, theirs)
+        if met is not None:
+            mine[met[0]] = (level, met[1])
+            return [met[0]], met[0]
+    edges = _edges_touching(agent_id, frontier, kinds, Direction.BOTH)
+    # Memories of the other side were checked live when it reached them.
+    met = _meeting(edges, on_frontier, theirs)
+    if met is not None:
+        mine[met[0]] = (level, met[1])
+        return [met[0]], met[0]
     via: dict[int, Edge] = {}
-    for edge in _edges_touching(agent_id, frontier, kinds, Direction.BOTH):
-        source, target = edge[0], edge[1]
-        for here, there in ((source, target), (target, source)):
+    for edge in edges:
+        for here, there in ((edge[0], edge[1]), (edge[1], edge[0])):
             if here in on_frontier and there not in mine and there not in via:
                 via[there] = edge
-    live = _nodes(agent_id, via, now)
-    for node_id in live:
-        edge = via[node_id]
-        mine[node_id] = (level, edge)
-    return sorted(live, reverse=True)
+    if expired is None:
+        reached = Memory.objects.filter(pk__in=list(via)).expired(now)
+        expired = set(reached.values_list("id", flat=True))
+    live = [node for node in via if node not in expired]
+    for node in live:
+        mine[node] = (level, via[node])
+    return sorted(live, reverse=True), None
 
 
-def _walk(node_id: int, mine: dict[int, tuple[int, Edge | None]]) -> tuple[list[int], list[Edge]]:
+def _walk(node_id: int, mine: Reached) -> tuple[list[int], list[Edge]]:
     """From ``node_id`` back to the end ``mine`` started at: the memories and edges."""
     ids, edges = [node_id], []
     while (edge := mine[node_id][1]) is not None:
@@ -203,6 +326,34 @@ def _walk(node_id: int, mine: dict[int, tuple[int, Edge | None]]) -> tuple[list[
         ids.append(node_id)
         edges.append(edge)
     return ids, edges
+
+
+def _search(
+    agent_id: int,
+    ends: tuple[int, int],
+    kinds: list[str],
+    max_depth: int,
+    expired: set[int] | None,
+    now: datetime,
+) -> tuple[list[int], list[Edge]] | None:
+    """A shortest path between ``ends`` that steps around ``expired`` (None: check each
+    level), as its memories and edges; None when there is none within ``max_depth``."""
+    start: Reached = {ends[0]: (0, None)}
+    end: Reached = {ends[1]: (0, None)}
+    fronts = [[ends[0]], [ends[1]]]
+    middle = ends[0] if ends[0] == ends[1] else None
+    length = 0
+    while middle is None and fronts[0] and fronts[1] and length < max_depth:
+        side = 0 if len(fronts[0]) <= len(fronts[1]) else 1
+        pair = (fronts[side], fronts[1 - side])
+        sides = (start, end) if side == 0 else (end, start)
+        fronts[side], middle = _expand(agent_id, pair, kinds, sides, expired, now)
+        length += 1
+    if middle is None:
+        return None
+    head_ids, head_edges = _walk(middle, start)
+    tail_ids, tail_edges = _walk(middle, end)
+    return [*reversed(head_ids), *tail_ids[1:]], [*reversed(head_edges), *tail_edges]
 
 
 def shortest_path(
@@ -216,34 +367,29 @@ def shortest_path(
     followed either way; each returned with its own direction), at most ``max_depth``
     (1..PATH_DEPTH_MAX) edges long: a breadth-first search from both ends, the smaller
     side expanded first, until they meet. PathNotFound when there is none within reach;
-    a memory of another agent is MemoryNotFound, as the access helper answers."""
+    a memory of another agent is MemoryNotFound, as the access helper answers.
+
+    Expired memories wait for the expiry pass and are few, so the search first assumes
+    there are none and checks the path it finds; only when one of its memories has expired
+    does it search again around them (read once, or level by level when there are many)."""
     max_depth = clean_bounded(max_depth, field="max_depth", low=1, high=PATH_DEPTH_MAX)
     kinds = clean_edge_types(types)
     if source.agent_id != target.agent_id:
         raise MemoryNotFound(f"Memory {target.pk} not found for this agent")
     now = timezone.now()
     agent_id = source.agent_id
-    start: dict[int, tuple[int, Edge | None]] = {source.pk: (0, None)}
-    end: dict[int, tuple[int, Edge | None]] = {target.pk: (0, None)}
-    fronts = [[source.pk], [target.pk]]
-    meeting = [source.pk] if source.pk == target.pk else []
-    length = 0
-    while not meeting and fronts[0] and fronts[1] and length < max_depth:
-        side = 0 if len(fronts[0]) <= len(fronts[1]) else 1
-        mine, theirs = (start, end) if side == 0 else (end, start)
-        fronts[side] = _expand(agent_id, fronts[side], kinds, mine, now)
-        length += 1
-        meeting = sorted((n for n in fronts[side] if n in theirs), key=lambda n: (theirs[n][0], -n))
-    if not meeting:
+    ends = (source.pk, target.pk)
+    found = _search(agent_id, ends, kinds, max_depth, set(), now)
+    nodes = _nodes(agent_id, found[0], now) if found else {}
+    if found and not set(found[0][1:-1]) <= set(nodes):
+        found = _search(agent_id, ends, kinds, max_depth, _expired(agent_id, now), now)
+        nodes = _nodes(agent_id, found[0], now) if found else {}
+    if found is None:
         raise PathNotFound(
             f"No path of at most {max_depth} edges from memory {source.pk} to memory {target.pk}"
         )
-    middle = meeting[0]
-    head_ids, head_edges = _walk(middle, start)
-    tail_ids, tail_edges = _walk(middle, end)
-    ids = [*reversed(head_ids), *tail_ids[1:]]
-    edges = [*reversed(head_edges), *tail_edges]
-    nodes = _nodes(agent_id, ids, now) | {m.pk: node_of(m) for m in (source, target)}
+    ids, edges = found
+    nodes |= {m.pk: node_of(m) for m in (source, target)}
     return {
         "length": len(edges),
         "memories": [nodes[i] for i in ids],

@@ -306,6 +306,11 @@ class ContextOut(Schema):
     working: list[MemoryOut]
     episodic: list[dict[str, Any]]
     facts: list[dict[str, Any]]
+    entities: list[dict[str, Any]] = Field(
+        description="The agent's entities the query names (by name or alias), each with "
+        "type, name, mention_count and its current facts (the user's and those about no "
+        "user); at most a fifth of the budget."
+    )
     prompt: str
     budget_tokens: int
     used_tokens: int
