@@ -146,9 +146,12 @@ def _stored_before(agent: Agent, memory: Memory, batch_ids: list[int]) -> Memory
     rows = Memory.objects.filter(agent=agent).filter(_conversation(memory))
     if memory.session_id is None:
         rows = rows.filter(created_at__gte=memory.created_at - CONVERSATION_GAP)
+    # The plain bound on created_at beside the OR is what lets the (agent, created_at) index
+    # serve the lookup (memory.conversations does the same).
     return (
         rows.filter(
-            Q(created_at__lt=memory.created_at) | Q(created_at=memory.created_at, pk__lt=memory.pk)
+            Q(created_at__lt=memory.created_at) | Q(created_at=memory.created_at, pk__lt=memory.pk),
+            created_at__lte=memory.created_at,
         )
         .exclude(pk__in=batch_ids)
         .order_by("-created_at", "-id")
