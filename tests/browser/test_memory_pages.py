@@ -118,7 +118,10 @@ def test_memory_page_shows_text_tags_and_entities(sign_in, live_server, memories
     expect(page.locator(".memory-content")).to_have_text(DENTIST)
     meta = page.locator("#memory-detail .meta")
     expect(meta).to_contain_text("health")
-    expect(meta).to_contain_text("entity:email:ana@example.com")
+    # Each entity of the memory, with its type, links to the entity's page.
+    entity = page.locator("#memory-entities").get_by_role("link", name="ana@example.com")
+    expect(entity).to_be_visible()
+    expect(page.locator("#memory-entities")).to_contain_text("ana@example.com email")
     expect(page.locator("#memory-detail")).to_contain_text("No fact cites this memory.")
 
 

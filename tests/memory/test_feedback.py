@@ -116,8 +116,10 @@ def test_concurrent_votes_all_count():
 
 
 def test_recall_ranks_a_flagged_memory_below_an_otherwise_equal_one(agent):
-    older = memory_of(agent, "Ann drinks oolong tea on Sundays")
-    newer = memory_of(agent, "Ann drinks oolong tea on Sundays")
+    # No name: two copies that share one would be a newer wording superseding the older
+    # (memory.services.graph), which recall demotes.
+    older = memory_of(agent, "drinks oolong tea every morning")
+    newer = memory_of(agent, "drinks oolong tea every morning")
     request = RecallRequest(query="oolong tea", top_k=2, explain=True, rerank=False)
     # Unflagged, the newer one wins the tie (a hair more recent).
     assert [h.memory.pk for h in recall(agent=agent, request=request).hits] == [newer.pk, older.pk]
