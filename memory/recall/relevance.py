@@ -53,7 +53,9 @@ def _rrf(pairs: list[tuple[int, float]]) -> dict[int, float]:
 def named_entities(agent: Agent, names: list[str]) -> dict[int, str]:
     """The agent's entities the query's names stand for, each with the name it answers to:
     the same name or alias, or its first word ("Dmitri" for "Dmitri Ivanov")."""
-    keys = {entity_key(name) for name in names}
+    keys = {entity_key(name) for name in names} - {""}
+    if not keys:
+        return {}  # an empty condition would match every entity of the agent
     condition = Q()
     for key in keys:
         condition |= Q(search_keys__contains=f"\n{key}\n") | Q(search_keys__contains=f"\n{key} ")

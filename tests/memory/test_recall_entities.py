@@ -144,6 +144,7 @@ def test_only_people_who_speak_are_left_to_the_entity_pass(agent):
             MemoryInput(content="Biscuit chewed the sofa again"),
         ],
     )
+    assert named_entities(agent, []) == {}
     named = named_entities(agent, ["melanie", "biscuit", "nobody"])
     assert sorted(named.values()) == ["biscuit", "melanie"]
     assert speaking(agent, named) == {"melanie"}
