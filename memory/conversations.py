@@ -19,6 +19,7 @@ from django.db.models import OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from memory.models import Memory
+from memory.sql import any_of, epoch_seconds
 from tenancy.models import Agent
 
 
@@ -93,10 +94,7 @@ def _neighbour_sql(span: int) -> str:
                 f"THEN ({sessionless.format(op=op, order=order)}{page}) "
                 f"ELSE ({session.format(op=op, order=order)}{page}) END"
             )
-    return (
-        f"SELECT m.id, m.session_id IS NULL, {', '.join(columns)} FROM {table} m "
-        "WHERE m.id IN ({ids})"
-    )
+    return f"SELECT m.id, m.session_id IS NULL, {', '.join(columns)} FROM {table} m WHERE {{ids}}"
 
 
 def neighbours(memory_ids: Sequence[int], *, span: int) -> dict[int, list[int]]:
@@ -108,8 +106,8 @@ def neighbours(memory_ids: Sequence[int], *, span: int) -> dict[int, list[int]]:
         return {}
     ids = [int(i) for i in memory_ids]
     with connection.cursor() as cursor:
-        sql = _neighbour_sql(span).replace("{ids}", ", ".join(["%s"] * len(ids)))
-        cursor.execute(sql, ids)
+        among, params = any_of("m.id", ids)
+        cursor.execute(_neighbour_sql(span).replace("{ids}", among), params)
         rows = cursor.fetchall()
     result: dict[int, list[int]] = {}
     sessionless = []
@@ -138,16 +136,11 @@ def _epochs(memory_ids: list[int]) -> dict[int, float]:
     few hundred datetimes through it cost more than the neighbour lookups themselves."""
     if not memory_ids:
         return {}
-    table = Memory._meta.db_table
-    seconds = (
-        "extract(epoch from created_at)"
-        if connection.vendor == "postgresql"
-        else "julianday(created_at) * 86400.0"
-    )
-    placeholders = ", ".join(["%s"] * len(memory_ids))
+    ids, params = any_of("id", memory_ids)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id, {seconds} FROM {table} WHERE id IN ({placeholders})", memory_ids
+            f"SELECT id, {epoch_seconds('created_at')} FROM {Memory._meta.db_table} WHERE {ids}",
+            params,
         )
         return {int(memory_id): float(at) for memory_id, at in cursor.fetchall()}
 

@@ -12,7 +12,6 @@ large frontier first asks whether it meets the other side). Expired memories (wa
 pass) are not reached, as they are not listed or recalled.
 """
 
-import json
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from enum import StrEnum
@@ -25,6 +24,7 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from memory.exceptions import MemoryNotFound, PathNotFound
 from memory.models import EdgeType, Memory, MemoryEdge
+from memory.sql import any_of
 from tenancy.validation import DB_ID_MAX, clean_choice
 
 DEPTH_MAX = 3
@@ -107,14 +107,6 @@ def edge_to_dict(edge: Edge) -> dict[str, Any]:
     return {"source": source, "target": target, "type": kind, "weight": weight}
 
 
-def _any_of(column: str, values: list[Any]) -> tuple[str, list[Any]]:
-    """``column`` is one of ``values``, as one parameter whatever their number: an array on
-    PostgreSQL, a JSON list on SQLite (both planned as lookups on the column's index)."""
-    if connection.vendor == "postgresql":
-        return f"{column} = ANY(%s)", [values]
-    return f"{column} IN (SELECT value FROM json_each(%s))", [json.dumps(values)]
-
-
 def _edges_touching(
     agent_id: int, ids: list[int], kinds: list[str], direction: Direction
 ) -> list[Edge]:
@@ -129,13 +121,13 @@ def _edges_touching(
         ends.append("source_id")
     if direction in (Direction.IN, Direction.BOTH):
         ends.append("target_id")
-    return _select_edges(agent_id, [_any_of(end, ids) for end in ends], kinds)
+    return _select_edges(agent_id, [any_of(end, ids) for end in ends], kinds)
 
 
 def _edges_among(agent_id: int, ids: list[int], kinds: list[str]) -> list[Edge]:
     """The edges with both ends among ``ids`` (memories of ``agent_id``), with weights."""
-    sources, source_args = _any_of("source_id", ids)
-    targets, target_args = _any_of("target_id", ids)
+    sources, source_args = any_of("source_id", ids)
+    targets, target_args = any_of("target_id", ids)
     return _select_edges(agent_id, [(f"{sources} AND {targets}", source_args + target_args)], kinds)
 
 
@@ -145,8 +137,8 @@ def _edges_between(
     """The edges with one end among ``ones`` and the other among ``others``, either way."""
     wheres = []
     for one, other in (("source_id", "target_id"), ("target_id", "source_id")):
-        near, near_args = _any_of(one, ones)
-        far, far_args = _any_of(other, others)
+        near, near_args = any_of(one, ones)
+        far, far_args = any_of(other, others)
         wheres.append((f"{near} AND {far}", near_args + far_args))
     return _select_edges(agent_id, wheres, kinds)
 
@@ -161,7 +153,7 @@ def _select_edges(
     params: list[Any] = []
     for where, args in wheres:
         if len(kinds) < len(EdgeType.values):
-            of_kinds, kind_args = _any_of("type", kinds)
+            of_kinds, kind_args = any_of("type", kinds)
             where, args = f"{where} AND {of_kinds}", args + kind_args
         selects.append(f"SELECT {columns} FROM {MemoryEdge._meta.db_table} WHERE {where}")
         params += args

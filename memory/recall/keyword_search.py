@@ -8,7 +8,7 @@ request's filters, and returns ``(memory_id, score)`` pairs, best first.
 import math
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -69,16 +69,20 @@ def _fts5_bm25(
     agent_column = f"agent_id:{int(agent.pk)}"
     with connection.cursor() as cursor:
         queries = [f"{agent_column} AND ({_fts5_phrases(terms)})"]
+        order, rows = "bm25(memory_fts, 1.0, 0.0)", limit
         if _corpus_stats(agent).documents > FULL_MATCH_DOCUMENTS:
-            queries = _fts5_narrow_queries(cursor, agent, terms) or queries
+            narrowed = _fts5_narrow_queries(cursor, agent, terms)
+            if narrowed == [_NEWEST]:
+                order, rows = "memory_fts.rowid DESC", NEWEST_MATCHES
+            else:
+                queries = narrowed or queries
         scored: dict[int, float] = {}
         for match in queries:
             # Column weights: the agent id column must not count towards relevance.
             cursor.execute(
                 "SELECT memory_fts.rowid, -bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts "
-                f"WHERE memory_fts MATCH %s {narrow} "
-                "ORDER BY bm25(memory_fts, 1.0, 0.0) LIMIT %s",
-                (match, *narrow_params, limit),
+                f"WHERE memory_fts MATCH %s {narrow} ORDER BY {order} LIMIT %s",
+                (match, *narrow_params, rows),
             )
             for memory_id, score in cursor.fetchall():
                 scored.setdefault(int(memory_id), float(score))
@@ -92,11 +96,17 @@ def _fts5_narrow_queries(cursor: Any, agent: Agent, terms: list[str]) -> list[st
     """The MATCH expressions for a large agent, in the order to run them (see _fts5_bm25);
     empty when the full query is as narrow. Document frequencies are counted over the whole
     index, which is cheap (no agent filter) and can only overstate a word's share."""
-    documents = _corpus_stats(agent).documents
-    frequencies = {}
+    stats = _corpus_stats(agent)
+    documents = stats.documents
+    frequencies = {term: stats.frequencies.get(term, 0) for term in terms}
     for term in terms:
-        cursor.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH %s", (f'"{term}"',))
-        frequencies[term] = cursor.fetchone()[0]
+        if not frequencies[term]:
+            cursor.execute(
+                "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH %s", (f'"{term}"',)
+            )
+            frequencies[term] = cursor.fetchone()[0]
+            if frequencies[term]:  # a word no memory holds yet may come with the next one
+                stats.frequencies[term] = frequencies[term]
     held = [term for term in terms if frequencies[term] > 0]
     if not held:
         return []
@@ -109,7 +119,9 @@ def _fts5_narrow_queries(cursor: Any, agent: Agent, terms: list[str]) -> list[st
         also = _fts5_phrases(common)
         return [f"{agent_column} AND ({_fts5_phrases(selective)}) AND ({also} OR {agent_column})"]
     if len(held) == 1:
-        return []
+        # One common word: BM25 would rank thousands of matches by length alone; the newest
+        # NEWEST_MATCHES of them are scored instead.
+        return [_NEWEST] if frequencies[held[0]] > NEWEST_MATCHES else []
     by_rarity = sorted(held, key=lambda term: frequencies[term])
     queries = []
     for size in range(len(held), 1, -1):
@@ -121,6 +133,10 @@ def _fts5_narrow_queries(cursor: Any, agent: Agent, terms: list[str]) -> list[st
     return queries
 
 
+# A query whose only matching word is common (see SELECTIVE_SHARE) scores the newest this
+# many memories holding it, not all of them.
+NEWEST_MATCHES = 400
+_NEWEST = "newest"
 # BM25 parameters, as SQLite's FTS5 uses them, so both editions rank alike.
 BM25_K1, BM25_B = 1.2, 0.75
 # PostgreSQL: how many full-text matches (by ts_rank_cd) are re-ranked with BM25.
@@ -134,6 +150,9 @@ class _CorpusStats:
     computed: float
     documents: int
     average_length: float
+    # Document frequencies of the words (SQLite: index-wide) and lexemes (PostgreSQL: the
+    # agent's) recalls asked about, as stale as the rest; only words some memory holds.
+    frequencies: dict[str, int] = field(default_factory=dict)
 
 
 _corpus_stats_cache: dict[int, _CorpusStats] = {}
@@ -178,30 +197,63 @@ def _corpus_stats(agent: Agent) -> _CorpusStats:
     return cached
 
 
+_lexeme_shares: tuple[float, dict[str, float]] | None = None
+
+
 def _common_lexeme_shares(cursor: Any) -> dict[str, float]:
     """The table-wide share of memories holding each common lexeme, from PostgreSQL's own
-    statistics (kept by ANALYZE / autovacuum); empty before the first ANALYZE."""
+    statistics (kept by ANALYZE / autovacuum; read again after CORPUS_STATS_MAX_AGE_SECS);
+    empty before the first ANALYZE."""
+    global _lexeme_shares
+    if _lexeme_shares and time.monotonic() - _lexeme_shares[0] < CORPUS_STATS_MAX_AGE_SECS:
+        return _lexeme_shares[1]
     cursor.execute(
         "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
         "WHERE tablename = 'memory_memory' AND attname = 'search_vector'"
     )
     row = cursor.fetchone()
-    if not row or not row[0]:
-        return {}
-    return dict(zip(row[0], row[1], strict=False))
+    shares = dict(zip(row[0], row[1], strict=False)) if row and row[0] else {}
+    _lexeme_shares = (time.monotonic(), shares)
+    return shares
+
+
+# The lexemes of each query word (English stemming): the same every time, so asked once per
+# process (up to LEXEME_CACHE_SIZE words).
+_word_lexemes: dict[str, list[str]] = {}
+LEXEME_CACHE_SIZE = 50_000
+
+
+def _lexemes(cursor: Any, terms: list[str]) -> list[str]:
+    """The distinct lexemes PostgreSQL's English configuration makes of the query's words."""
+    unknown = [term for term in terms if term not in _word_lexemes]
+    if unknown:
+        if len(_word_lexemes) + len(unknown) > LEXEME_CACHE_SIZE:
+            _word_lexemes.clear()
+        cursor.execute(
+            "SELECT word, array_remove(array_agg(lexeme), NULL) FROM unnest(%s::text[]) word "
+            "LEFT JOIN LATERAL unnest(to_tsvector('english', word)) ON true GROUP BY word",
+            (unknown,),
+        )
+        for word, found in cursor.fetchall():
+            _word_lexemes[word] = list(found)
+    return list(dict.fromkeys(lexeme for term in terms for lexeme in _word_lexemes[term]))
 
 
 def _document_frequencies(
-    cursor: Any, agent: Agent, lexemes: list[str], documents: int
+    cursor: Any, agent: Agent, lexemes: list[str], stats: _CorpusStats
 ) -> dict[str, int]:
     """How many of the agent's memories hold each lexeme. Common lexemes are estimated from
     the statistics (counting them exactly would visit thousands of rows, and their weight in
     BM25 is small anyway); the rest are counted exactly, which is cheap because they are rare."""
     shares = _common_lexeme_shares(cursor)
+    documents, known = stats.documents, stats.frequencies
     frequencies = {}
     for lexeme in lexemes:
         if lexeme in shares:
             frequencies[lexeme] = max(1, round(shares[lexeme] * documents))
+            continue
+        if lexeme in known:
+            frequencies[lexeme] = known[lexeme]
             continue
         cursor.execute(
             "SELECT count(*) FROM memory_memory WHERE agent_id = %s "
@@ -209,6 +261,8 @@ def _document_frequencies(
             (agent.pk, lexeme),
         )
         frequencies[lexeme] = cursor.fetchone()[0]
+        if frequencies[lexeme]:  # a lexeme no memory holds yet may come with the next one
+            known[lexeme] = frequencies[lexeme]
     return frequencies
 
 
@@ -225,13 +279,10 @@ def _pg_bm25(
     lexemes, from their tsvectors."""
     stats = _corpus_stats(agent)
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %s))", (" ".join(terms),)
-        )
-        lexemes = [row[0] for row in cursor.fetchall()]
+        lexemes = _lexemes(cursor, terms)
         if not lexemes:
             return []
-        frequencies = _document_frequencies(cursor, agent, lexemes, stats.documents)
+        frequencies = _document_frequencies(cursor, agent, lexemes, stats)
         # A lexeme no memory holds cannot match; it would only empty an AND.
         lexemes = [lexeme for lexeme in lexemes if frequencies[lexeme] > 0]
         if not lexemes:
@@ -257,6 +308,12 @@ def _pg_bm25(
             else [_tsquery(by_rarity[:size], "&") for size in range(len(lexemes), 1, -1)]
             or [_tsquery(lexemes, "&")]
         )
+        # One common lexeme alone (as on SQLite): the newest NEWEST_MATCHES holding it.
+        order = (
+            "m.id DESC"
+            if len(lexemes) == 1 and not selective
+            else "ts_rank_cd(m.search_vector, q) DESC, m.id DESC"
+        )
         rows: list[tuple[int, str]] = []
         for query in queries:
             seen = {row[0] for row in rows}
@@ -264,7 +321,7 @@ def _pg_bm25(
                 "SELECT m.id, m.search_vector::text FROM memory_memory m, "
                 "to_tsquery('simple', %s) q "
                 f"WHERE m.agent_id = %s AND m.search_vector @@ q {narrow} "
-                "ORDER BY ts_rank_cd(m.search_vector, q) DESC, m.id DESC LIMIT %s",
+                f"ORDER BY {order} LIMIT %s",
                 (query, agent.pk, *narrow_params, PG_BM25_POOL),
             )
             rows += [row for row in cursor.fetchall() if row[0] not in seen]

@@ -5,12 +5,14 @@ sitting next to a strong match in its conversation (the neighbour pass)."""
 from collections import defaultdict
 from typing import Any
 
+from django.db import connection
 from django.db.models import Q
 
 from memory.conversations import neighbours
 from memory.entities import entity_key, name_spans, query_names
 from memory.models import Entity, EntityMention, Memory, MemoryEdge
 from memory.recall.routing import Fusion
+from memory.sql import any_of
 from tenancy.models import Agent
 
 RRF_K = 60
@@ -111,21 +113,28 @@ def _entity_matches(
     if not names or not pool:
         return {}, set()
     keys = {entity_key(name) for name in names}
-    spoken = {
-        memory_id
-        for memory_id, speaker in Memory.objects.filter(pk__in=pool)
-        .exclude(speaker="")
-        .exclude(speaker__isnull=True)
-        .values_list("id", "speaker")
-        if speaker and _speaks(speaker, keys)
-    }
+    ids = sorted(pool)
+    among, params = any_of("id", ids)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, speaker FROM {Memory._meta.db_table} WHERE {among} "
+            "AND speaker IS NOT NULL AND speaker <> ''",
+            params,
+        )
+        spoken = {memory_id for memory_id, speaker in cursor.fetchall() if _speaks(speaker, keys)}
     named = named_entities(agent, names) if named is None else named
     mentioned: dict[int, set[str]] = defaultdict(set)
     if named:
-        for memory_id, entity_id in EntityMention.objects.filter(
-            agent=agent, memory_id__in=pool, entity_id__in=list(named)
-        ).values_list("memory_id", "entity_id"):
-            mentioned[memory_id].add(named[entity_id])
+        memories, memory_params = any_of("memory_id", ids)
+        entities, entity_params = any_of("entity_id", list(named))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT memory_id, entity_id FROM {EntityMention._meta.db_table} "
+                f"WHERE agent_id = %s AND {memories} AND {entities}",
+                [agent.pk, *memory_params, *entity_params],
+            )
+            for memory_id, entity_id in cursor.fetchall():
+                mentioned[memory_id].add(named[entity_id])
     share = {memory_id: len(found) / len(keys) for memory_id, found in mentioned.items()}
     for memory_id in spoken:
         share.setdefault(memory_id, 1 / len(keys))
@@ -133,11 +142,17 @@ def _entity_matches(
 
 
 def _superseded(agent: Agent, memory_ids: set[int]) -> set[int]:
-    return set(
-        MemoryEdge.objects.filter(
-            agent=agent, type="supersedes", target_id__in=memory_ids
-        ).values_list("target_id", flat=True)
-    )
+    """Of ``memory_ids``, the ones a newer memory supersedes."""
+    if not memory_ids:
+        return set()
+    targets, params = any_of("target_id", sorted(memory_ids))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT DISTINCT target_id FROM {MemoryEdge._meta.db_table} "
+            f"WHERE agent_id = %s AND type = 'supersedes' AND {targets}",
+            [agent.pk, *params],
+        )
+        return {row[0] for row in cursor.fetchall()}
 
 
 def _components(

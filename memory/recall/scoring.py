@@ -49,8 +49,12 @@ def recency(anchor: datetime, now: datetime) -> float:
     """1.0 for a memory made just now, halving every RECENCY_HALF_LIFE_DAYS. Use is not
     counted here (that is decay's job, through importance): a recall must not make the
     memories it returned rank higher in the next one."""
-    age_days = max((now - anchor).total_seconds(), 0.0) / 86400
-    return math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS)
+    return recency_of_age((now - anchor).total_seconds())
+
+
+def recency_of_age(seconds: float) -> float:
+    """``recency`` of a memory made ``seconds`` ago (none in the future)."""
+    return math.pow(0.5, max(seconds, 0.0) / 86400 / RECENCY_HALF_LIFE_DAYS)
 
 
 def best_first(
