@@ -31,7 +31,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-if not os.environ.get("DATABASE_URL"):
+if not os.environ.get("DATABASE_URL") and not os.environ.get("DEWEE_VAR_DIR"):
     os.environ["DEWEE_VAR_DIR"] = tempfile.mkdtemp(prefix="dewee-recall-")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dewee.settings")
 
@@ -48,6 +48,7 @@ from memory.models import Memory  # noqa: E402
 from memory.recall import RecallRequest, recall  # noqa: E402
 from memory.recall.vector_search import HNSW_EF_SEARCH  # noqa: E402
 from memory.services import MemoryInput, start_session, store_memories  # noqa: E402
+from tenancy.models import Agent  # noqa: E402
 from tenancy.services import create_agent, default_workspace  # noqa: E402
 
 PEOPLE = [
@@ -194,6 +195,20 @@ def fill(agent, count: int, rng: random.Random, batch: int) -> float:
     return count / (time.perf_counter() - started)
 
 
+def _rate(rate: float) -> str:
+    return "-" if rate != rate else f"{rate:.0f}"  # NaN: a reused agent, nothing stored
+
+
+def reusable(count: int):
+    """The newest agent an earlier run filled with ``count`` memories, or None."""
+    for agent in Agent.objects.filter(agent_id__startswith=f"recall-bench-{count}-").order_by(
+        "-pk"
+    ):
+        if Memory.objects.filter(agent=agent).count() >= count:
+            return agent
+    return None
+
+
 REFERENCE_K = 20
 
 
@@ -289,6 +304,13 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--profile", type=int, default=0, help="Profile N more recalls.")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="Time the agent of that size an earlier run filled in the same database "
+        "(DEWEE_VAR_DIR or DATABASE_URL with --keep), when there is one, instead of filling "
+        "a new one: before/after comparisons of two checkouts on the same data.",
+    )
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     call_command("prepare_models", verbosity=0)
@@ -299,10 +321,15 @@ def main() -> None:
     rows = []
     for count in args.memories:
         rng = random.Random(count)
-        agent = create_agent(
-            workspace=default_workspace(), agent_id=f"recall-bench-{count}-{time.time_ns()}"
-        )
-        ingest_rate = fill(agent, count, rng, args.batch)
+        agent = reusable(count) if args.reuse else None
+        if agent is not None:
+            ingest_rate = float("nan")
+            rng = random.Random(time.time_ns())
+        else:
+            agent = create_agent(
+                workspace=default_workspace(), agent_id=f"recall-bench-{count}-{time.time_ns()}"
+            )
+            ingest_rate = fill(agent, count, rng, args.batch)
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute("ANALYZE memory_memory")
@@ -333,7 +360,7 @@ def main() -> None:
         ref95 = statistics.quantiles(references, n=100)[94] * 1000
         rows.append((count, ingest_rate, p50, p95, ref50, ref95))
         print(
-            f"  {count:,}: ingest {ingest_rate:.0f}/s, recall p50 {p50:.1f} ms p95 {p95:.1f} ms"
+            f"  {count:,}: ingest {_rate(ingest_rate)}/s, recall p50 {p50:.1f} ms p95 {p95:.1f} ms"
             f", reference p50 {ref50:.1f} ms ({p50 / ref50:.1f} x)",
             file=sys.stderr,
         )
@@ -353,7 +380,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for count, rate, p50, p95, ref50, ref95 in rows:
         print(
-            f"| {count:,} | {rate:.0f} | {p50:.1f} | {p95:.1f} | {ref50:.1f} / {ref95:.1f} "
+            f"| {count:,} | {_rate(rate)} | {p50:.1f} | {p95:.1f} | {ref50:.1f} / {ref95:.1f} "
             f"| {p50 / ref50:.1f} x |"
         )
 
