@@ -4,6 +4,7 @@ Every setting a deployment may change is read from the environment and has a def
 that works out of the box: the embedded edition keeps everything under ``var/``.
 """
 
+import contextlib
 import os
 import secrets
 import sys
@@ -31,11 +32,17 @@ def _env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def _private_var_dir() -> None:
+    """var/ holds the database, the secret key and the models: only Dewee's user may
+    enter it (mode 0700 when created; an existing folder is left as the operator set it)."""
+    VAR_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
 def _secret_key() -> str:
     """The key from DEWEE_SECRET_KEY, else one generated on first run and kept in var/."""
     if key := os.environ.get("DEWEE_SECRET_KEY"):
         return key
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    _private_var_dir()
     key_file = VAR_DIR / "secret_key"
     try:
         # O_EXCL: two processes starting together must not write two different keys.
@@ -158,10 +165,22 @@ def _postgres_options(config: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
+def _create_private_sqlite_file(name: str) -> None:
+    """Create the database file readable by Dewee's user only (0600), in a 0700 folder if
+    the folder is new, before SQLite creates it with the umask's 0644. SQLite gives its
+    -wal and -shm files the database file's mode."""
+    if not name or name == ":memory:" or name.startswith("file:"):
+        return
+    path = Path(name)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
 def _database() -> dict[str, Any]:
     url = os.environ.get("DATABASE_URL")
     if not url:
-        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        _private_var_dir()
         url = f"sqlite:///{VAR_DIR / 'dewee.sqlite3'}"
     # No persistent connections in the web process outside its pool: a thread's idle
     # connection is one PostgreSQL slot that nobody else can use (with 32 clients they ran
@@ -174,6 +193,7 @@ def _database() -> dict[str, Any]:
         dj_database_url.parse(url, conn_max_age=max_age, conn_health_checks=True)
     )
     if config["ENGINE"] == "django.db.backends.sqlite3":
+        _create_private_sqlite_file(config["NAME"])
         config["OPTIONS"] = {
             # IMMEDIATE takes the write lock when a transaction starts, so two writers
             # queue on the busy timeout instead of failing with "database is locked"
