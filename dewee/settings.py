@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("DEWEE_VAR_DIR", BASE_DIR / "var"))
@@ -60,6 +61,20 @@ DEBUG = _env_bool("DEWEE_DEBUG", False)
 ALLOWED_HOSTS = _env_list("DEWEE_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = _env_list("DEWEE_CSRF_TRUSTED_ORIGINS", [])
 
+# Content-Security-Policy on every response, plain http or not: no inline script or style,
+# nothing loaded from another origin (the API docs' Swagger UI is served from our own static
+# files), no framing. Nonces are only for Django admin's few inline styles.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+}
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -70,6 +85,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     # Required by pgvector fields on Django 6 (check postgres.E005); harmless on SQLite.
     "django.contrib.postgres",
+    # Serves the API docs' Swagger UI from its own static files (pinned with django-ninja),
+    # not from a CDN.
+    "ninja",
     "django_htmx",
     # Before django_q: its `qcluster` command is dewee's (a cluster that restarts whole).
     "dewee",
@@ -82,6 +100,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "dewee.middleware.api_error_shape",
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -107,6 +126,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
             ],
         },
     },
