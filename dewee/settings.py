@@ -61,6 +61,26 @@ DEBUG = _env_bool("DEWEE_DEBUG", False)
 ALLOWED_HOSTS = _env_list("DEWEE_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = _env_list("DEWEE_CSRF_TRUSTED_ORIGINS", [])
 
+# Production hardening (docs/SECURITY.md): DEWEE_SECURE=true when Dewee is served over HTTPS
+# by a reverse proxy. Off by default, so that `make run` works over plain http on localhost.
+DEWEE_SECURE = _env_bool("DEWEE_SECURE", False)
+if DEWEE_SECURE:
+    SECURE_HSTS_SECONDS = 365 * 24 * 3600
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    # Preloading is a promise to browsers that is slow to take back: only on request.
+    SECURE_HSTS_PRELOAD = _env_bool("DEWEE_HSTS_PRELOAD", False)
+    SECURE_SSL_REDIRECT = True
+    # Probes reach the process directly, over http.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    # The proxy says whether the client came over HTTPS. Only safe when every request comes
+    # through a proxy that sets (or strips) this header: a client that reaches Dewee
+    # directly could claim HTTPS with it.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The preload list is an opt-in (above), so its reminder is silenced unless it was asked for.
+SILENCED_SYSTEM_CHECKS = [] if _env_bool("DEWEE_HSTS_PRELOAD", False) else ["security.W021"]
+
 # Content-Security-Policy on every response, plain http or not: no inline script or style,
 # nothing loaded from another origin (the API docs' Swagger UI is served from our own static
 # files), no framing. Nonces are only for Django admin's few inline styles.

@@ -21,6 +21,7 @@ PLAIN_ENV = {
     for k, v in os.environ.items()
     if not k.startswith(("DEWEE_", "DATABASE_URL", "PYTEST", "DJANGO_"))
 }
+SECRET = "a-real-secret-key-given-by-the-environment-" + "x7Qp2Lm9Zr4Tb8Wc1Vn6Hd3Kf5Js0Ga"
 
 
 def _policy(response) -> dict[str, str]:
@@ -86,6 +87,92 @@ def test_whitenoise_serves_the_api_docs_swagger_ui_after_collectstatic(settings,
     assert served.status_code == 200
     assert "immutable" in served["Cache-Control"]  # WhiteNoise's answer for a hashed name
     assert b"SwaggerUIBundle" in served.getvalue()
+
+
+def _run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=BASE_DIR,
+        env={**PLAIN_ENV, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_deploy_is_clean_with_the_secure_switch_and_names_what_is_missing(tmp_path):
+    var = str(tmp_path / "var")
+    runs = {
+        name: subprocess.Popen(
+            [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+            cwd=BASE_DIR,
+            env={**PLAIN_ENV, "DEWEE_VAR_DIR": var, **env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for name, env in {
+            "complete": {
+                "DEWEE_SECURE": "true",
+                "DEWEE_SECRET_KEY": SECRET,
+                "DEWEE_ALLOWED_HOSTS": "memory.example.com",
+            },
+            "no hosts": {"DEWEE_SECURE": "true", "DEWEE_SECRET_KEY": SECRET},
+            "no key": {"DEWEE_SECURE": "true", "DEWEE_ALLOWED_HOSTS": "memory.example.com"},
+            "not secure": {"DEWEE_SECRET_KEY": SECRET, "DEWEE_ALLOWED_HOSTS": "m.example.com"},
+        }.items()
+    }
+    out = {name: (run.wait(timeout=120), run.communicate()[0]) for name, run in runs.items()}
+
+    assert out["complete"] == (0, "System check identified no issues (1 silenced).\n"), out
+    code, text = out["no hosts"]
+    assert code == 1
+    assert re.findall(r"\((\w+\.[EW]\d+)\)", text) == ["dewee.W302"]
+    assert "DEWEE_ALLOWED_HOSTS is not set" in text
+    code, text = out["no key"]
+    assert code == 1
+    assert re.findall(r"\((\w+\.[EW]\d+)\)", text) == ["dewee.W303"]
+    assert "DEWEE_SECRET_KEY is not set" in text
+    code, text = out["not secure"]
+    assert code == 1
+    assert "dewee.W301" in text
+    assert "DEWEE_SECURE is not set" in text
+
+
+SECURE_CLIENT = """
+import json, django
+django.setup()
+from django.test import Client
+from django.test.utils import setup_test_environment
+setup_test_environment()
+client = Client()
+plain = client.get("/accounts/login/")
+https = client.get("/accounts/login/", headers={"X-Forwarded-Proto": "https"})
+print(json.dumps({
+    "plain": [plain.status_code, plain.get("Location")],
+    "https": [https.status_code, https.get("Strict-Transport-Security")],
+    "cookie_secure": bool(https.cookies["csrftoken"]["secure"]),
+    "healthz": client.get("/healthz").status_code,
+}))
+"""
+
+
+def test_the_secure_switch_redirects_to_https_sends_hsts_and_secure_cookies(tmp_path):
+    run = _run(
+        "-c",
+        SECURE_CLIENT,
+        DJANGO_SETTINGS_MODULE="dewee.settings",
+        DEWEE_VAR_DIR=str(tmp_path / "var"),
+        DEWEE_SECURE="true",
+        DEWEE_STATICFILES_STORAGE="django.contrib.staticfiles.storage.StaticFilesStorage",
+    )
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["plain"] == [301, "https://testserver/accounts/login/"]
+    assert seen["https"] == [200, "max-age=31536000; includeSubDomains"]
+    assert seen["cookie_secure"] is True
+    # Probes reach the process directly, over http.
+    assert seen["healthz"] == 200
 
 
 def test_the_embedded_database_and_its_folder_are_private_from_the_first_start(tmp_path):
