@@ -24,10 +24,12 @@ graceful_timeout = int(os.environ.get("DEWEE_WEB_GRACEFUL_TIMEOUT_SECS", 20))
 keepalive = 5
 # Behind a reverse proxy on the same host, trust its X-Forwarded-* headers.
 forwarded_allow_ips = os.environ.get("DEWEE_FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
-# Errors go to stderr with the rest of the logs; the access log is off unless asked for
-# (it would hold query strings).
+# Errors go to stderr with the rest of the logs; the access log is off unless asked for.
 errorlog = "-"
 accesslog = os.environ.get("DEWEE_ACCESS_LOG") or None
+# Paths without their query strings (which carry user ids, search words, a fact's value),
+# and no Referer, which is a whole URL: client, time, method, path, status, bytes, seconds.
+access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(B)s %(L)s'
 loglevel = os.environ.get("DEWEE_LOG_LEVEL", "info").lower()
 proc_name = "dewee-web"
 # gunicornc's control socket lives in a per-user folder shared by every instance: off.

@@ -4,6 +4,7 @@ Every setting a deployment may change is read from the environment and has a def
 that works out of the box: the embedded edition keeps everything under ``var/``.
 """
 
+import contextlib
 import os
 import secrets
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("DEWEE_VAR_DIR", BASE_DIR / "var"))
@@ -31,11 +33,17 @@ def _env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def _private_var_dir() -> None:
+    """var/ holds the database, the secret key and the models: only Dewee's user may
+    enter it (mode 0700 when created; an existing folder is left as the operator set it)."""
+    VAR_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
 def _secret_key() -> str:
     """The key from DEWEE_SECRET_KEY, else one generated on first run and kept in var/."""
     if key := os.environ.get("DEWEE_SECRET_KEY"):
         return key
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    _private_var_dir()
     key_file = VAR_DIR / "secret_key"
     try:
         # O_EXCL: two processes starting together must not write two different keys.
@@ -53,6 +61,40 @@ DEBUG = _env_bool("DEWEE_DEBUG", False)
 ALLOWED_HOSTS = _env_list("DEWEE_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = _env_list("DEWEE_CSRF_TRUSTED_ORIGINS", [])
 
+# Production hardening (docs/SECURITY.md): DEWEE_SECURE=true when Dewee is served over HTTPS
+# by a reverse proxy. Off by default, so that `make run` works over plain http on localhost.
+DEWEE_SECURE = _env_bool("DEWEE_SECURE", False)
+if DEWEE_SECURE:
+    SECURE_HSTS_SECONDS = 365 * 24 * 3600
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    # Preloading is a promise to browsers that is slow to take back: only on request.
+    SECURE_HSTS_PRELOAD = _env_bool("DEWEE_HSTS_PRELOAD", False)
+    SECURE_SSL_REDIRECT = True
+    # Probes reach the process directly, over http.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    # The proxy says whether the client came over HTTPS. Only safe when every request comes
+    # through a proxy that sets (or strips) this header: a client that reaches Dewee
+    # directly could claim HTTPS with it.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The preload list is an opt-in (above), so its reminder is silenced unless it was asked for.
+SILENCED_SYSTEM_CHECKS = [] if _env_bool("DEWEE_HSTS_PRELOAD", False) else ["security.W021"]
+
+# Content-Security-Policy on every response, plain http or not: no inline script or style,
+# nothing loaded from another origin (the API docs' Swagger UI is served from our own static
+# files), no framing. Nonces are only for Django admin's few inline styles.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+}
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -63,6 +105,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     # Required by pgvector fields on Django 6 (check postgres.E005); harmless on SQLite.
     "django.contrib.postgres",
+    # Serves the API docs' Swagger UI from its own static files (pinned with django-ninja),
+    # not from a CDN.
+    "ninja",
     "django_htmx",
     # Before django_q: its `qcluster` command is dewee's (a cluster that restarts whole).
     "dewee",
@@ -75,6 +120,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "dewee.middleware.api_error_shape",
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -100,6 +146,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
             ],
         },
     },
@@ -158,10 +205,22 @@ def _postgres_options(config: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
+def _create_private_sqlite_file(name: str) -> None:
+    """Create the database file readable by Dewee's user only (0600), in a 0700 folder if
+    the folder is new, before SQLite creates it with the umask's 0644. SQLite gives its
+    -wal and -shm files the database file's mode."""
+    if not name or name == ":memory:" or name.startswith("file:"):
+        return
+    path = Path(name)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
 def _database() -> dict[str, Any]:
     url = os.environ.get("DATABASE_URL")
     if not url:
-        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        _private_var_dir()
         url = f"sqlite:///{VAR_DIR / 'dewee.sqlite3'}"
     # No persistent connections in the web process outside its pool: a thread's idle
     # connection is one PostgreSQL slot that nobody else can use (with 32 clients they ran
@@ -174,6 +233,7 @@ def _database() -> dict[str, Any]:
         dj_database_url.parse(url, conn_max_age=max_age, conn_health_checks=True)
     )
     if config["ENGINE"] == "django.db.backends.sqlite3":
+        _create_private_sqlite_file(config["NAME"])
         config["OPTIONS"] = {
             # IMMEDIATE takes the write lock when a transaction starts, so two writers
             # queue on the busy timeout instead of failing with "database is locked"

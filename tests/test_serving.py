@@ -3,6 +3,7 @@ through a database outage and through kills, on the edition the suite runs on.""
 
 import json
 import os
+import re
 import signal
 import socket
 import sqlite3
@@ -219,8 +220,6 @@ def test_a_killed_worker_is_restarted_while_the_api_keeps_answering(serve):
 
 def _idle_workers(server: Server, master: int | None) -> list[int]:
     """The worker processes of the cluster under ``master`` (as its log names them)."""
-    import re
-
     cluster = _descendants(server, master)
     named = {int(pid) for pid in re.findall(r"ready for work at (\d+)", server.log.read_text())}
     return sorted(named & cluster)
@@ -538,6 +537,25 @@ def _waiting_on_locks() -> int:
             "AND wait_event_type = 'Lock'"
         )
         return int(cursor.fetchone()[0])
+
+
+def test_the_access_log_keeps_paths_without_their_query_strings(serve, agent):
+    server = serve(DEWEE_ACCESS_LOG="-")  # to the server's output, with the rest of its log
+    server.key = make_key(agent.workspace)
+    path = f"/v1/facts?agent_id={agent.agent_id}&user=ana.lopez%40example.com&subject=user"
+    assert server.request("GET", path).status == 200
+    referred = server.request(
+        "GET", "/healthz", headers={"Referer": f"{server.url}/dashboard/facts/?q=ana.lopez"}
+    )
+    assert referred.status == 200
+
+    def logged() -> list[str]:
+        return [line for line in server.log.read_text().splitlines() if re.search(r'"GET /', line)]
+
+    wait_for(lambda: len(logged()) >= 2, 10, "the access log")
+    assert any('"GET /v1/facts HTTP/1.1" 200' in line for line in logged()), logged()
+    assert any('"GET /healthz HTTP/1.1" 200' in line for line in logged()), logged()
+    assert "ana.lopez" not in server.log.read_text()
 
 
 def test_an_error_the_database_raises_for_a_bad_query_is_not_an_outage(db):

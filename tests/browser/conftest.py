@@ -14,6 +14,33 @@ PASSWORD = "correct horse battery staple"
 pytestmark = pytest.mark.browser
 
 
+# Chromium reports a refused resource on the console; the page's own event is reported there
+# too, so that nothing the Content-Security-Policy blocks goes unseen.
+REPORT_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  const what = event.blockedURI || "inline";
+  console.error(`CSP violation: ${event.violatedDirective} blocked ${what}`);
+});
+"""
+
+
+@pytest.fixture(autouse=True)
+def csp_violations(page: Page):
+    """Every browser test fails on anything the Content-Security-Policy refused."""
+    refused: list[str] = []
+    page.add_init_script(REPORT_VIOLATIONS)
+    page.on(
+        "console",
+        lambda message: (
+            refused.append(message.text)
+            if "Content Security Policy" in message.text or "CSP violation" in message.text
+            else None
+        ),
+    )
+    yield refused
+    assert refused == [], "the page broke its Content-Security-Policy"
+
+
 @pytest.fixture
 def sign_in(live_server, page: Page, django_user_model):
     """Sign a new person in through the real login form; returns the page, on the mount
