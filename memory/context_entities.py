@@ -15,7 +15,7 @@ from typing import Any
 from facts.models import Fact
 from facts.queries import current_facts_naming
 from memory.entities import entity_key, extract_entities, query_names
-from memory.entity_queries import entity_to_dict
+from memory.entity_queries import entity_to_dict, named_entities
 from memory.models import Entity
 from tenancy.models import Agent
 
@@ -37,10 +37,6 @@ def query_entity_keys(query: str) -> list[str]:
     return [key for key in dict.fromkeys(keys) if key]
 
 
-def _keys_of(entity: Entity) -> list[str]:
-    return [key for key in entity.search_keys.split("\n") if key]
-
-
 def name_forms(entity: Entity) -> set[str]:
     """How a fact may write the entity: its name and aliases as seen, lower-cased and
     capitalised (facts' subjects and values are compared as written, on their indexes)."""
@@ -54,12 +50,15 @@ def _named_in_query(agent: Agent, query: str) -> list[Entity]:
     keys = query_entity_keys(query)
     if not keys:
         return []
-    found = list(Entity.objects.filter(agent=agent).matching(*keys))
+    # As recall reads a query's names (entity_queries.named_entities): a name or alias, or
+    # its first or last word ("Maria" or "Lopez" for "Maria Lopez").
+    named = named_entities(agent, keys)
+    found = list(Entity.objects.filter(agent=agent, pk__in=list(named)))
     # In the order the query names them; of one name, the most mentioned first.
     position = {key: index for index, key in enumerate(keys)}
 
     def order(entity: Entity) -> tuple[int, int, int]:
-        first = min(position.get(key, len(keys)) for key in _keys_of(entity))
+        first = min(position.get(key, len(keys)) for key in named[entity.pk])
         return (first, -entity.mention_count, -entity.pk)
 
     return sorted(found, key=order)[:ENTITIES_MAX]

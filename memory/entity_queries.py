@@ -1,7 +1,10 @@
 """Reads of the semantic tier: an agent's entities (listed, searched), a memory's entities,
 and what extraction would find in a text. Nothing here writes."""
 
+from collections.abc import Iterable
 from typing import Any
+
+from django.db.models import Q
 
 from dewee.pagination import clean_limit, keyset_page
 from memory.entities import entity_key, extract_entities, speaker_of
@@ -11,6 +14,36 @@ from tenancy.models import Agent
 from tenancy.validation import CONTENT_MAX_CHARS, clean_choice, clean_text
 
 ENTITY_QUERY_MAX_CHARS = 200
+
+
+def answers_to(form: str, key: str) -> bool:
+    """Whether an entity known as ``form`` answers to the query's name ``key``: the same name,
+    or its first or last word ("Dmitri" or "Ivanov" for "Dmitri Ivanov")."""
+    return form == key or form.startswith(f"{key} ") or form.endswith(f" {key}")
+
+
+def named_entities(agent: Agent, names: Iterable[str]) -> dict[int, frozenset[str]]:
+    """The agent's entities the query's names stand for, each with the names it answers to
+    (``answers_to``: its name or an alias, or their first or last word)."""
+    keys = {entity_key(name) for name in names} - {""}
+    if not keys:
+        return {}  # an empty condition would match every entity of the agent
+    condition = Q()
+    for key in keys:
+        condition |= (
+            Q(search_keys__contains=f"\n{key}\n")
+            | Q(search_keys__contains=f"\n{key} ")
+            | Q(search_keys__contains=f" {key}\n")
+        )
+    found: dict[int, frozenset[str]] = {}
+    for entity_id, search_keys in Entity.objects.filter(condition, agent=agent).values_list(
+        "id", "search_keys"
+    ):
+        forms = search_keys.strip("\n").split("\n")
+        answered = frozenset(k for k in keys if any(answers_to(form, k) for form in forms))
+        if answered:
+            found[entity_id] = answered
+    return found
 
 
 def entity_to_dict(entity: Entity) -> dict[str, Any]:

@@ -46,6 +46,33 @@ class Entity:
         return f"{ENTITY_PREFIX}{self.tag_type}:{self.value}"
 
 
+# Names of more than this many words are not run together ("Ana Bo Cy Dee" is a list).
+WHOLE_NAME_WORDS = 4
+
+
+def whole_names(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Names written next to each other with one space between them, as one name: "Maria
+    Lopez", "New York", "Harry Potter" (each is one entity, not two). A possessive, a comma
+    or any other word between them keeps them apart ("Ana's Bob", "Ana, Bob", "Ana and
+    Bob"), and so does a run longer than WHOLE_NAME_WORDS."""
+    merged: list[tuple[str, int, int]] = []
+    run: list[tuple[str, int, int]] = []
+
+    def close() -> None:
+        if 1 < len(run) <= WHOLE_NAME_WORDS:
+            merged.append((text[run[0][1] : run[-1][2]], run[0][1], run[-1][2]))
+        else:
+            merged.extend(run)
+        run.clear()
+
+    for span in spans:
+        if run and text[run[-1][2] : span[1]] != " ":
+            close()
+        run.append(span)
+    close()
+    return merged
+
+
 def extract_entities(text: str) -> list[Entity]:
     """Structured entities (emails, URLs, UUIDs, IP addresses, dates, phone numbers) and names
     (see ``names.query_names``: a cheap stand-in for a named-entity model), each typed by
@@ -60,7 +87,7 @@ def extract_entities(text: str) -> list[Entity]:
     # The words of a leading "Name: text" name a person: the speaker.
     speaker = speaker_of(text)
     speaker_end = text.find(speaker) + len(speaker) if speaker else -1
-    spans = name_spans(text)
+    spans = whole_names(text, name_spans(text))
     # A name has one type in one text: the first cue found for any of its mentions.
     types: dict[str, str] = {}
     for word, start, end in spans:

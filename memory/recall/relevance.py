@@ -6,11 +6,11 @@ from collections import defaultdict
 from typing import Any
 
 from django.db import connection
-from django.db.models import Q
 
 from memory.conversations import neighbours
 from memory.entities import entity_key, name_spans, query_names
-from memory.models import Entity, EntityMention, Memory, MemoryEdge
+from memory.entity_queries import answers_to, named_entities
+from memory.models import EntityMention, Memory, MemoryEdge
 from memory.recall.routing import Fusion
 from memory.sql import any_of
 from tenancy.models import Agent
@@ -52,34 +52,14 @@ def _rrf(pairs: list[tuple[int, float]]) -> dict[int, float]:
     }
 
 
-def named_entities(agent: Agent, names: list[str]) -> dict[int, str]:
-    """The agent's entities the query's names stand for, each with the name it answers to:
-    the same name or alias, or its first word ("Dmitri" for "Dmitri Ivanov")."""
-    keys = {entity_key(name) for name in names} - {""}
-    if not keys:
-        return {}  # an empty condition would match every entity of the agent
-    condition = Q()
-    for key in keys:
-        condition |= Q(search_keys__contains=f"\n{key}\n") | Q(search_keys__contains=f"\n{key} ")
-    found: dict[int, str] = {}
-    for entity_id, search_keys in Entity.objects.filter(condition, agent=agent).values_list(
-        "id", "search_keys"
-    ):
-        forms = search_keys.strip("\n").split("\n")
-        for key in keys:
-            if any(form == key or form.startswith(f"{key} ") for form in forms):
-                found[entity_id] = key
-                break
-    return found
-
-
-def speaking(agent: Agent, named: dict[int, str]) -> set[str]:
-    """Of the query's names (``named``: entity -> name, from ``named_entities``), the ones
+def speaking(agent: Agent, named: dict[int, frozenset[str]]) -> set[str]:
+    """Of the query's names (``named``: entity -> names, from ``named_entities``), the ones
     that speak in the agent's memories: one indexed lookup per entity."""
     return {
         key
-        for entity_id, key in named.items()
+        for entity_id, keys in named.items()
         if EntityMention.objects.filter(entity_id=entity_id, as_speaker=True).exists()
+        for key in keys
     }
 
 
@@ -98,14 +78,17 @@ def without_names(query: str, names: set[str]) -> str:
 
 
 def _speaks(speaker: str, keys: set[str]) -> bool:
-    """Whether a memory's speaker is one of the people the query names (by whole name or
-    first word)."""
+    """Whether a memory's speaker is one of the people the query names (by whole name, or
+    first or last word)."""
     spoken = entity_key(speaker)
-    return bool(spoken) and any(spoken == k or spoken.startswith(f"{k} ") for k in keys)
+    return bool(spoken) and any(answers_to(spoken, k) for k in keys)
 
 
 def _entity_matches(
-    agent: Agent, pool: set[int], names: list[str], named: dict[int, str] | None = None
+    agent: Agent,
+    pool: set[int],
+    names: list[str],
+    named: dict[int, frozenset[str]] | None = None,
 ) -> tuple[dict[int, float], set[int]]:
     """For the pooled memories: the share of the query's names each mentions (spoken by one
     of them counts as mentioning it), and the ones a named person said. The speaker is the
@@ -134,7 +117,7 @@ def _entity_matches(
                 [agent.pk, *memory_params, *entity_params],
             )
             for memory_id, entity_id in cursor.fetchall():
-                mentioned[memory_id].add(named[entity_id])
+                mentioned[memory_id] |= named[entity_id]
     share = {memory_id: len(found) / len(keys) for memory_id, found in mentioned.items()}
     for memory_id in spoken:
         share.setdefault(memory_id, 1 / len(keys))
@@ -186,7 +169,7 @@ def relevance(
     *,
     vector_weight: float,
     fusion: Fusion,
-    named: dict[int, str] | None = None,
+    named: dict[int, frozenset[str]] | None = None,
 ) -> dict[int, dict[str, Any]]:
     """Fuse the two lists, add the neighbour pass and the entity pass: for each memory of the
     pool (and each neighbour the neighbour pass brought in), its component scores and its

@@ -186,3 +186,14 @@ def test_the_tier_writes_nothing_but_the_access_of_the_facts_it_serves(api, agen
     assert entity.mention_count == 2
     served.refresh_from_db()
     assert served.access_count == 1
+
+
+def test_a_whole_name_is_one_entity_that_its_first_name_finds(api, agent):
+    remember(api, "Lunch with Maria Lopez at the harbour cafe")
+    state(agent, "Maria Lopez", "employer", "Acme")
+
+    body = context(api, "Where does Maria work?")
+
+    (maria,) = body["entities"]
+    assert (maria["name"], maria["mention_count"]) == ("Maria Lopez", 1)
+    assert [(f["subject"], f["value"]) for f in maria["facts"]] == [("Maria Lopez", "Acme")]

@@ -7,13 +7,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memory.entity_queries import named_entities
 from memory.models import EdgeType, MemoryEdge
 from memory.recall import RecallRequest, recall
 from memory.recall.relevance import (
     ENTITY_WEIGHT,
     SPEAKER_WEIGHT,
     SUPERSEDED_FACTOR,
-    named_entities,
     speaking,
     without_names,
 )
@@ -89,6 +89,22 @@ def test_memories_that_mention_the_named_entity_get_the_entity_share(agent):
     )
 
 
+@pytest.mark.parametrize("query", ["Who did Maria Lopez meet?", "Who did Lopez meet?"])
+def test_a_whole_name_answers_to_itself_and_to_its_last_name(agent, query):
+    # One entity, "Maria Lopez": the query names her in full (both its words count once
+    # each) or by her last name.
+    mentions, other = store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content="Lunch with Maria Lopez at the harbour cafe was great"),
+            MemoryInput(content="Lunch with Tomasz Nowak at the harbour cafe was great"),
+        ],
+    )
+    by_id = {hit.memory.pk: hit.explanation for hit in hits(agent, query)}
+    assert by_id[mentions.pk]["entity"] == 1.0
+    assert by_id[other.pk]["entity"] == 0.0
+
+
 def test_a_query_without_names_adds_nothing(agent):
     store_memories(
         agent=agent,
@@ -146,7 +162,7 @@ def test_only_people_who_speak_are_left_to_the_entity_pass(agent):
     )
     assert named_entities(agent, []) == {}
     named = named_entities(agent, ["melanie", "biscuit", "nobody"])
-    assert sorted(named.values()) == ["biscuit", "melanie"]
+    assert sorted(key for keys in named.values() for key in keys) == ["biscuit", "melanie"]
     assert speaking(agent, named) == {"melanie"}
     # The recall finds Melanie's words by what is asked, and says she spoke them.
     (first, *_) = hits(agent, "What pet did Melanie adopt?")
