@@ -5,6 +5,9 @@ PY := $(VENV)/bin/python
 PYTHON ?= $(shell scripts/find-python)
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The suite runs on two processes (pytest-xdist), each with its own test database; set
+# PYTEST_ARGS= to run it in one.
+PYTEST_ARGS ?= -n 2
 
 CHROMIUM ?= /usr/bin/chromium
 
