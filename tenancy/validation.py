@@ -44,7 +44,7 @@ def clean_choice(value: object, *, field: str, choices: list[str]) -> str:
 def clean_agent_id(value: object) -> str:
     """An agent id to look up: 1..241 bytes of UTF-8, no control characters, no surrounding
     spaces; returned as given. Lookups go through ``Agent.objects.with_id``, which also finds
-    the id's NFC form; the look-alike rules of :func:`clean_new_agent_id` are not applied
+    the id's NFC and NFD forms; the look-alike rules of :func:`clean_new_agent_id` are not applied
     here, so that an agent stored before they existed stays reachable by its id."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidAgentId("agent_id", "must be a non-empty string")
