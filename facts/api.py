@@ -146,7 +146,7 @@ def delete_fact(request: HttpRequest, fact_id: int, reason: str = "") -> dict:
 @router.post(
     "/facts/forget",
     response={200: ReceiptOut | ForgetPreviewOut},
-    summary="Erase every fact about a user or a subject",
+    summary="Erase every fact about a user or a subject, or one subject of one user",
 )
 def forget_facts(request: HttpRequest, payload: ForgetIn) -> dict:
     access = request_access(request)

@@ -77,7 +77,8 @@ class DeleteForm(forms.Form):
 
 
 class ForgetForm(forms.Form):
-    """Erasure of every fact about one user or one subject, confirmed by typing its name."""
+    """Erasure of every fact about one user, one subject, or one subject of one user,
+    confirmed by typing the user's name (or the subject's, when no user is given)."""
 
     agent = forms.CharField(widget=forms.HiddenInput)
     user = forms.CharField(required=False, widget=forms.HiddenInput, max_length=KEY_MAX_CHARS)
@@ -99,7 +100,8 @@ class ForgetForm(forms.Form):
         return self.cleaned_data["scope"]
 
     def target(self) -> str:
-        return self.scope().value
+        scope = self.scope()
+        return scope.user if scope.user is not None else str(scope.subject)
 
     def confirmed(self) -> bool:
         """Checked after the preview is shown, so an empty confirmation is not an error."""

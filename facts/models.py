@@ -18,6 +18,9 @@ from tenancy.models import Agent
 VALUE_MAX_CHARS = 4096
 KEY_MAX_CHARS = 255
 EXCERPT_MAX_CHARS = 2000
+# The subject of a fact about the user themself (their employer, their city): it stands for
+# each fact's own user, so the facts of one subject "user" are about many people.
+USER_SUBJECT = "user"
 
 
 class Status(models.TextChoices):

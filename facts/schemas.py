@@ -55,8 +55,10 @@ class ResolveIn(StrictSchema):
 
 class ForgetIn(StrictSchema):
     agent_id: StrictStr
-    user: StrictStr | None = None
-    subject: StrictStr | None = None
+    user: StrictStr | None = Field(None, description="Every fact about this user.")
+    subject: StrictStr | None = Field(
+        None, description="Every fact about this subject; with user, that user's only."
+    )
     dry_run: bool = Field(False, description="Only count what would be erased.")
     confirm: bool = Field(False, description="Must be true to erase.")
 

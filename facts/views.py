@@ -6,6 +6,7 @@ htmx, a view returns the named partial that changed; without JavaScript, the who
 """
 
 from typing import Any
+from urllib.parse import urlencode
 from uuid import UUID
 
 from django.contrib.auth.decorators import login_required
@@ -28,7 +29,7 @@ from dewee.dashboard import (
 )
 from dewee.errors import Conflict
 from facts.forms import DeleteForm, FactFilterForm, ForgetForm, ReasonForm, ResolveForm
-from facts.models import Fact, Status
+from facts.models import USER_SUBJECT, Fact, Status
 from facts.queries import (
     disputed_count,
     fact_detail,
@@ -40,13 +41,18 @@ from facts.queries import (
     status_counts,
 )
 from facts.services import (
+    ForgetCoverage,
+    ForgetScope,
     Resolution,
     count_forgettable,
     delete_fact,
     end_fact,
+    forget_coverage,
     forget_facts,
+    forget_scope,
     reconfirm_fact,
     resolve_fact,
+    subject_scope_of,
 )
 from facts.staleness import needs_reconfirmation
 from tenancy.access import Access, access_for_user
@@ -100,11 +106,64 @@ def facts_list(request: HtmxHttpRequest) -> HttpResponse:
     return render_page(request, "dashboard/facts.html", "table", access, context)
 
 
+def _facts(n: int) -> str:
+    return f"{n} fact{'s' if n != 1 else ''}"
+
+
+def scope_label(scope: ForgetScope) -> str:
+    """'user “u1”', 'subject “acme”', 'subject “user” of user “u1” only'."""
+    if scope.subject is None:
+        return f"user “{scope.user}”"
+    if scope.user is None:
+        return f"subject “{scope.subject}”"
+    return f"subject “{scope.subject}” of user “{scope.user}” only"
+
+
+def forget_covers(scope: ForgetScope, coverage: ForgetCoverage) -> str:
+    """Exactly what a forget erases, as the fact page offers it and the forget page
+    previews it: how many facts, and about whom."""
+    facts = _facts(coverage.facts)
+    if scope.subject is None:
+        return f"{facts} about user “{scope.user}”, whatever their subject"
+    if scope.user is not None:
+        return f"{facts} with subject “{scope.subject}” about user “{scope.user}” only"
+    whom = []
+    if coverage.user_count:
+        named = ", ".join(coverage.users)
+        if coverage.user_count > len(coverage.users):
+            named += f" and {coverage.user_count - len(coverage.users)} more"
+        users = "user" if coverage.user_count == 1 else "users"
+        whom.append(f"across {coverage.user_count} {users}: {named}")
+    if coverage.without_user:
+        whom.append(f"{_facts(coverage.without_user)} about no particular user")
+    what = f"{facts} with subject “{scope.subject}”"
+    return f"{what}, {' and '.join(whom)}" if whom else what
+
+
+def _forget_offers(fact: Fact) -> list[dict[str, Any]]:
+    """The forgets the fact page offers: its user's facts, and its subject's (for the
+    placeholder subject "user", only this user's: see subject_scope_of)."""
+    scopes = [forget_scope(user=fact.user_ref) if fact.user_ref else None, subject_scope_of(fact)]
+    offers = []
+    for scope in filter(None, scopes):
+        coverage = forget_coverage(agent=fact.agent, scope=scope)
+        offers.append(
+            {
+                "query": urlencode({"agent": fact.agent.agent_id, **scope.as_dict()}),
+                "label": f"Forget {scope_label(scope)} ({_facts(coverage.facts)})",
+                "covers": forget_covers(scope, coverage),
+            }
+        )
+    return offers
+
+
 def _detail(request: HtmxHttpRequest, access: Access, fact: Fact, **context: Any) -> HttpResponse:
     detail = fact_detail(fact)
     current = next((f for f in detail["history"] if f["status"] == Status.CURRENT), None)
     context = {"fact": detail, "current": current, "nav": "facts", **context}
     context.setdefault("delete_form", DeleteForm())
+    if access.can_act:
+        context["forget_offers"] = _forget_offers(fact)
     return render_page(request, "dashboard/fact_detail.html", "detail", access, context)
 
 
@@ -249,8 +308,11 @@ def facts_forget(request: HtmxHttpRequest) -> HttpResponse:
         receipt = forget_facts(agent=agent, scope=form.scope(), actor=access.actor)
         url = mount_url(request, "facts:receipt", receipt.pk)
         return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-    counts = count_forgettable(agent=agent, scope=form.scope())
-    context = {"form": form, "agent": agent, "counts": counts}
+    scope = form.scope()
+    counts = count_forgettable(agent=agent, scope=scope)
+    covers = forget_covers(scope, forget_coverage(agent=agent, scope=scope))
+    context = {"form": form, "agent": agent, "counts": counts, "covers": covers}
+    context |= {"scope": scope_label(scope), "generic": scope.subject == USER_SUBJECT}
     return render_page(request, "dashboard/forget.html", "panel", access, context)
 
 

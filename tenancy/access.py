@@ -37,12 +37,12 @@ class Access:
         return agents
 
     def agent(self, agent_id: str) -> Agent:
-        """The visible agent ``agent_id``; a malformed id is a 400, an unseen one a 404."""
-        agent_id = clean_agent_id(agent_id)
-        try:
-            return self.agents().get(agent_id=agent_id)
-        except Agent.DoesNotExist:
-            raise AgentNotFound(f"Agent {agent_id!r} not found") from None
+        """The visible agent ``agent_id`` (in NFC or as it was stored: see
+        ``AgentQuerySet.with_id``); a malformed id is a 400, an unseen one a 404."""
+        agent = self.agents().with_id(clean_agent_id(agent_id))
+        if agent is None:
+            raise AgentNotFound(f"Agent {agent_id!r} not found")
+        return agent
 
     def load[M: Model](
         self,

@@ -4,6 +4,7 @@ erasure receipts. Every other app builds on these; these build on nothing of our
 The tables keep the names they had when the memory app owned these models
 (migration tenancy 0001 moved them without touching a row)."""
 
+import unicodedata
 import uuid
 
 from django.conf import settings
@@ -56,6 +57,22 @@ class WorkspaceMember(models.Model):
 class AgentQuerySet(models.QuerySet["Agent"]):
     def in_workspace(self, workspace: Workspace) -> "AgentQuerySet":
         return self.filter(workspace=workspace)
+
+    def with_id(self, agent_id: str) -> "Agent | None":
+        """The agent ``agent_id`` names, however its accents were typed: new ids are stored
+        in NFC (tenancy.validation.clean_new_agent_id), so "café" typed as "e" + a
+        combining accent finds the agent "café". An agent stored before ids were normalised
+        keeps its id as it was typed then: it is found by that id exactly (first), and by
+        the id's NFC or NFD form, so "café" typed either way finds it too."""
+        forms = list(
+            dict.fromkeys(
+                [agent_id, *(unicodedata.normalize(form, agent_id) for form in ("NFC", "NFD"))]
+            )
+        )
+        if len(forms) == 1:
+            return self.filter(agent_id=agent_id).first()
+        found = {agent.agent_id: agent for agent in self.filter(agent_id__in=forms)}
+        return next((found[form] for form in forms if form in found), None)
 
 
 class Agent(models.Model):

@@ -126,12 +126,15 @@ def remove_member(*, member: WorkspaceMember, actor: str) -> None:
 def create_agent(
     *, workspace: Workspace, agent_id: str, name: str = "", metadata: dict | None = None
 ) -> Agent:
-    """Agent ids are unique in the whole deployment, whatever the workspace, and new ones
-    hold no '/' (see clean_new_agent_id)."""
+    """Agent ids are unique in the whole deployment, whatever the workspace; new ones are
+    stored in NFC and hold no '/' and no look-alike characters (see clean_new_agent_id)."""
     agent_id = clean_new_agent_id(agent_id)
     name = clean_text(name, field="name", max_chars=200, required=False)
     if metadata is not None and not isinstance(metadata, dict):
         raise InvalidInput("metadata", "must be an object")
+    if Agent.objects.with_id(agent_id) is not None:
+        # An agent stored before ids were normalised, under this id's NFD form.
+        raise AgentExists(f"Agent id {agent_id!r} is already taken")
     try:
         with transaction.atomic():
             return Agent.objects.create(
@@ -143,15 +146,18 @@ def create_agent(
 
 def ensure_agent(*, workspace: Workspace, agent_id: str) -> Agent:
     """The agent ``agent_id`` of ``workspace``, created if no agent has that id yet.
-    An id taken in another workspace is refused, never shared."""
+    An id taken in another workspace is refused, never shared. The id is found as
+    ``AgentQuerySet.with_id`` finds it; a new one is checked by create_agent."""
     agent_id = clean_agent_id(agent_id)
-    existing = Agent.objects.filter(agent_id=agent_id).first()
+    existing = Agent.objects.with_id(agent_id)
     if existing is None:
         try:
             return create_agent(workspace=workspace, agent_id=agent_id)
         except AgentExists:
             # Another process created it between our read and our insert.
-            existing = Agent.objects.get(agent_id=agent_id)
+            existing = Agent.objects.with_id(agent_id)
+            if existing is None:
+                raise
     if existing.workspace_id != workspace.pk:
         raise AgentExists(f"Agent id {agent_id!r} is already taken")
     return existing

@@ -3,6 +3,7 @@
 import json
 import math
 import re
+import unicodedata
 from datetime import UTC, datetime
 
 from dewee.errors import InvalidInput, TooLarge
@@ -41,7 +42,10 @@ def clean_choice(value: object, *, field: str, choices: list[str]) -> str:
 
 
 def clean_agent_id(value: object) -> str:
-    """Agent ids: 1..241 bytes of UTF-8, no control characters, no surrounding spaces."""
+    """An agent id to look up: 1..241 bytes of UTF-8, no control characters, no surrounding
+    spaces; returned as given. Lookups go through ``Agent.objects.with_id``, which also finds
+    the id's NFC and NFD forms; the look-alike rules of :func:`clean_new_agent_id` are not applied
+    here, so that an agent stored before they existed stays reachable by its id."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidAgentId("agent_id", "must be a non-empty string")
     if value != value.strip():
@@ -57,17 +61,136 @@ def clean_agent_id(value: object) -> str:
 
 
 def clean_new_agent_id(value: object) -> str:
-    """An id for a new agent: as :func:`clean_agent_id`, and without '/'. Ids are part of
-    URL paths (/v1/agents/{agent_id}/memories), where 'x/memories' could not be told from
-    the memories of 'x'. Agents that already have a '/' are still found by their id."""
-    agent_id = clean_agent_id(value)
+    """An id for a new agent, in NFC (so "café" typed precomposed or as "e" + a combining
+    accent is one id): as :func:`clean_agent_id`, without '/' (ids are part of URL paths
+    such as /v1/agents/{agent_id}/memories, where 'x/memories' could not be told from the
+    memories of 'x') and without characters that make two different ids read the same
+    (:func:`refuse_lookalike_agent_id`). Agents stored before these rules keep their ids
+    and are still found by them (``Agent.objects.with_id``)."""
+    agent_id = unicodedata.normalize("NFC", clean_agent_id(value))
+    size = len(agent_id.encode("utf-8"))
+    if size > AGENT_ID_MAX_BYTES:  # NFC can lengthen a few scripts' text
+        raise InvalidAgentId(
+            "agent_id", f"is {size} bytes of UTF-8 in NFC; the limit is {AGENT_ID_MAX_BYTES}"
+        )
     if "/" in agent_id:
         raise InvalidAgentId(
             "agent_id",
             "must not contain '/': agent ids are part of URL paths such as "
             "/v1/agents/{agent_id}/memories",
         )
+    refuse_lookalike_agent_id(agent_id)
     return agent_id
+
+
+# Bidirectional controls (Unicode's Bidi_Control property): they reorder what follows, so
+# "bot\u202egnp.exe" reads as "botexe.png".
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+# Default-ignorable characters that are not of category Cf (which is refused as a whole):
+# fillers and variation selectors, drawn as nothing.
+_INVISIBLE = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
+# Scripts one writing system mixes as a matter of course (UTS #39's "highly restrictive"
+# level): Japanese, Chinese with Bopomofo, and Korean, each also with Latin.
+_SCRIPT_SETS = (
+    frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}),
+    frozenset({"LATIN", "HAN", "BOPOMOFO"}),
+    frozenset({"LATIN", "HAN", "HANGUL"}),
+)
+# Unicode names whose first word is not their script's name.
+_SCRIPT_OF_NAME = {
+    "CJK": "HAN",
+    "IDEOGRAPHIC": "HAN",
+    "ARABIC-INDIC": "ARABIC",
+    "EXTENDED": "ARABIC",  # EXTENDED ARABIC-INDIC DIGIT
+}
+# Letters used with any script: modifier letters (U+02BB in "Hawaiʻi") and the
+# Japanese prolonged sound mark, written with either kana.
+_SCRIPT_NEUTRAL_NAMES = ("MODIFIER LETTER ", "KATAKANA-HIRAGANA ")
+
+
+def _script(ch: str) -> str | None:
+    """The script of a letter, or of a digit other than 0-9; None for a script-neutral
+    character (0-9, punctuation, symbols, marks, spaces). Python has no Unicode Script
+    property, but every letter's and digit's name starts with its script's name
+    ("CYRILLIC SMALL LETTER A", "BENGALI DIGIT FOUR"), bar the few in _SCRIPT_OF_NAME."""
+    category = unicodedata.category(ch)
+    if not (category.startswith("L") or (category == "Nd" and not "0" <= ch <= "9")):
+        return None
+    name = unicodedata.name(ch, "")
+    if not name or name.startswith(_SCRIPT_NEUTRAL_NAMES):
+        return None
+    first = name.split(" ", 1)[0]
+    return _SCRIPT_OF_NAME.get(first, first)
+
+
+def _codepoint(ch: str) -> str:
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, '')}".rstrip()
+
+
+def _lookalike(reason: str, message: str, ch: str | None = None) -> InvalidAgentId:
+    error = InvalidAgentId("agent_id", message)
+    error.details = {"field": "agent_id", "reason": reason}
+    if ch is not None:
+        error.details["character"] = _codepoint(ch)
+    return error
+
+
+def refuse_lookalike_agent_id(agent_id: str) -> None:
+    """Refuse an id (in NFC) that could read the same as a different one: with an invisible
+    character (format characters such as a zero-width space, fillers, variation selectors,
+    spaces other than ' '), a bidirectional control, a control character, a compatibility
+    form (fullwidth letters, ligatures, superscripts: where NFKC differs from NFC), or
+    letters of more than one script (a Latin id with a Cyrillic "a"; digits 0-9 and
+    punctuation belong to every script). Each refusal is ``invalid_agent_id`` whose details
+    say why (``reason``) and which character (``character``)."""
+    for ch in agent_id:
+        category = unicodedata.category(ch)
+        if ch in _BIDI_CONTROLS:
+            raise _lookalike(
+                "bidirectional_control",
+                f"must not contain bidirectional controls such as {_codepoint(ch)}: they "
+                "change the order in which the id reads",
+                ch,
+            )
+        if category in ("Cc", "Cs"):
+            raise _lookalike(
+                "control_character",
+                f"must not contain control characters such as {_codepoint(ch)}",
+                ch,
+            )
+        if (
+            category in ("Cf", "Cn", "Co", "Zl", "Zp")
+            or ch in _INVISIBLE
+            or (category == "Zs" and ch != " ")
+        ):
+            raise _lookalike(
+                "invisible_character",
+                f"must not contain invisible or unassigned characters such as {_codepoint(ch)}",
+                ch,
+            )
+    if unicodedata.normalize("NFKC", agent_id) != agent_id:
+        ch = next((c for c in agent_id if unicodedata.normalize("NFKC", c) != c), agent_id[0])
+        plain = unicodedata.normalize("NFKC", agent_id)
+        raise _lookalike(
+            "compatibility_form",
+            f"must not contain compatibility forms such as {_codepoint(ch)} (fullwidth "
+            f"letters, ligatures, superscripts); write {plain!r} instead",
+            ch,
+        )
+    scripts = {script for ch in agent_id if (script := _script(ch)) is not None}
+    if len(scripts) > 1 and not any(scripts <= allowed for allowed in _SCRIPT_SETS):
+        named = ", ".join(sorted(s.title() for s in scripts))
+        raise _lookalike(
+            "mixed_scripts",
+            f"must not mix letters of different scripts ({named}): look-alike letters "
+            "such as Latin 'a' and Cyrillic 'а' make different ids read the same",
+        )
 
 
 # Row ids are 64-bit signed integers on both editions: a larger number names no row, and

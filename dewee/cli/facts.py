@@ -115,11 +115,13 @@ def register(memory_commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=check_text)
 
-    p = sub.add_parser("forget", help="Erase every fact about a user or a subject, for good.")
+    p = sub.add_parser(
+        "forget",
+        help="Erase every fact about a user or a subject (or one subject of one user), for good.",
+    )
     p.add_argument("--agent", required=True)
-    scope = p.add_mutually_exclusive_group(required=True)
-    scope.add_argument("--user")
-    scope.add_argument("--subject")
+    p.add_argument("--user", help="Every fact about this user (with --subject: that one only).")
+    p.add_argument("--subject", help="Every fact about this subject, whoever it concerns.")
     p.add_argument("--yes", action="store_true", help="Confirm the erasure.")
     add_json_flag(p)
     p.set_defaults(handler=forget_facts)
@@ -341,7 +343,7 @@ def forget_facts(args: argparse.Namespace) -> None:
     agent = access.agent(args.agent)
     scope = services.forget_scope(user=args.user, subject=args.subject)
     counts = services.count_forgettable(agent=agent, scope=scope)
-    what = f"{scope.kind} {scope.value!r}"
+    what = scope.describe()
     if not args.yes:
         raise ConfirmationRequired(
             f"refusing to erase {counts['facts']} facts ({counts['sources']} sources) about "

@@ -28,6 +28,7 @@ from memory.services.maintenance import run_maintenance
 from memory.transfer import export_records, import_records
 from tenancy.models import DEFAULT_WORKSPACE_SLUG
 from tenancy.services import ensure_agent, get_workspace
+from tenancy.validation import clean_agent_id
 
 
 def register(memory_commands: Any) -> None:
@@ -268,7 +269,7 @@ def import_file(args: argparse.Namespace) -> None:
     agent_id = args.agent or agent_id
     if not agent_id:
         raise InvalidInput("agent", "the file names no agent; pass --agent")
-    existing = cli_access().agents().filter(agent_id=agent_id).first()
+    existing = cli_access().agents().with_id(clean_agent_id(agent_id))
     # A new agent is created with what it imports, so a refused file leaves no agent behind.
     with transaction.atomic():
         agent = existing or ensure_agent(workspace=get_workspace(args.workspace), agent_id=agent_id)

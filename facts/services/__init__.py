@@ -16,11 +16,14 @@ from facts.services.checking import (
 from facts.services.claims import Claim, SourceInput
 from facts.services.ending import end_fact
 from facts.services.erasure import (
+    ForgetCoverage,
     ForgetScope,
     count_forgettable,
     erase_facts_learned_only_from,
+    forget_coverage,
     forget_facts,
     forget_scope,
+    subject_scope_of,
 )
 from facts.services.freshness import (
     FRESHNESS_ACTOR,
@@ -36,6 +39,7 @@ __all__ = [
     "CheckResult",
     "Claim",
     "Finding",
+    "ForgetCoverage",
     "ForgetScope",
     "Level",
     "Outcome",
@@ -49,8 +53,10 @@ __all__ = [
     "end_expired_facts_pass",
     "end_fact",
     "erase_facts_learned_only_from",
+    "forget_coverage",
     "forget_facts",
     "forget_scope",
     "reconfirm_fact",
     "resolve_fact",
+    "subject_scope_of",
 ]

@@ -20,7 +20,14 @@ from dewee.errors import InvalidInput
 from facts.extraction import Statement
 from facts.extraction.llm import get_extractor
 from facts.extraction.semantic import map_predicates
-from facts.models import EXCERPT_MAX_CHARS, KEY_MAX_CHARS, Fact, SourceKind, Status
+from facts.models import (
+    EXCERPT_MAX_CHARS,
+    KEY_MAX_CHARS,
+    USER_SUBJECT,
+    Fact,
+    SourceKind,
+    Status,
+)
 from facts.queries import fact_detail
 from facts.rules import category_for, normalise_value, trust_key
 from facts.services.asserting import assert_fact
@@ -30,7 +37,7 @@ from tenancy.models import Agent
 from tenancy.validation import REASON_MAX_CHARS, clean_text
 
 # Statements are about the speaker: the user the text comes from.
-SUBJECT = "user"
+SUBJECT = USER_SUBJECT
 TEXT_MAX_CHARS = 20_000
 # What a checked text is learned from when the caller does not say: most text an agent
 # checks is a turn of a conversation it is summarising.

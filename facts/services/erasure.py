@@ -1,15 +1,15 @@
-"""Erasing facts for good: every fact about one user or one subject (forget), or the facts
-learned only from memories being deleted. Nothing erased can be read back; a forget leaves
-a receipt of what it erased, by kind, and nothing of the facts themselves."""
+"""Erasing facts for good: every fact about one user or one subject, or one subject of one
+user (forget), or the facts learned only from memories being deleted. Nothing erased can be
+read back; a forget leaves a receipt of what it erased, by kind, and nothing of the facts
+themselves."""
 
 from dataclasses import dataclass
-from typing import Literal
 
 from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, QuerySet
 
 from dewee.errors import InvalidInput
-from facts.models import KEY_MAX_CHARS, Fact, FactQuerySet, FactSource, Status
+from facts.models import KEY_MAX_CHARS, USER_SUBJECT, Fact, FactQuerySet, FactSource, Status
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction, AuditEvent, ErasureReceipt
 from tenancy.validation import clean_text
@@ -17,23 +17,44 @@ from tenancy.validation import clean_text
 
 @dataclass(frozen=True)
 class ForgetScope:
-    """Whose facts a forget erases: every fact about one user, or about one subject."""
+    """Which facts a forget erases: every fact about one user (``user``), every fact about
+    one subject whoever it concerns (``subject``), or one subject of one user only (both).
+    At least one is set (:func:`forget_scope`)."""
 
-    kind: Literal["user", "subject"]
-    value: str
+    user: str | None = None
+    subject: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """As the forget's audit event records it: "user", "subject" or "user_subject"."""
+        return "_".join(key for key, value in self._keys() if value is not None)
+
+    def _keys(self) -> tuple[tuple[str, str | None], ...]:
+        return (("user", self.user), ("subject", self.subject))
 
     def as_dict(self) -> dict[str, str]:
-        """As the receipt records it: ``{"user": ...}`` or ``{"subject": ...}``."""
-        return {self.kind: self.value}
+        """As the receipt records it: ``{"user": ...}``, ``{"subject": ...}`` or both."""
+        return {key: value for key, value in self._keys() if value is not None}
+
+    def describe(self) -> str:
+        """ "user 'u1'", "subject 'acme'", "subject 'user' of user 'u1'"."""
+        if self.subject is None:
+            return f"user {self.user!r}"
+        if self.user is None:
+            return f"subject {self.subject!r}"
+        return f"subject {self.subject!r} of user {self.user!r}"
 
     def facts(self, agent: Agent) -> FactQuerySet:
-        if self.kind == "user":
-            return Fact.objects.filter(agent=agent, user_ref=self.value)
-        return Fact.objects.filter(agent=agent, subject=self.value)
+        facts = Fact.objects.filter(agent=agent)
+        if self.user is not None:
+            facts = facts.filter(user_ref=self.user)
+        if self.subject is not None:
+            facts = facts.filter(subject=self.subject)
+        return facts
 
     def events(self, agent: Agent) -> QuerySet[AuditEvent]:
         """The audit events about these facts (their details hold ``forget_keys``)."""
-        lookup = {f"details__{self.kind}": self.value}
+        lookup = {f"details__{key}": value for key, value in self.as_dict().items()}
         return AuditEvent.objects.filter(agent=agent, target_type="fact", **lookup)
 
 
@@ -44,13 +65,58 @@ def forget_keys(fact: Fact) -> dict[str, str]:
 
 
 def forget_scope(*, user: str | None = None, subject: str | None = None) -> ForgetScope:
-    """The scope of a forget: exactly one of ``user`` or ``subject``, whichever interface
-    asks."""
-    if (user is None) == (subject is None):
-        raise InvalidInput("scope", "give exactly one of user or subject")
-    if user is not None:
-        return ForgetScope("user", clean_text(user, field="user", max_chars=KEY_MAX_CHARS))
-    return ForgetScope("subject", clean_text(subject, field="subject", max_chars=KEY_MAX_CHARS))
+    """The scope of a forget, whichever interface asks: a ``user``, a ``subject``, or both
+    (that subject of that user only)."""
+    if user is None and subject is None:
+        raise InvalidInput("scope", "give a user, a subject, or both")
+    return ForgetScope(
+        user=None if user is None else clean_text(user, field="user", max_chars=KEY_MAX_CHARS),
+        subject=None
+        if subject is None
+        else clean_text(subject, field="subject", max_chars=KEY_MAX_CHARS),
+    )
+
+
+def subject_scope_of(fact: Fact) -> ForgetScope | None:
+    """What forgetting ``fact``'s subject erases. A named subject ("acme-corp"): its facts
+    about every user. The placeholder USER_SUBJECT stands for each fact's own user, so
+    "every fact with subject user" would be every user's facts about themselves: it is
+    limited to ``fact``'s user, and a fact without a user offers nothing."""
+    if fact.subject != USER_SUBJECT:
+        return ForgetScope(subject=fact.subject)
+    if not fact.user_ref:
+        return None
+    return ForgetScope(user=fact.user_ref, subject=fact.subject)
+
+
+# How many of the users a forget covers are named when it is offered or previewed.
+USERS_NAMED = 10
+
+
+@dataclass(frozen=True)
+class ForgetCoverage:
+    """Whom a forget's facts are about, to name before anything is erased: ``user_count``
+    distinct users (the first USERS_NAMED of them, in order, in ``users``) and
+    ``without_user`` facts about no particular user. Never stored: a receipt keeps counts
+    only."""
+
+    facts: int
+    users: list[str]
+    user_count: int
+    without_user: int
+
+
+def forget_coverage(*, agent: Agent, scope: ForgetScope) -> ForgetCoverage:
+    by_user = dict(
+        scope.facts(agent).values_list("user_ref").annotate(n=Count("id")).order_by("user_ref")
+    )
+    without_user = by_user.pop("", 0)
+    return ForgetCoverage(
+        facts=sum(by_user.values()) + without_user,
+        users=list(by_user)[:USERS_NAMED],
+        user_count=len(by_user),
+        without_user=without_user,
+    )
 
 
 def count_forgettable(*, agent: Agent, scope: ForgetScope) -> dict:

@@ -320,7 +320,7 @@ def store_memories_as(
     """Store into the agent ``agent_id`` of ``workspace``, which its first memory creates.
     A new agent is created in the same transaction as its memories, so a refused first
     batch leaves no agent behind; an id taken by another workspace is refused."""
-    agent = Agent.objects.filter(agent_id=clean_agent_id(agent_id)).first()
+    agent = Agent.objects.with_id(clean_agent_id(agent_id))
     if agent is None:
         with transaction.atomic():
             agent = ensure_agent(workspace=workspace, agent_id=agent_id)

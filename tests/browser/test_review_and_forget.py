@@ -70,7 +70,7 @@ def test_forget_needs_the_typed_confirmation_then_shows_the_receipt(
 ):
     page = sign_in("ops", staff=True)
     page.goto(f"{live_server.url}/dashboard/facts/{disputed.pk}/")
-    page.get_by_role("link", name="Forget user u1…").click()
+    page.get_by_role("link", name="Forget user “u1” (2 facts)…").click()
     expect(page.get_by_role("heading", name="Forget user")).to_be_visible()
     expect(page.locator("#forget-panel .meta")).to_contain_text("2")  # the counts to be erased
     confirmation = page.get_by_label("to confirm")
@@ -87,3 +87,33 @@ def test_forget_needs_the_typed_confirmation_then_shows_the_receipt(
     assert receipt.counts["facts"] == 2
     assert not Fact.objects.filter(agent=agent).exists()
     expect(page.locator("body")).not_to_contain_text("Globex")
+
+
+def test_forget_subject_user_from_a_fact_erases_that_users_facts_only(sign_in, live_server, agent):
+    """The subject "user" stands for each fact's own user: its button offers this user's
+    facts, names how many, and the erasure leaves every other user's facts alone."""
+    fact = state(agent, "Acme").fact
+    state(agent, "Paris", predicate="city")
+    others = [state(agent, "Hooli", user=f"u{n}").fact.pk for n in range(2, 6)]
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/facts/{fact.pk}/")
+    offers = page.locator(".forget-offers")
+    expect(offers).not_to_contain_text("6 facts")  # never "subject user" of every user
+    expect(offers).to_contain_text("2 facts with subject “user” about user “u1” only.")
+    page.get_by_role("link", name="Forget subject “user” of user “u1” only (2 facts)…").click()
+    expect(
+        page.get_by_role("heading", name="Forget subject “user” of user “u1” only")
+    ).to_be_visible()
+    expect(page.locator("#forget-covers")).to_contain_text(
+        "2 facts with subject “user” about user “u1” only"
+    )
+    page.get_by_label("to confirm").fill("user")
+    page.get_by_role("button", name="Erase for good").click()
+    expect(page.locator(".field-error")).to_contain_text("Type 'u1' exactly to erase.")
+    assert Fact.objects.count() == 6
+    page.get_by_label("to confirm").fill("u1")
+    page.get_by_role("button", name="Erase for good").click()
+    page.wait_for_url("**/receipts/**")
+    expect(page.locator("#receipt")).to_contain_text("subject user of user u1 is gone")
+    assert ErasureReceipt.objects.get().counts["facts"] == 2
+    assert sorted(Fact.objects.values_list("pk", flat=True)) == others

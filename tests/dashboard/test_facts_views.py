@@ -1,6 +1,7 @@
 """The dashboard's Facts pages: scoping by role, htmx fragments, filters, pagination and
 actions that go through the services."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -256,10 +257,85 @@ def test_forget_previews_counts_and_needs_the_typed_confirmation(manager_client,
 def test_forget_by_subject_and_bad_scopes(manager_client, agent, other_agent):
     state(agent, "Acme", subject="acme-corp", user="")
     url = "/app/facts/forget/"
+    assert manager_client.get(url, {"agent": "support-bot"}).status_code == 400
     both = {"agent": "support-bot", "user": "u1", "subject": "acme-corp"}
-    assert manager_client.get(url, both).status_code == 400
+    assert manager_client.get(url, both).context["counts"]["facts"] == 0  # not u1's
     assert manager_client.get(url, {"agent": "globex-bot", "user": "u1"}).status_code == 404
     manager_client.post(
         url, {"agent": "support-bot", "subject": "acme-corp", "confirmation": "acme-corp"}
     )
     assert not Fact.objects.filter(agent=agent).exists()
+
+
+def forget_links(page: str) -> list[str]:
+    return re.findall(r'href="/app/facts/forget/\?([^"]*)"', page)
+
+
+def test_the_subject_user_is_offered_for_the_facts_own_user_only(manager_client, agent):
+    """ "user" stands for each fact's own user: forgetting it across users would erase
+    every user's facts about themselves, behind typing the word "user"."""
+    fact = state(agent, "Acme").fact
+    state(agent, "Paris", predicate="city")
+    state(agent, "Tea", subject="drinks", predicate="likes")  # u1's, another subject
+    for other in ("u2", "u3"):
+        state(agent, "Hooli", user=other)
+    for headers in ({}, HTMX):
+        page = manager_client.get(app_detail_url(fact), headers=headers).text
+        assert forget_links(page) == [
+            "agent=support-bot&amp;user=u1",
+            "agent=support-bot&amp;user=u1&amp;subject=user",
+        ]
+        assert "Forget user “u1” (3 facts)…" in page
+        assert "3 facts about user “u1”, whatever their subject." in page
+        assert "Forget subject “user” of user “u1” only (2 facts)…" in page
+        assert "2 facts with subject “user” about user “u1” only." in page
+
+    url = "/app/facts/forget/"
+    scope = {"agent": "support-bot", "user": "u1", "subject": "user"}
+    preview = manager_client.get(url, scope)
+    assert preview.context["counts"]["facts"] == 2
+    assert "<h1>Forget subject “user” of user “u1” only</h1>" in preview.text
+    assert "erases for good 2 facts with subject “user” about user “u1” only" in preview.text
+    assert "Type <code>u1</code> to confirm" in preview.text
+    manager_client.post(url, {**scope, "confirmation": "u1"})
+    receipt = ErasureReceipt.objects.get()
+    assert (receipt.scope, receipt.counts["facts"]) == ({"user": "u1", "subject": "user"}, 2)
+    assert sorted(Fact.objects.values_list("user_ref", "value")) == [
+        ("u1", "Tea"),
+        ("u2", "Hooli"),
+        ("u3", "Hooli"),
+    ]
+    shown = manager_client.get(f"/app/receipts/{receipt.id}/").text
+    assert "subject <strong>user</strong> of user <strong>u1</strong> is gone" in shown
+
+
+def test_a_fact_of_subject_user_without_a_user_offers_no_subject_forget(manager_client, agent):
+    fact = state(agent, "Acme", user="").fact
+    state(agent, "Hooli", user="u2")
+    page = manager_client.get(app_detail_url(fact)).text
+    assert forget_links(page) == []
+    assert "its subject is not offered here" in page
+
+
+def test_forgetting_a_named_subject_names_its_count_and_its_users(manager_client, agent):
+    fact = state(agent, "Blue", subject="acme-corp", predicate="colour").fact
+    state(agent, "Red", subject="acme-corp", predicate="colour", user="u2")
+    state(agent, "Big", subject="acme-corp", predicate="size", user="")
+    page = manager_client.get(app_detail_url(fact)).text
+    assert forget_links(page)[1] == "agent=support-bot&amp;subject=acme-corp"
+    covers = "3 facts with subject “acme-corp”, across 2 users: u1, u2 and 1 fact about no "
+    assert "Forget subject “acme-corp” (3 facts)…" in page
+    assert covers + "particular user." in page
+    preview = manager_client.get(
+        "/app/facts/forget/", {"agent": "support-bot", "subject": "acme-corp"}
+    )
+    assert f"erases for good {covers}particular user" in preview.text
+    assert "Type <code>acme-corp</code> to confirm" in preview.text
+
+
+def test_a_hand_made_forget_of_subject_user_across_users_says_whom_it_covers(manager_client, agent):
+    state(agent, "Acme")
+    state(agent, "Hooli", user="u2")
+    preview = manager_client.get("/app/facts/forget/", {"agent": "support-bot", "subject": "user"})
+    assert "2 facts with subject “user”, across 2 users: u1, u2" in preview.text
+    assert "this erases every user's facts about themselves" in preview.text

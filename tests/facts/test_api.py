@@ -287,23 +287,27 @@ def test_bad_list_parameters_are_400(api, agent, params, code):
     assert_error(api.get("/v1/facts", agent_id="support-bot", **params), 400, code)
 
 
-def test_forget_with_no_or_two_scopes_is_400(api, agent):
+def test_forget_without_a_scope_is_400(api, agent):
     state(agent, "Acme")
     assert_error(
         api.post("/v1/facts/forget", {"agent_id": "support-bot", "confirm": True}),
         400,
         "invalid_input",
     )
-    assert_error(
-        api.post(
-            "/v1/facts/forget",
-            {"agent_id": "support-bot", "user": "u1", "subject": "user", "confirm": True},
-        ),
-        400,
-        "invalid_input",
-    )
     assert Fact.objects.count() == 1
     assert not ErasureReceipt.objects.exists()
+
+
+def test_forget_a_user_and_a_subject_erases_that_subject_of_that_user_only(api, agent):
+    state(agent, "Acme")
+    state(agent, "Hooli", user="u2")
+    state(agent, "Blue", subject="project-x", predicate="colour")
+    scope = {"agent_id": "support-bot", "user": "u1", "subject": "user"}
+    preview = api.post("/v1/facts/forget", {**scope, "dry_run": True}).json()
+    assert (preview["scope"], preview["counts"]["facts"]) == ({"user": "u1", "subject": "user"}, 1)
+    receipt = api.post("/v1/facts/forget", {**scope, "confirm": True}).json()
+    assert receipt["scope"] == {"user": "u1", "subject": "user"}
+    assert sorted(Fact.objects.values_list("value", flat=True)) == ["Blue", "Hooli"]
 
 
 @pytest.mark.parametrize(

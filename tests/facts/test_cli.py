@@ -135,6 +135,13 @@ def test_delete_and_forget_refuse_without_yes(capsys):
     assert code == 2
     assert "1 facts" in err
     assert "--yes" in err
+    code, _out, err = run(capsys, "memory", "facts", "forget", "--agent", "A", "--yes")
+    assert code == 1
+    assert "give a user, a subject, or both" in err
+    code, _out, err = run(
+        capsys, "memory", "facts", "forget", "--agent", "A", "--user", "u1", "--subject", "user"
+    )
+    assert "subject 'user' of user 'u1'" in err
     assert Fact.objects.get().status == "current"
     assert not AuditEvent.objects.exists()
 

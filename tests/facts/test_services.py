@@ -10,7 +10,17 @@ from dewee.errors import InvalidInput, TooLarge
 from facts.exceptions import FactAlreadyDeleted, FactNotDisputed
 from facts.models import Fact, FactSource, Status
 from facts.queries import FactFilters, fact_detail, filter_facts, list_facts
-from facts.services import Outcome, delete_fact, forget_facts, forget_scope, resolve_fact
+from facts.services import (
+    ForgetCoverage,
+    ForgetScope,
+    Outcome,
+    delete_fact,
+    forget_coverage,
+    forget_facts,
+    forget_scope,
+    resolve_fact,
+    subject_scope_of,
+)
 from tenancy.models import AuditAction, AuditEvent, ErasureReceipt
 from tests.factories import refreshed, source, state
 
@@ -230,14 +240,50 @@ def test_forget_subject_erases_only_that_subject(agent):
     assert list(Fact.objects.values_list("value", flat=True)) == ["Acme"]
 
 
-def test_forget_needs_exactly_one_scope():
+def test_forget_needs_a_scope_and_may_narrow_a_subject_to_one_user():
     with pytest.raises(InvalidInput) as neither:
         forget_scope()
-    with pytest.raises(InvalidInput) as both:
-        forget_scope(user="u1", subject="user")
-    assert neither.value.field == both.value.field == "scope"
+    assert neither.value.field == "scope"
     assert forget_scope(user=" u1 ").as_dict() == {"user": "u1"}
     assert forget_scope(subject="acme").as_dict() == {"subject": "acme"}
+    both = forget_scope(user="u1", subject="user")
+    assert both.as_dict() == {"user": "u1", "subject": "user"}
+    assert both.describe() == "subject 'user' of user 'u1'"
+
+
+def test_forget_a_subject_of_one_user_erases_only_that_users_facts(agent):
+    state(agent, "Acme")
+    state(agent, "Paris", predicate="city")
+    state(agent, "Hooli", user="u2")
+    kept = state(agent, "Blue", subject="project-x", predicate="colour").fact
+    delete_fact(fact=Fact.objects.get(value="Paris"), actor="x", reason="wrong")
+    scope = forget_scope(user="u1", subject="user")
+    coverage = forget_coverage(agent=agent, scope=scope)
+    assert (coverage.facts, coverage.users, coverage.user_count) == (2, ["u1"], 1)
+    receipt = forget_facts(agent=agent, scope=scope, actor="x")
+    assert (receipt.scope, receipt.counts["facts"], receipt.counts["audit_events"]) == (
+        {"user": "u1", "subject": "user"},
+        2,
+        1,
+    )
+    assert sorted(Fact.objects.values_list("value", flat=True)) == ["Blue", "Hooli"]
+    assert kept.user_ref == "u1"
+    event = AuditEvent.objects.get(action=AuditAction.FACTS_FORGET)
+    assert event.details["scope_kind"] == "user_subject"
+
+
+def test_forgetting_the_user_subject_is_offered_for_the_facts_own_user_only(agent):
+    about_u1 = state(agent, "Acme").fact
+    state(agent, "Hooli", user="u2")
+    state(agent, "Globex", user="")
+    named = state(agent, "Blue", subject="project-x", predicate="colour").fact
+    state(agent, "Red", subject="project-x", predicate="colour", user="u2")
+    state(agent, "Big", subject="project-x", predicate="size", user="")
+    assert subject_scope_of(about_u1) == ForgetScope(user="u1", subject="user")
+    assert subject_scope_of(Fact.objects.get(value="Globex")) is None
+    assert subject_scope_of(named) == ForgetScope(subject="project-x")
+    coverage = forget_coverage(agent=agent, scope=ForgetScope(subject="project-x"))
+    assert coverage == ForgetCoverage(facts=3, users=["u1", "u2"], user_count=2, without_user=1)
 
 
 def test_forget_touches_only_its_agent(agent, other_agent):
