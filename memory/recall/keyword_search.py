@@ -242,10 +242,14 @@ def _lexemes(cursor: Any, terms: list[str]) -> list[str]:
 def _document_frequencies(
     cursor: Any, agent: Agent, lexemes: list[str], stats: _CorpusStats
 ) -> dict[str, int]:
-    """How many of the agent's memories hold each lexeme. Common lexemes are estimated from
-    the statistics (counting them exactly would visit thousands of rows, and their weight in
-    BM25 is small anyway); the rest are counted exactly, which is cheap because they are rare."""
-    shares = _common_lexeme_shares(cursor)
+    """How many of the agent's memories hold each lexeme. For an agent of more than
+    FULL_MATCH_DOCUMENTS memories the common lexemes are estimated from the statistics
+    (counting them exactly would visit thousands of rows, and their weight in BM25 is small
+    anyway); the rest, and every lexeme of a smaller agent, are counted exactly, which is
+    cheap there. The statistics are the whole table's: taken for a small agent's own, they
+    mis-weighed its words (LoCoMo R@20 on PostgreSQL 85.6 -> 86.2 counting them exactly:
+    docs/BENCHMARKS.md, issue 11 speed)."""
+    shares = _common_lexeme_shares(cursor) if stats.documents > FULL_MATCH_DOCUMENTS else {}
     documents, known = stats.documents, stats.frequencies
     frequencies = {}
     for lexeme in lexemes:
@@ -309,11 +313,9 @@ def _pg_bm25(
             or [_tsquery(lexemes, "&")]
         )
         # One common lexeme alone (as on SQLite): the newest NEWEST_MATCHES holding it.
-        order = (
-            "m.id DESC"
-            if len(lexemes) == 1 and not selective
-            else "ts_rank_cd(m.search_vector, q) DESC, m.id DESC"
-        )
+        newest = len(lexemes) == 1 and not selective
+        order = "m.id DESC" if newest else "ts_rank_cd(m.search_vector, q) DESC, m.id DESC"
+        pool = NEWEST_MATCHES if newest else PG_BM25_POOL
         rows: list[tuple[int, str]] = []
         for query in queries:
             seen = {row[0] for row in rows}
@@ -322,7 +324,7 @@ def _pg_bm25(
                 "to_tsquery('simple', %s) q "
                 f"WHERE m.agent_id = %s AND m.search_vector @@ q {narrow} "
                 f"ORDER BY {order} LIMIT %s",
-                (query, agent.pk, *narrow_params, PG_BM25_POOL),
+                (query, agent.pk, *narrow_params, pool),
             )
             rows += [row for row in cursor.fetchall() if row[0] not in seen]
             if len(rows) >= limit:

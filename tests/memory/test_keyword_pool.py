@@ -3,6 +3,7 @@ and every word still counts in their BM25; when all the query's words are common
 widens one word at a time, commonest dropped first."""
 
 import pytest
+from django.db import connection
 
 from memory.models import Memory
 from memory.recall import keyword_search
@@ -71,3 +72,60 @@ def test_a_selective_word_chooses_the_candidates_and_every_word_scores(agent, mo
     hits = search()
     assert [memory_id for memory_id, _ in hits] == [memory_id for memory_id, _ in expected]
     assert [score for _, score in hits] == pytest.approx([score for _, score in expected])
+
+
+def large(monkeypatch):
+    """Make a small agent take the large-agent path, every word counted as common."""
+    monkeypatch.setattr(keyword_search, "FULL_MATCH_DOCUMENTS", 0)
+    monkeypatch.setattr(keyword_search, "SELECTIVE_SHARE", 0.0)
+
+
+def search(agent, text, limit=10):
+    return keyword_search.keyword_search(
+        agent, Memory.objects.filter(agent=agent), text, limit=limit, filtered=False
+    )
+
+
+def test_a_lone_common_word_scores_its_newest_matches_only(agent, monkeypatch):
+    stored = store_memories(
+        agent=agent, items=[MemoryInput(content=f"mango note {i}") for i in range(6)]
+    )
+    large(monkeypatch)
+    monkeypatch.setattr(keyword_search, "NEWEST_MATCHES", 3)
+    # The ticket number matches nothing: "mango" alone is left, in every memory.
+    hits = search(agent, "mango 40213")
+    assert {memory_id for memory_id, _ in hits} == {memory.pk for memory in stored[-3:]}
+
+
+def test_a_word_no_memory_held_is_found_as_soon_as_one_does(agent, monkeypatch):
+    store_memories(agent=agent, items=[MemoryInput(content=f"mango note {i}") for i in range(3)])
+    large(monkeypatch)
+    assert search(agent, "zanzibar") == []
+    (trip,) = store_memories(agent=agent, items=[MemoryInput(content="a trip to Zanzibar")])
+    # Document frequencies are kept between recalls, but not a word's absence.
+    assert [memory_id for memory_id, _ in search(agent, "zanzibar")] == [trip.pk]
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="SQLite's FTS5 weighs words over its whole index, every agent's alike",
+)
+def test_a_small_agent_weighs_words_by_its_own_memories_not_the_tables(agent, other_agent):
+    store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content=text)
+            for text in ["mango tart", "quince tart", "mango smoothie", "pear cake"]
+        ],
+    )
+    before = search(agent, "mango tart")
+    # Another agent makes "tart" one of the table's commonest words, and the statistics say so.
+    store_memories(
+        agent=other_agent, items=[MemoryInput(content=f"tart number {i}") for i in range(300)]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memory_memory")
+    keyword_search._lexeme_shares = None  # statistics read afresh, as after their cache ages
+    after = search(agent, "mango tart")
+    assert [memory_id for memory_id, _ in after] == [memory_id for memory_id, _ in before]
+    assert [score for _, score in after] == pytest.approx([score for _, score in before])
