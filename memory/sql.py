@@ -17,9 +17,9 @@ def any_of(column: str, values: list[Any]) -> tuple[str, list[Any]]:
     return f"{column} IN (SELECT value FROM json_each(%s))", [json.dumps(list(values))]
 
 
-def among(ids: list[int], column: str = "id", *, table: str = "memory_memory") -> RawSQL:
-    """A filter for QuerySet.filter(): the row's ``column`` is one of ``ids`` (any_of)."""
-    sql, params = any_of(f'"{table}"."{column}"', [int(i) for i in ids])
+def among(ids: list[int]) -> RawSQL:
+    """A filter for QuerySet.filter() on memories: the memory's id is one of ``ids``."""
+    sql, params = any_of('"memory_memory"."id"', [int(i) for i in ids])
     return RawSQL(sql, params, output_field=BooleanField())
 
 

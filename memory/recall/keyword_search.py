@@ -225,7 +225,9 @@ LEXEME_CACHE_SIZE = 50_000
 
 def _lexemes(cursor: Any, terms: list[str]) -> list[str]:
     """The distinct lexemes PostgreSQL's English configuration makes of the query's words."""
-    unknown = [term for term in terms if term not in _word_lexemes]
+    # Read into a mapping of this call's own: another thread may clear the cache meanwhile.
+    known = {term: _word_lexemes.get(term) for term in terms}
+    unknown = [term for term, lexemes in known.items() if lexemes is None]
     if unknown:
         if len(_word_lexemes) + len(unknown) > LEXEME_CACHE_SIZE:
             _word_lexemes.clear()
@@ -235,8 +237,8 @@ def _lexemes(cursor: Any, terms: list[str]) -> list[str]:
             (unknown,),
         )
         for word, found in cursor.fetchall():
-            _word_lexemes[word] = list(found)
-    return list(dict.fromkeys(lexeme for term in terms for lexeme in _word_lexemes[term]))
+            known[word] = _word_lexemes[word] = list(found)
+    return list(dict.fromkeys(lexeme for term in terms for lexeme in known[term] or []))
 
 
 def _document_frequencies(

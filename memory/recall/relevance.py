@@ -54,13 +54,16 @@ def _rrf(pairs: list[tuple[int, float]]) -> dict[int, float]:
 
 def speaking(agent: Agent, named: dict[int, frozenset[str]]) -> set[str]:
     """Of the query's names (``named``: entity -> names, from ``named_entities``), the ones
-    that speak in the agent's memories: one indexed lookup per entity."""
-    return {
-        key
-        for entity_id, keys in named.items()
-        if EntityMention.objects.filter(entity_id=entity_id, as_speaker=True).exists()
-        for key in keys
-    }
+    that speak in the agent's memories: one query for them all (the entities are the
+    agent's own, read by named_entities)."""
+    if not named:
+        return set()
+    speakers = (
+        EntityMention.objects.filter(entity_id__in=list(named), as_speaker=True)
+        .values_list("entity_id", flat=True)
+        .distinct()
+    )
+    return {key for entity_id in speakers for key in named[entity_id]}
 
 
 def without_names(query: str, names: set[str]) -> str:

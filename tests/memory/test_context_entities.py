@@ -165,24 +165,19 @@ def test_the_tier_writes_nothing_but_the_access_of_the_facts_it_serves(api, agen
     entities = Entity.objects.order_by("id").values_list(
         "id", "mention_count", "last_seen", "aliases"
     )
-    before = (
-        list(entities),
-        EntityMention.objects.count(),
-        MemoryEdge.objects.count(),
-        Memory.objects.count(),
-        Fact.objects.count(),
-    )
 
+    def snapshot() -> tuple:
+        return (
+            list(entities),
+            EntityMention.objects.count(),
+            MemoryEdge.objects.count(),
+            Memory.objects.count(),
+            Fact.objects.count(),
+        )
+
+    before = snapshot()
     context(api, "Where does Caroline live?")
-
-    after = (
-        list(entities),
-        EntityMention.objects.count(),
-        MemoryEdge.objects.count(),
-        Memory.objects.count(),
-        Fact.objects.count(),
-    )
-    assert after == before
+    assert snapshot() == before
     assert entity.mention_count == 2
     served.refresh_from_db()
     assert served.access_count == 1
