@@ -40,7 +40,9 @@ from tests.servers import (
     wait_until_serving,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# solo: the connection budgets below are counted on a loaded server; `make test` runs these
+# tests after the others, in a process of their own, so no other suite process loads it.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.solo]
 POSTGRES_ONLY = pytest.mark.skipif(
     os.environ.get("DATABASE_URL", "").startswith("sqlite") or not os.environ.get("DATABASE_URL"),
     reason="the PostgreSQL edition's connection pool and outage handling",
