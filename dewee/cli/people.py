@@ -8,7 +8,7 @@ from pathlib import Path
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
 from dewee.errors import ConfirmationRequired
-from memory.people import COUNT_KINDS, PersonData, find_person
+from memory.people import PersonData, find_person
 from memory.people_export import export_person
 from memory.services.people import erase_person
 from tenancy.queries import receipt_to_dict, receipts_for_user
@@ -45,11 +45,16 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _print_counts(data: PersonData) -> None:
+    """Each kind's total, then its count in each agent that holds anything ("-" for the
+    audit events, which are the workspace's)."""
     by_agent = data.by_agent()
     rows = [
-        {"kind": kind, "total": n, **{agent: counts[kind] for agent, counts in by_agent.items()}}
+        {
+            "kind": kind,
+            "total": n,
+            **{agent: counts.get(kind) for agent, counts in by_agent.items()},
+        }
         for kind, n in data.totals().items()
-        if kind in COUNT_KINDS
     ]
     columns = [("kind", "KIND"), ("total", "TOTAL"), *((a, a.upper()) for a in by_agent)]
     print_table(rows, columns)
