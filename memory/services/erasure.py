@@ -14,8 +14,8 @@ from dewee.errors import InvalidInput
 # The one place memory's writes reach into facts: a fact cites the memories it was learned
 # from, so deleting or merging memories erases or moves those citations in the same
 # transaction. facts.services imports only memory's models and exceptions: no cycle.
-from facts.models import FactSource
-from facts.services import erase_facts_learned_only_from
+from facts.models import USER_SUBJECT, FactSource
+from facts.services import erase_facts_in_scope, erase_facts_learned_only_from, forget_scope
 from memory.exceptions import MemoryNotFound
 from memory.models import Memory, Session
 from memory.people import chunks, derived_memories
@@ -94,6 +94,15 @@ def forget_memories(
     return erase_memories(
         agent=agent, memory_ids=[m.pk for m in targets], actor=actor, reason="forget"
     )
+
+
+def erase_facts_about_person(*, agent: Agent, user: str) -> None:
+    """A person's erasure's share of ``agent``'s facts (memory.people.person_facts): those
+    of ``user`` and those whose subject is their id, every status, with sources and audit
+    events. Runs in the caller's transaction."""
+    erase_facts_in_scope(agent=agent, scope=forget_scope(user=user))
+    if user != USER_SUBJECT:
+        erase_facts_in_scope(agent=agent, scope=forget_scope(subject=user))
 
 
 def session_erasure_ids(session: Session) -> set[int]:

@@ -6,11 +6,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from facts.models import USER_SUBJECT
-from facts.services import erase_facts_in_scope, forget_scope
 from memory.models import Session
 from memory.people import PersonData, chunks, find_person
-from memory.services.erasure import erase_memories
+from memory.services.erasure import erase_facts_about_person, erase_memories
 from tenancy.audit import record_event
 from tenancy.models import AuditAction, AuditEvent, ErasureReceipt, Workspace
 from tenancy.receipts import USER_DIGEST_KEY, user_digest
@@ -46,9 +44,7 @@ def erase_person(*, workspace: Workspace, user: str, actor: str) -> PersonErased
         if part.is_empty():
             continue
         agent = part.agent
-        erase_facts_in_scope(agent=agent, scope=forget_scope(user=user))
-        if user != USER_SUBJECT:
-            erase_facts_in_scope(agent=agent, scope=forget_scope(subject=user))
+        erase_facts_about_person(agent=agent, user=user)
         for ids in chunks(part.memory_ids):
             erase_memories(agent=agent, memory_ids=ids, actor=actor, reason=ERASURE_REASON)
         Session.objects.filter(pk__in=list(part.session_ids)).delete()
