@@ -15,7 +15,8 @@ within one workspace, across every agent of it. What is about them:
 - of those memories: entity tags, feedback, graph edges, entities mentioned by nothing else
   and facts learned only from them;
 - audit events about their facts, their memories or their sessions, and any whose details
-  quote their id;
+  quote their id; the Django admin's log entries about those facts, memories and sessions
+  (an entry names its object as the object prints itself: a memory by its content);
 - other people's sessions are kept, but one whose summary was made from their memories loses
   that summary, and one whose metadata quotes their id loses its metadata ("scrubbed").
 
@@ -28,6 +29,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.contrib.admin.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, TextField
 from django.db.models.functions import Cast
 
@@ -58,7 +61,10 @@ COUNT_KINDS = (
     "sessions",
     "sessions_scrubbed",
     "audit_events",
+    "admin_log_entries",
 )
+# Counted for the workspace as a whole, not per agent.
+WORKSPACE_KINDS = ("audit_events", "admin_log_entries")
 # Ids per query: SQLite binds at most 32,766 parameters, and long IN lists plan badly.
 CHUNK = 500
 
@@ -132,16 +138,19 @@ class PersonData:
     user: str
     parts: list[AgentPart]
     event_ids: set[int]
+    admin_log_ids: set[int]
 
     def totals(self) -> dict[str, int]:
         totals = {kind: sum(part.counts[kind] for part in self.parts) for kind in COUNT_KINDS}
         totals["audit_events"] = len(self.event_ids)
+        totals["admin_log_entries"] = len(self.admin_log_ids)
         return totals
 
     def by_agent(self) -> dict[str, dict[str, int]]:
-        """Counts per agent that holds anything about the person (audit events apart)."""
+        """Counts per agent that holds anything about the person (the workspace's logs
+        apart)."""
         return {
-            part.agent.agent_id: {k: v for k, v in part.counts.items() if k != "audit_events"}
+            part.agent.agent_id: {k: v for k, v in part.counts.items() if k not in WORKSPACE_KINDS}
             for part in self.parts
             if not part.is_empty()
         }
@@ -154,7 +163,11 @@ def find_person(*, workspace: Workspace, user: str) -> PersonData:
         _agent_part(agent, user) for agent in Agent.objects.in_workspace(workspace).order_by("pk")
     ]
     return PersonData(
-        workspace=workspace, user=user, parts=parts, event_ids=_events(workspace, user, parts)
+        workspace=workspace,
+        user=user,
+        parts=parts,
+        event_ids=_events(workspace, user, parts),
+        admin_log_ids=_admin_log(user, parts),
     )
 
 
@@ -308,6 +321,27 @@ def _events(workspace: Workspace, user: str, parts: list[AgentPart]) -> set[int]
                 found |= set(
                     events.filter(
                         target_type=kind, target_id__in=ids[start : start + CHUNK]
+                    ).values_list("pk", flat=True)
+                )
+    return found
+
+
+def _admin_log(user: str, parts: list[AgentPart]) -> set[int]:
+    """The admin's log entries about the person's facts, memories and sessions."""
+    found: set[int] = set()
+    for part in parts:
+        fact_ids = list(person_facts(part.agent, user).values_list("pk", flat=True))
+        for model, ids in (
+            (Fact, fact_ids),
+            (Memory, sorted(part.memory_ids)),
+            (Session, sorted(part.session_ids)),
+        ):
+            content_type = ContentType.objects.get_for_model(model)
+            for start in range(0, len(ids), CHUNK):
+                chunk = [str(pk) for pk in ids[start : start + CHUNK]]
+                found |= set(
+                    LogEntry.objects.filter(
+                        content_type=content_type, object_id__in=chunk
                     ).values_list("pk", flat=True)
                 )
     return found

@@ -32,6 +32,7 @@ KIND_LABELS = {
     "sessions": "Their sessions (with summaries and metadata)",
     "sessions_scrubbed": "Other sessions losing a summary or metadata about them",
     "audit_events": "Audit events about or quoting them",
+    "admin_log_entries": "Admin log entries about their facts, memories or sessions",
 }
 
 

@@ -4,6 +4,7 @@ of the id (tenancy.receipts), never the id itself."""
 
 from dataclasses import dataclass
 
+from django.contrib.admin.models import LogEntry
 from django.db import transaction
 
 from memory.models import Session
@@ -30,7 +31,8 @@ def erase_person(*, workspace: Workspace, user: str, actor: str) -> PersonErased
     metadata, their memories (through erase_memories, so facts learned only from them,
     entity tags, feedback and graph edges go too, and entities nobody else mentions), the
     memories made from those, the summary of any other session made from their memories and
-    the metadata of any that quotes them, and the audit events about or quoting them. Another
+    the metadata of any that quotes them, the audit events about or quoting them and the
+    admin's log entries about their facts, memories and sessions. Another
     workspace's same user id is untouched.
 
     One transaction: on any failure nothing is erased. What remains is a receipt (counts,
@@ -39,7 +41,10 @@ def erase_person(*, workspace: Workspace, user: str, actor: str) -> PersonErased
     data = find_person(workspace=workspace, user=user)
     user = data.user
     # Collected first: deleting memories records events of its own, which quote no one.
-    AuditEvent.objects.filter(pk__in=list(data.event_ids)).delete()
+    for ids in chunks(data.event_ids):
+        AuditEvent.objects.filter(pk__in=ids).delete()
+    for ids in chunks(data.admin_log_ids):
+        LogEntry.objects.filter(pk__in=ids).delete()
     for part in data.parts:
         if part.is_empty():
             continue
@@ -47,7 +52,8 @@ def erase_person(*, workspace: Workspace, user: str, actor: str) -> PersonErased
         erase_facts_about_person(agent=agent, user=user)
         for ids in chunks(part.memory_ids):
             erase_memories(agent=agent, memory_ids=ids, actor=actor, reason=ERASURE_REASON)
-        Session.objects.filter(pk__in=list(part.session_ids)).delete()
+        for ids in chunks(part.session_ids):
+            Session.objects.filter(pk__in=ids).delete()
         Session.objects.filter(pk__in=list(part.summary_session_ids)).update(summary="")
         Session.objects.filter(pk__in=list(part.metadata_session_ids)).update(metadata={})
     counts = data.totals()

@@ -6,6 +6,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.utils import timezone
 
 from facts.models import Fact
@@ -294,3 +295,16 @@ def test_delete_session_of_another_workspace_is_not_found(api, other_agent):
     answer = api.delete(f"/v1/sessions/{theirs.pk}", confirm="true")
     assert (answer.status_code, answer.json()["error"]["code"]) == (404, "session_not_found")
     assert Session.objects.filter(pk=theirs.pk).exists()
+
+
+def test_the_admins_log_entries_about_the_persons_facts_go_too(agent, workspace, admin_user):
+    fact = state(agent, "Acme", user=USER).fact
+    kept = state(agent, "Acme", user="erin").fact
+    LogEntry.objects.log_actions(
+        user_id=admin_user.pk, queryset=[fact, kept], action_flag=CHANGE, change_message="seen"
+    )
+    assert find_person(workspace=workspace, user=USER).totals()["admin_log_entries"] == 1
+
+    erase_person(workspace=workspace, user=USER, actor="x")
+
+    assert list(LogEntry.objects.values_list("object_id", flat=True)) == [str(kept.pk)]
