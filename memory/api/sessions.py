@@ -46,6 +46,7 @@ def read_session(request: HttpRequest, session_id: int) -> dict[str, Any]:
     return session_to_dict(get_session(access=request_access(request), session_id=session_id))
 
 
+# scope: write
 @router.delete("/sessions/{int:session_id}", response=SessionDeletedOut, tags=["sessions"])
 def delete_session(
     request: HttpRequest, session_id: int, confirm: bool = False, reason: str = ""
