@@ -9,7 +9,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import BadRequest, PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import Resolver404, resolve, reverse
 from django_htmx.middleware import HtmxDetails
@@ -29,12 +29,12 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def domain_errors[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
+def domain_errors[**P, R: HttpResponseBase](view: Callable[P, R]) -> Callable[P, R | HttpResponse]:
     """Domain "not found" (including another workspace's object) is the 404 page; a value
     that breaks a domain rule is a 400; someone of no workspace is told whom to ask."""
 
     @wraps(view)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> HttpResponse:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R | HttpResponse:
         try:
             return view(*args, **kwargs)
         except NoMembership:

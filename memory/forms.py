@@ -6,6 +6,7 @@ from typing import Any
 from django import forms
 
 from dewee.forms import CursorForm
+from facts.models import KEY_MAX_CHARS
 from memory.entity_queries import ENTITY_QUERY_MAX_CHARS
 from memory.models import EntityType, MaintenanceJob, MemoryType
 from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS
@@ -102,3 +103,19 @@ class RunJobForm(forms.Form):
     """Run now on the Maintenance page: one of the background jobs."""
 
     job = forms.ChoiceField(choices=MaintenanceJob.choices)
+
+
+class ForgetPersonForm(forms.Form):
+    """Erasure of everything about one person in the workspace of ``agent`` (the agent the
+    operator came from), confirmed by typing the person's user id."""
+
+    agent = forms.CharField(widget=forms.HiddenInput)
+    user = forms.CharField(widget=forms.HiddenInput, max_length=KEY_MAX_CHARS, strip=True)
+    confirmation = forms.CharField(label="Type it again to confirm", required=False)
+
+    def confirmed(self) -> bool:
+        """Checked after the preview is shown, so an empty confirmation is not an error."""
+        if self.cleaned_data.get("confirmation", "").strip() == self.cleaned_data["user"]:
+            return True
+        self.add_error("confirmation", f"Type {self.cleaned_data['user']!r} exactly to erase.")
+        return False

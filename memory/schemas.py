@@ -397,3 +397,38 @@ class FeedbackHealthOut(Schema):
     status: Literal["ok", "attention"]
     thresholds: FeedbackThresholdsOut
     agents_most_negative: list[FeedbackAgentOut]
+
+
+class SessionDeletedOut(Schema):
+    sessions: int
+    memories: int
+    facts: int = Field(description="Facts learned only from the session's memories.")
+
+
+class PersonForgetIn(StrictSchema):
+    user: StrictStr = Field(
+        description="The person's user id, as facts, memories and sessions name them."
+    )
+    confirm: bool = Field(False, description="Must be true to erase; otherwise a preview.")
+
+
+class PersonPreviewOut(Schema):
+    dry_run: Literal[True]
+    user: str
+    counts: dict[str, int]
+    by_agent: dict[str, dict[str, int]] = Field(
+        description="The same counts for each agent that holds anything about the person."
+    )
+
+
+class PersonReceiptOut(Schema):
+    id: str
+    workspace: str
+    scope: dict[str, str] = Field(
+        description='{"user_hmac": HMAC-SHA256 of the user id with a key derived from the '
+        "server's secret}: the receipt never holds the id itself."
+    )
+    counts: dict[str, int]
+    by_agent: dict[str, dict[str, int]]
+    actor: str
+    created_at: datetime

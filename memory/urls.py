@@ -4,7 +4,7 @@ APP_MOUNT)."""
 
 from django.urls import path
 
-from memory import views, views_entities
+from memory import views, views_entities, views_people
 
 app_name = "memory"
 
@@ -15,6 +15,8 @@ urlpatterns = [
     path("maintenance/run/", views.maintenance_run, name="maintenance-run"),
     path("entities/", views_entities.entities_list, name="entities"),
     path("entities/<int:entity_id>/", views_entities.entity_page, name="entity"),
+    path("people/forget/", views_people.person_forget, name="person_forget"),
+    path("people/export/", views_people.person_export, name="person_export"),
     path("<int:memory_id>/", views.memory_page, name="detail"),
     path("<int:memory_id>/delete/", views.memory_delete, name="delete"),
 ]

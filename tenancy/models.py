@@ -140,6 +140,8 @@ class AuditAction(models.TextChoices):
     MEMORY_MERGE = "memory.merge", "Memories merged"
     MEMORY_LINK = "memory.link", "Memories linked"
     MEMORY_UNLINK = "memory.unlink", "Memories unlinked"
+    SESSION_DELETE = "session.delete", "Session deleted"
+    PERSON_FORGET = "person.forget", "Person erased"
     POLICY_CHANGE = "policy.change", "Memory policy changed"
     MEMBER_ADD = "member.add", "Member added"
     MEMBER_ROLE = "member.role", "Member role changed"
@@ -173,15 +175,20 @@ class AuditEvent(models.Model):
 
 
 class ErasureReceipt(models.Model):
-    """Proof that an erasure happened: scope, counts, who and when, none of the content."""
+    """Proof that an erasure happened: scope, counts, who and when, none of the content.
+    A user in ``scope`` is held as an HMAC of their id (``user_hmac``, tenancy.receipts),
+    never in clear. A person's erasure covers every agent of the workspace: ``agent`` is
+    NULL and ``agent_ref`` empty."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
     agent = models.ForeignKey(
         Agent, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
-    agent_ref = models.CharField(max_length=AGENT_ID_MAX_BYTES)
-    scope = models.JSONField(help_text="What was erased, e.g. {'user': 'u1'}.")
+    agent_ref = models.CharField(max_length=AGENT_ID_MAX_BYTES, blank=True)
+    scope = models.JSONField(
+        help_text="What was erased, e.g. {'user_hmac': '…'} or {'subject': 'acme'}."
+    )
     counts = models.JSONField()
     actor = models.CharField(max_length=255)
     created_at = models.DateTimeField(auto_now_add=True)

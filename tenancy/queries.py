@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from tenancy.exceptions import MemberNotFound, UserNotFound
 from tenancy.models import Agent, ApiKey, ErasureReceipt, Workspace, WorkspaceMember
+from tenancy.receipts import user_digest
 from tenancy.services import API_KEY_PREFIX, hash_api_key
 
 _LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -46,11 +47,19 @@ def receipt_to_dict(receipt: ErasureReceipt) -> dict[str, Any]:
     return {
         "id": str(receipt.pk),
         "agent_id": receipt.agent_ref,
+        "workspace": receipt.workspace.slug,
         "scope": receipt.scope,
         "counts": receipt.counts,
         "actor": receipt.actor,
         "created_at": receipt.created_at,
     }
+
+
+def receipts_for_user(*, workspace: Workspace, user: str) -> list[ErasureReceipt]:
+    """The receipts of ``workspace`` whose scope names ``user`` (by its digest: receipts
+    never hold the id), newest first: the proof that their data was erased."""
+    digest = user_digest(user.strip())
+    return list(ErasureReceipt.objects.filter(workspace=workspace, scope__user_hmac=digest))
 
 
 def find_user(login: str) -> Any:

@@ -10,10 +10,11 @@ from collections.abc import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from dewee.cli import facts, graph, graph_read, maintenance, memory, tenancy
+    from dewee.cli import facts, graph, graph_read, maintenance, memory, people, tenancy
 
     parser = argparse.ArgumentParser(
-        prog="dewee", description="Operate Dewee: memory, facts, agents, workspaces, API keys."
+        prog="dewee",
+        description="Operate Dewee: memory, facts, people, agents, workspaces, API keys.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -27,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     graph_read.register(memory_commands)
     maintenance.register(memory_commands)
     tenancy.register(commands)
+    people.register(commands)
     return parser
 
 

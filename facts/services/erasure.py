@@ -12,6 +12,7 @@ from dewee.errors import InvalidInput
 from facts.models import KEY_MAX_CHARS, USER_SUBJECT, Fact, FactQuerySet, FactSource, Status
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction, AuditEvent, ErasureReceipt
+from tenancy.receipts import hashed_scope
 from tenancy.validation import clean_text
 
 
@@ -132,21 +133,34 @@ def count_forgettable(*, agent: Agent, scope: ForgetScope) -> dict:
     }
 
 
+def erase_facts_in_scope(*, agent: Agent, scope: ForgetScope) -> dict:
+    """Erase every fact of ``agent`` in ``scope`` (every status) with its sources and the
+    audit events about it; the counts of what went (count_forgettable). No receipt: the
+    caller records one (forget_facts, or a person's erasure for all its parts). Runs in the
+    caller's transaction."""
+    counts = count_forgettable(agent=agent, scope=scope)
+    facts = scope.facts(agent)
+    fact_ids = [str(pk) for pk in facts.values_list("pk", flat=True)]
+    FactSource.objects.filter(fact__in=facts).delete()
+    facts.delete()
+    scope.events(agent).delete()
+    # Events that name a fact by id only (older ones, without forget_keys in their details).
+    AuditEvent.objects.filter(agent=agent, target_type="fact", target_id__in=fact_ids).delete()
+    return counts
+
+
 @transaction.atomic
 def forget_facts(*, agent: Agent, scope: ForgetScope, actor: str) -> ErasureReceipt:
     """Erase for good every fact of ``agent`` in ``scope``: current, history, disputed,
     rejected and deleted, with their sources and the audit events about them. Only the
-    receipt (scope, counts, who, when) remains."""
-    counts = count_forgettable(agent=agent, scope=scope)
-    facts = scope.facts(agent)
-    FactSource.objects.filter(fact__in=facts).delete()
-    facts.delete()
-    scope.events(agent).delete()
+    receipt (scope, counts, who, when) remains; it names the user by an HMAC of their id
+    (tenancy.receipts), never the id itself."""
+    counts = erase_facts_in_scope(agent=agent, scope=scope)
     receipt = ErasureReceipt.objects.create(
         workspace_id=agent.workspace_id,
         agent=agent,
         agent_ref=agent.agent_id,
-        scope=scope.as_dict(),
+        scope=hashed_scope(scope.as_dict()),
         counts=counts,
         actor=actor,
     )

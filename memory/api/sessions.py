@@ -5,6 +5,7 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Router, Status
 
+from dewee.errors import ConfirmationRequired
 from memory import services
 from memory.api.common import memory_page
 from memory.context import ContextRequest, build_context
@@ -18,6 +19,7 @@ from memory.schemas import (
     ContextIn,
     ContextOut,
     MemoryPageOut,
+    SessionDeletedOut,
     SessionEndIn,
     SessionIn,
     SessionOut,
@@ -42,6 +44,27 @@ def start_session(request: HttpRequest, payload: SessionIn) -> Status:
 @router.get("/sessions/{int:session_id}", response=SessionOut, tags=["sessions"])
 def read_session(request: HttpRequest, session_id: int) -> dict[str, Any]:
     return session_to_dict(get_session(access=request_access(request), session_id=session_id))
+
+
+# scope: write
+@router.delete("/sessions/{int:session_id}", response=SessionDeletedOut, tags=["sessions"])
+def delete_session(
+    request: HttpRequest, session_id: int, confirm: bool = False, reason: str = ""
+) -> dict[str, int]:
+    """Delete the session, its summary and metadata, and its memories (as DELETE
+    /v1/memories/{id} deletes one: the facts learned only from them go too). It takes
+    ``?confirm=true``: without it, nothing is deleted and the error's details count what
+    would be."""
+    access = request_access(request)
+    session = get_session(access=access, session_id=session_id)
+    if not confirm:
+        memories = len(services.session_erasure_ids(session))
+        raise ConfirmationRequired(
+            f"This deletes session {session.pk} and its {memories} memories for good; "
+            "add ?confirm=true to proceed",
+            details={"counts": {"sessions": 1, "memories": memories}},
+        )
+    return services.delete_session(session=session, actor=access.actor, reason=reason)
 
 
 @router.post("/sessions/{int:session_id}/end", response=SessionOut, tags=["sessions"])

@@ -8,7 +8,13 @@ from memory.services.access import record_access
 from memory.services.autopilot import autopilot_consolidate_pass, autopilot_dedup_pass
 from memory.services.decay import DecayResult, decay_pass
 from memory.services.dedup import DedupReport, deduplicate_memories
-from memory.services.erasure import delete_memory, erase_memories, forget_memories
+from memory.services.erasure import (
+    delete_memory,
+    delete_session,
+    erase_memories,
+    forget_memories,
+    session_erasure_ids,
+)
 from memory.services.expiry import expiry_pass
 from memory.services.feedback import FeedbackResult, record_feedback
 from memory.services.graph_rebuild import GraphRebuilt, rebuild_graph
@@ -45,6 +51,7 @@ __all__ = [
     "decay_pass",
     "deduplicate_memories",
     "delete_memory",
+    "delete_session",
     "end_session",
     "ensure_vector_index",
     "erase_memories",
@@ -59,6 +66,7 @@ __all__ = [
     "record_feedback",
     "record_session_activity",
     "reindex_agent",
+    "session_erasure_ids",
     "set_memory_policy",
     "start_session",
     "store_memories",

@@ -14,10 +14,11 @@ from dewee.errors import InvalidInput
 # The one place memory's writes reach into facts: a fact cites the memories it was learned
 # from, so deleting or merging memories erases or moves those citations in the same
 # transaction. facts.services imports only memory's models and exceptions: no cycle.
-from facts.models import FactSource
-from facts.services import erase_facts_learned_only_from
+from facts.models import USER_SUBJECT, FactSource
+from facts.services import erase_facts_in_scope, erase_facts_learned_only_from, forget_scope
 from memory.exceptions import MemoryNotFound
-from memory.models import Memory
+from memory.models import Memory, Session
+from memory.people import chunks, derived_memories
 from memory.services.entities import release_mentions
 from memory.services.vectors import bump_memory_version
 from tenancy.audit import record_event
@@ -93,6 +94,47 @@ def forget_memories(
     return erase_memories(
         agent=agent, memory_ids=[m.pk for m in targets], actor=actor, reason="forget"
     )
+
+
+def erase_facts_about_person(*, agent: Agent, user: str) -> None:
+    """A person's erasure's share of ``agent``'s facts (memory.people.person_facts): those
+    of ``user`` and those whose subject is their id, every status, with sources and audit
+    events. Runs in the caller's transaction."""
+    erase_facts_in_scope(agent=agent, scope=forget_scope(user=user))
+    if user != USER_SUBJECT:
+        erase_facts_in_scope(agent=agent, scope=forget_scope(subject=user))
+
+
+def session_erasure_ids(session: Session) -> set[int]:
+    """The memories deleting ``session`` erases: its own (turns and summary memory) and the
+    memories made from them elsewhere (merges citing them)."""
+    own = set(Memory.objects.filter(session=session).values_list("pk", flat=True))
+    return derived_memories(session.agent, own, {session.pk})
+
+
+@transaction.atomic
+def delete_session(*, session: Session, actor: str, reason: str = "") -> dict[str, int]:
+    """Delete ``session`` with its summary and metadata, and its memories through
+    erase_memories (so the facts learned only from them go too). ``reason`` goes into the
+    audit event, under the rule of a memory's deletion reason."""
+    reason = clean_text(reason, field="reason", max_chars=REASON_MAX_CHARS, required=False)
+    agent = session.agent
+    counts = {"sessions": 1, "memories": 0, "facts": 0}
+    for ids in chunks(session_erasure_ids(session)):
+        erased = erase_memories(agent=agent, memory_ids=ids, actor=actor, reason=reason)
+        counts["memories"] += erased["memories"]
+        counts["facts"] += erased["facts"]
+    Session.objects.filter(pk=session.pk).delete()
+    record_event(
+        workspace_id=agent.workspace_id,
+        agent=agent,
+        actor=actor,
+        action=AuditAction.SESSION_DELETE,
+        target_type="session",
+        target_id=str(session.pk),
+        details={"reason": reason, "counts": counts},
+    )
+    return counts
 
 
 def move_fact_sources(*, from_ids: list[int], to_id: int) -> None:

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from facts.models import Fact, Status
 from tenancy.models import AuditEvent, ErasureReceipt
+from tenancy.receipts import user_digest
 from tests.dashboard.conftest import app
 from tests.factories import refreshed, state
 
@@ -249,7 +250,7 @@ def test_forget_previews_counts_and_needs_the_typed_confirmation(manager_client,
         url, {"agent": "support-bot", "user": "u1", "confirmation": "u1"}, headers=HTMX
     )
     receipt = ErasureReceipt.objects.get()
-    assert (receipt.scope, receipt.counts["facts"]) == ({"user": "u1"}, 2)
+    assert (receipt.scope, receipt.counts["facts"]) == ({"user_hmac": user_digest("u1")}, 2)
     assert done["HX-Redirect"] == f"/app/receipts/{receipt.id}/"
     assert list(Fact.objects.all()) == [kept]
 
@@ -299,14 +300,19 @@ def test_the_subject_user_is_offered_for_the_facts_own_user_only(manager_client,
     assert "Type <code>u1</code> to confirm" in preview.text
     manager_client.post(url, {**scope, "confirmation": "u1"})
     receipt = ErasureReceipt.objects.get()
-    assert (receipt.scope, receipt.counts["facts"]) == ({"user": "u1", "subject": "user"}, 2)
+    assert (receipt.scope, receipt.counts["facts"]) == (
+        {"user_hmac": user_digest("u1"), "subject": "user"},
+        2,
+    )
     assert sorted(Fact.objects.values_list("user_ref", "value")) == [
         ("u1", "Tea"),
         ("u2", "Hooli"),
         ("u3", "Hooli"),
     ]
     shown = manager_client.get(f"/app/receipts/{receipt.id}/").text
-    assert "subject <strong>user</strong> of user <strong>u1</strong> is gone" in shown
+    # The receipt names the user only by the keyed hash it holds.
+    assert "subject <strong>user</strong> of one user is gone" in shown
+    assert user_digest("u1") in shown
 
 
 def test_a_fact_of_subject_user_without_a_user_offers_no_subject_forget(manager_client, agent):

@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from facts.models import Fact
 from tenancy.models import ErasureReceipt
+from tenancy.receipts import user_digest
 from tests.dashboard.conftest import app
 from tests.factories import state
 
@@ -31,7 +32,7 @@ def test_forget_redirects_to_the_receipt_so_a_refresh_does_not_erase_again(manag
     assert str(receipt.id) in page.text
     assert "operator:mia" in page.text
     assert page.context["receipt"]["counts"]["facts"] == 1
-    assert page.context["receipt"]["scope"] == {"user": "u1"}
+    assert page.context["receipt"]["scope"] == {"user_hmac": user_digest("u1")}
     fragment = manager_client.get(response["Location"], headers=HTMX)
     assert "<html" not in fragment.text
     assert str(receipt.id) in fragment.text

@@ -4,6 +4,7 @@ import pytest
 
 from facts.models import Fact, FactSource
 from tenancy.models import Agent, ErasureReceipt
+from tenancy.receipts import user_digest
 from tests.factories import state
 
 pytestmark = pytest.mark.django_db
@@ -145,7 +146,7 @@ def test_forget_requires_confirmation_and_returns_a_receipt(api, agent):
     )
     assert receipt.status_code == 200
     assert receipt.json()["counts"]["facts"] == 2
-    assert receipt.json()["scope"] == {"user": "u1"}
+    assert receipt.json()["scope"] == {"user_hmac": user_digest("u1")}
     assert not Fact.objects.exists()
 
 
@@ -306,7 +307,7 @@ def test_forget_a_user_and_a_subject_erases_that_subject_of_that_user_only(api, 
     preview = api.post("/v1/facts/forget", {**scope, "dry_run": True}).json()
     assert (preview["scope"], preview["counts"]["facts"]) == ({"user": "u1", "subject": "user"}, 1)
     receipt = api.post("/v1/facts/forget", {**scope, "confirm": True}).json()
-    assert receipt["scope"] == {"user": "u1", "subject": "user"}
+    assert receipt["scope"] == {"user_hmac": user_digest("u1"), "subject": "user"}
     assert sorted(Fact.objects.values_list("value", flat=True)) == ["Blue", "Hooli"]
 
 

@@ -22,6 +22,7 @@ from facts.services import (
     subject_scope_of,
 )
 from tenancy.models import AuditAction, AuditEvent, ErasureReceipt
+from tenancy.receipts import user_digest
 from tests.factories import refreshed, source, state
 
 pytestmark = pytest.mark.django_db
@@ -223,7 +224,7 @@ def test_forget_user_erases_every_status_sources_and_events_and_leaves_a_receipt
         "sources": 5,
         "audit_events": 2,
     }
-    assert receipt.scope == {"user": "u1"}
+    assert receipt.scope == {"user_hmac": user_digest("u1")}
     stored = ErasureReceipt.objects.get(pk=receipt.pk)
     text = str(stored.counts) + str(stored.scope) + stored.actor
     for erased in ["Acme", "Globex", "Initech", "Umbrella", "Paris", "employer", "said so"]:
@@ -262,7 +263,7 @@ def test_forget_a_subject_of_one_user_erases_only_that_users_facts(agent):
     assert (coverage.facts, coverage.users, coverage.user_count) == (2, ["u1"], 1)
     receipt = forget_facts(agent=agent, scope=scope, actor="x")
     assert (receipt.scope, receipt.counts["facts"], receipt.counts["audit_events"]) == (
-        {"user": "u1", "subject": "user"},
+        {"user_hmac": user_digest("u1"), "subject": "user"},
         2,
         1,
     )

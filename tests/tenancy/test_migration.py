@@ -17,6 +17,7 @@ from django.db.migrations.executor import MigrationExecutor
 from facts.models import Fact
 from memory.models import Memory, Session
 from tenancy.models import Agent, ApiKey, AuditEvent, ErasureReceipt, Workspace, WorkspaceMember
+from tenancy.receipts import user_digest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -129,6 +130,8 @@ def test_a_database_at_the_previous_schema_keeps_every_row_after_the_move():
     assert (event.agent_id, event.action, event.target_id) == (agent.pk, "fact.delete", "7")
     receipt = ErasureReceipt.objects.get(pk=ids["receipt"])
     assert (receipt.agent_id, receipt.counts) == (agent.pk, {"facts": 2})
+    # Receipts written with the user in clear hold only its keyed hash now.
+    assert receipt.scope == {"user_hmac": user_digest("u1")}
 
     # Other apps' rows still reach the moved ones, both ways.
     assert Session.objects.get(pk=ids["session"]).agent == agent

@@ -1,0 +1,63 @@
+"""A person (a user id within the key's workspace): erase everything about them, or export
+it. Both are for the workspace's administrators."""
+
+from typing import Any
+
+from django.http import HttpRequest, StreamingHttpResponse
+from ninja import Router
+
+from memory.people import find_person
+from memory.people_export import export_person
+from memory.schemas import PersonForgetIn, PersonPreviewOut, PersonReceiptOut
+from memory.services.people import erase_person
+from tenancy.access import Access, request_access
+from tenancy.exceptions import WorkspaceNotFound
+from tenancy.models import Workspace
+from tenancy.queries import receipt_to_dict
+
+router = Router()
+
+
+def _workspace(access: Access) -> Workspace:
+    # An API key always belongs to one workspace; a person is always sought within one.
+    if access.workspace is None:
+        raise WorkspaceNotFound("A person is erased or exported within one workspace")
+    return access.workspace
+
+
+# scope: admin
+@router.post(
+    "/people/forget",
+    response={200: PersonReceiptOut | PersonPreviewOut},
+    tags=["people"],
+    summary="Erase everything about one person in this workspace (preview without confirm)",
+)
+def forget_person(request: HttpRequest, payload: PersonForgetIn) -> dict[str, Any]:
+    access = request_access(request)
+    workspace = _workspace(access)
+    if not payload.confirm:
+        data = find_person(workspace=workspace, user=payload.user)
+        return {
+            "dry_run": True,
+            "user": data.user,
+            "counts": data.totals(),
+            "by_agent": data.by_agent(),
+        }
+    erased = erase_person(workspace=workspace, user=payload.user, actor=access.actor)
+    return {**receipt_to_dict(erased.receipt), "by_agent": erased.data.by_agent()}
+
+
+# scope: admin
+@router.get(
+    "/people/{user}/export",
+    tags=["people"],
+    summary="Everything held about one person in this workspace, as one streamed JSON document",
+    response={200: dict[str, Any]},
+)
+def export_person_data(request: HttpRequest, user: str) -> StreamingHttpResponse:
+    workspace = _workspace(request_access(request))
+    response = StreamingHttpResponse(
+        export_person(workspace=workspace, user=user), content_type="application/json"
+    )
+    response["Content-Disposition"] = 'attachment; filename="person-export.json"'
+    return response

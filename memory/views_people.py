@@ -1,0 +1,96 @@
+"""The dashboard's pages for one person: the erasure of everything about them (a preview
+naming what goes, per kind and per agent, then the typed confirmation) and their export.
+Both are for staff and workspace managers; the person is sought in the workspace of the
+agent the operator came from (a fact's, or the facts list's)."""
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import BadRequest
+from django.http import HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
+
+from dewee.dashboard import HtmxHttpRequest, acting_access, domain_errors, mount_url, render_page
+from memory.forms import ForgetPersonForm
+from memory.people import COUNT_KINDS, find_person
+from memory.people_export import export_person
+from memory.services.people import erase_person
+from tenancy.access import Access
+from tenancy.models import Agent
+
+# How the preview names each kind.
+KIND_LABELS = {
+    "facts": "Facts about them (every status)",
+    "fact_sources": "Sources of those facts",
+    "facts_learned_from_memories": "Facts learned only from their memories",
+    "memories": "Memories (theirs, in their sessions, naming them, or made from those)",
+    "entity_tags": "Entity tags of those memories",
+    "entities": "Entities nothing else mentions",
+    "feedback": "Feedback on those memories",
+    "graph_edges": "Graph edges of those memories",
+    "sessions": "Their sessions (with summaries and metadata)",
+    "sessions_scrubbed": "Other sessions losing a summary or metadata about them",
+    "audit_events": "Audit events about or quoting them",
+    "admin_log_entries": "Admin log entries about their facts, memories or sessions",
+}
+
+
+def _person_form(request: HtmxHttpRequest, access: Access) -> tuple[ForgetPersonForm, Agent]:
+    form = ForgetPersonForm(request.POST if request.method == "POST" else request.GET)
+    if not form.is_valid():
+        raise BadRequest("Give an agent and a user.")
+    return form, access.agent(form.cleaned_data["agent"])
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+@domain_errors
+def person_forget(request: HtmxHttpRequest) -> HttpResponse:
+    """GET: what would be erased, per kind and per agent, and the typed confirmation;
+    POST: erase, then redirect to the receipt, so a refresh cannot submit again."""
+    access = acting_access(request)
+    form, agent = _person_form(request, access)
+    user = form.cleaned_data["user"]
+    if request.method == "POST" and form.confirmed():
+        erased = erase_person(workspace=agent.workspace, user=user, actor=access.actor)
+        url = mount_url(request, "facts:receipt", erased.receipt.pk)
+        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    data = find_person(workspace=agent.workspace, user=user)
+    by_agent = data.by_agent()
+    totals = data.totals()
+    rows = [
+        {
+            "kind": kind,
+            "label": KIND_LABELS[kind],
+            "total": totals[kind],
+            "agents": [by_agent[a].get(kind) for a in by_agent],
+        }
+        for kind in COUNT_KINDS
+    ]
+    context = {
+        "form": form,
+        "agent": agent,
+        "person": user,
+        "workspace": agent.workspace,
+        "agents": list(by_agent),
+        "rows": rows,
+        "nothing": not any(totals.values()),
+    }
+    return render_page(request, "dashboard/person_forget.html", "panel", access, context)
+
+
+@login_required
+@require_GET
+@domain_errors
+def person_export(request: HtmxHttpRequest) -> StreamingHttpResponse:
+    """Everything the workspace holds about the person, as a JSON download."""
+    access = acting_access(request)
+    form, agent = _person_form(request, access)
+    response = StreamingHttpResponse(
+        export_person(workspace=agent.workspace, user=form.cleaned_data["user"]),
+        content_type="application/json",
+    )
+    response["Content-Disposition"] = 'attachment; filename="person-export.json"'
+    return response
