@@ -3,9 +3,14 @@
 Every operation names its scope with ``auth=``: ``READ`` (looks: lists, reads, recall,
 context, checks), ``WRITE`` (stores and changes) or ``ADMIN`` (bulk erasure, merges, policy
 changes, maintenance). The API's default, for an operation that declares none, refuses every
-key (tests/test_api_scopes.py fails on such an operation). The scope is checked when the key
-is authenticated, before the body is read, so a refused request writes nothing.
+key (and tests/test_api_scopes.py fails on such an operation). The scope is checked when the
+key is authenticated, before the body is read, so a refused request writes nothing.
+
+One class per scope, because the OpenAPI document names an operation's security scheme by
+its class: the API docs show each operation's scope (ReadKey, WriteKey, AdminKey).
 """
+
+from typing import ClassVar
 
 from django.http import HttpRequest
 from ninja.security import HttpBearer
@@ -16,9 +21,8 @@ from tenancy.queries import authenticate_api_key
 
 
 class ApiKeyAuth(HttpBearer):
-    def __init__(self, scope: Scope | None) -> None:
-        super().__init__()
-        self.scope = scope
+    scope: ClassVar[Scope | None] = None
+    openapi_description = "An API key of no scope: this operation declares none."
 
     def authenticate(self, request: HttpRequest, token: str) -> Access | None:
         key = authenticate_api_key(token, scope=self.scope)
@@ -27,7 +31,22 @@ class ApiKeyAuth(HttpBearer):
         return access_for_key(key)
 
 
-READ = ApiKeyAuth(Scope.READ)
-WRITE = ApiKeyAuth(Scope.WRITE)
-ADMIN = ApiKeyAuth(Scope.ADMIN)
-UNDECLARED = ApiKeyAuth(None)
+class ReadKey(ApiKeyAuth):
+    scope = Scope.READ
+    openapi_description = "An API key with the read scope."
+
+
+class WriteKey(ApiKeyAuth):
+    scope = Scope.WRITE
+    openapi_description = "An API key with the write scope."
+
+
+class AdminKey(ApiKeyAuth):
+    scope = Scope.ADMIN
+    openapi_description = "An API key with the admin scope."
+
+
+READ = ReadKey()
+WRITE = WriteKey()
+ADMIN = AdminKey()
+UNDECLARED = ApiKeyAuth()

@@ -15,6 +15,7 @@ from tenancy.audit import record_event
 from tenancy.exceptions import (
     AgentExists,
     ApiKeyNotFound,
+    InvalidAgentId,
     MemberExists,
     WorkspaceExists,
     WorkspaceNotFound,
@@ -200,8 +201,12 @@ def clean_key_agent_ids(value: object) -> list[str]:
         raise InvalidInput("agents", f"has {len(value)} agents; the limit is {KEY_AGENTS_MAX}")
     cleaned = []
     for agent_id in value:
-        existing = Agent.objects.with_id(clean_agent_id(agent_id))
-        cleaned.append(existing.agent_id if existing else clean_new_agent_id(agent_id))
+        try:
+            existing = Agent.objects.with_id(clean_agent_id(agent_id))
+            cleaned.append(existing.agent_id if existing else clean_new_agent_id(agent_id))
+        except InvalidAgentId as exc:
+            reason = exc.message.removeprefix("agent_id: ")
+            raise InvalidAgentId("agents", f"{agent_id!r} {reason}") from None
     return list(dict.fromkeys(cleaned))
 
 
