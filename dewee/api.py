@@ -12,13 +12,11 @@ from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
-from ninja.security import HttpBearer
 
 from dewee import __version__
+from dewee.api_auth import UNDECLARED
 from dewee.errors import DeweeError, InvalidInput
 from dewee.outage import database_trouble, trouble_response
-from tenancy.access import Access
-from tenancy.queries import authenticate_api_key
 from tenancy.validation import refuse_lone_surrogates
 
 logger = logging.getLogger("dewee.api")
@@ -55,14 +53,6 @@ class _StrictJsonParser(Parser):
         return super().parse_querydict(data, list_fields, request)
 
 
-class ApiKeyAuth(HttpBearer):
-    def authenticate(self, request: HttpRequest, token: str) -> Access | None:
-        key = authenticate_api_key(token)
-        if key is None:
-            return None
-        return Access(actor=f"key:{key.prefix}", workspace=key.workspace)
-
-
 def error_response(status: int, code: str, message: str, details: Any = None) -> JsonResponse:
     return JsonResponse(
         {"error": {"code": code, "message": message, "details": details}}, status=status
@@ -91,7 +81,8 @@ api = NinjaAPI(
     title="Dewee",
     version=__version__,
     description="Memory for LLM agents: memories, recall and sourced facts.",
-    auth=ApiKeyAuth(),
+    # Each operation declares its scope (dewee.api_auth); one that does not is refused.
+    auth=UNDECLARED,
     parser=_StrictJsonParser(),
     urls_namespace="api",
     docs_url="/docs",
@@ -101,7 +92,10 @@ api = NinjaAPI(
 
 @api.exception_handler(DeweeError)
 def _domain_error(request: HttpRequest, exc: DeweeError) -> HttpResponse:
-    return error_response(exc.status, exc.code, exc.message, exc.details)
+    response = error_response(exc.status, exc.code, exc.message, exc.details)
+    if exc.status == 401:  # an expired key (tenancy.exceptions.ApiKeyExpired)
+        response["WWW-Authenticate"] = "Bearer"
+    return response
 
 
 @api.exception_handler(ValidationError)

@@ -20,7 +20,7 @@ from tenancy.access import Access, access_for_user
 from tenancy.exceptions import NoMembership
 
 # Each app's instance namespace under /app/; under /dashboard/ it is the app's own name.
-APP_MOUNT = {"facts": "app", "memory": "app-memory"}
+APP_MOUNT = {"facts": "app", "memory": "app-memory", "keys": "app-keys"}
 # Namespaces served only under /dashboard/ (pages for operators, with no /app/ twin).
 OPERATOR_ONLY = {"members"}
 

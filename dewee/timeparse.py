@@ -1,6 +1,7 @@
 """Parsing of the times that users type: ISO 8601, with ``Z`` or an offset; naive is UTC."""
 
-from datetime import UTC, date, datetime
+import re
+from datetime import UTC, date, datetime, timedelta
 
 from dewee.errors import InvalidInput
 
@@ -37,4 +38,32 @@ def parse_time(raw: str | datetime | None, *, field: str) -> datetime | None:
         raise InvalidInput(
             field, f"{raw!r} falls outside the years 1 to 9999 in UTC", code="invalid_time"
         ) from None
+    return value
+
+
+_DURATION = re.compile(r"^(\d{1,6})\s*([hdw])$")
+_DURATION_UNITS = {"h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
+
+
+def parse_expiry(raw: str, *, field: str, now: datetime) -> datetime:
+    """When something typed as a duration from ``now`` (``12h``, ``90d``, ``2w``) or as an
+    ISO 8601 date or time (a date alone is its midnight, UTC) expires."""
+    text = raw.strip().lower()
+    if (match := _DURATION.match(text)) is not None:
+        try:
+            return now + int(match[1]) * _DURATION_UNITS[match[2]]
+        except OverflowError:
+            raise InvalidInput(
+                field, f"{raw!r} ends after the year 9999", code="invalid_time"
+            ) from None
+    try:
+        value = parse_time(raw, field=field)
+    except InvalidInput:
+        raise InvalidInput(
+            field,
+            f"{raw!r} is neither a duration (e.g. 90d, 12h, 2w) nor an ISO 8601 date or time",
+            code="invalid_time",
+        ) from None
+    if value is None:
+        raise InvalidInput(field, "must be a duration or a date", code="invalid_time")
     return value

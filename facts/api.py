@@ -5,6 +5,7 @@ from django.utils import timezone
 from ninja import Query, Router, Schema
 from pydantic import Field
 
+from dewee.api_auth import ADMIN, READ, WRITE
 from dewee.errors import ConfirmationRequired
 from dewee.timeparse import parse_time
 from facts import queries, services
@@ -22,6 +23,7 @@ from facts.schemas import (
     ResolveIn,
 )
 from tenancy.access import request_access
+from tenancy.models import Scope
 from tenancy.queries import receipt_to_dict
 
 router = Router(tags=["facts"])
@@ -46,7 +48,7 @@ class FactListParams(Schema):
     limit: int = queries.DEFAULT_PAGE_SIZE
 
 
-@router.post("/facts", response=AssertOut, summary="Assert a fact")
+@router.post("/facts", response=AssertOut, summary="Assert a fact", auth=WRITE)
 def assert_fact(request: HttpRequest, payload: FactAssertIn) -> dict:
     access = request_access(request)
     agent = access.agent(payload.agent_id)
@@ -75,9 +77,13 @@ def assert_fact(request: HttpRequest, payload: FactAssertIn) -> dict:
     }
 
 
-@router.post("/facts/check", response=CheckOut, summary="Check text against the facts held")
+@router.post(
+    "/facts/check", response=CheckOut, summary="Check text against the facts held", auth=READ
+)
 def check_text(request: HttpRequest, payload: FactCheckIn) -> dict:
     access = request_access(request)
+    if payload.apply:  # applying what the check finds writes facts
+        access.require_scope(Scope.WRITE)
     agent = access.agent(payload.agent_id)
     source = services.SourceInput(**payload.source.model_dump()) if payload.source else None
     result = services.check_text(
@@ -92,7 +98,7 @@ def check_text(request: HttpRequest, payload: FactCheckIn) -> dict:
     return services.check_result_to_dict(result)
 
 
-@router.get("/facts", response=FactPageOut, summary="List facts")
+@router.get("/facts", response=FactPageOut, summary="List facts", auth=READ)
 def list_facts(request: HttpRequest, params: Query[FactListParams]) -> dict:
     agent = request_access(request).agent(params.agent_id)
     filters = queries.FactFilters(
@@ -116,7 +122,10 @@ def list_facts(request: HttpRequest, params: Query[FactListParams]) -> dict:
 
 
 @router.get(
-    "/facts/{int:fact_id}", response=FactDetailOut, summary="A fact with sources and history"
+    "/facts/{int:fact_id}",
+    response=FactDetailOut,
+    summary="A fact with sources and history",
+    auth=READ,
 )
 def get_fact(request: HttpRequest, fact_id: int) -> dict:
     fact = queries.get_fact(access=request_access(request), fact_id=fact_id)
@@ -125,7 +134,9 @@ def get_fact(request: HttpRequest, fact_id: int) -> dict:
     return detail
 
 
-@router.post("/facts/{int:fact_id}/resolve", response=FactDetailOut, summary="Accept or reject")
+@router.post(
+    "/facts/{int:fact_id}/resolve", response=FactDetailOut, summary="Accept or reject", auth=WRITE
+)
 def resolve_fact(request: HttpRequest, fact_id: int, payload: ResolveIn) -> dict:
     access = request_access(request)
     fact = queries.get_fact(access=access, fact_id=fact_id)
@@ -135,7 +146,9 @@ def resolve_fact(request: HttpRequest, fact_id: int, payload: ResolveIn) -> dict
     return queries.fact_detail(fact)
 
 
-@router.delete("/facts/{int:fact_id}", response=FactDetailOut, summary="Soft-delete a fact")
+@router.delete(
+    "/facts/{int:fact_id}", response=FactDetailOut, summary="Soft-delete a fact", auth=WRITE
+)
 def delete_fact(request: HttpRequest, fact_id: int, reason: str = "") -> dict:
     access = request_access(request)
     fact = queries.get_fact(access=access, fact_id=fact_id)
@@ -147,6 +160,7 @@ def delete_fact(request: HttpRequest, fact_id: int, reason: str = "") -> dict:
     "/facts/forget",
     response={200: ReceiptOut | ForgetPreviewOut},
     summary="Erase every fact about a user or a subject, or one subject of one user",
+    auth=ADMIN,
 )
 def forget_facts(request: HttpRequest, payload: ForgetIn) -> dict:
     access = request_access(request)

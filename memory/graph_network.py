@@ -17,7 +17,7 @@ from memory.graph_queries import clean_bounded
 from memory.models import Entity
 from tenancy.access import Access
 from tenancy.exceptions import WorkspaceNotFound
-from tenancy.models import Workspace
+from tenancy.models import AgentQuerySet, Workspace
 from tenancy.validation import clean_text
 
 NETWORK_TOP = 10
@@ -39,13 +39,19 @@ def network_workspace(*, access: Access, slug: str | None) -> Workspace:
     return workspace
 
 
-def agent_network(*, workspace: Workspace, top: int = NETWORK_TOP) -> dict[str, Any]:
+def agent_network(
+    *, workspace: Workspace, top: int = NETWORK_TOP, among: AgentQuerySet | None = None
+) -> dict[str, Any]:
     """The workspace's agents (with their entity counts) and the pairs of them that share
-    entities: each pair's number of shared entities and its ``top`` (1..NETWORK_TOP_MAX)."""
+    entities: each pair's number of shared entities and its ``top`` (1..NETWORK_TOP_MAX).
+    ``among``: only these agents (those an agent-limited key may use)."""
     top = clean_bounded(top, field="top", low=1, high=NETWORK_TOP_MAX)
+    workspace_agents = workspace.agents.all() if among is None else among.in_workspace(workspace)
     entities = Entity.objects.filter(agent__workspace=workspace)
+    if among is not None:
+        entities = entities.filter(agent__in=workspace_agents)
     agents = list(
-        workspace.agents.order_by("agent_id")
+        workspace_agents.order_by("agent_id")
         .annotate(entity_count=Count("entities"))
         .values("id", "agent_id", "name", "entity_count")
     )

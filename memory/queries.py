@@ -178,6 +178,8 @@ def maintenance_status(*, access: Access, recent: int = RECENT_RUNS) -> list[dic
     runs = MaintenanceRun.objects.select_related("agent")
     if access.workspace is not None:
         runs = runs.filter(Q(workspace__isnull=True) | Q(workspace=access.workspace))
+    if access.agent_ids is not None:  # a key limited to some agents sees only theirs
+        runs = runs.filter(Q(agent__isnull=True) | Q(agent__in=access.agents()))
     status = []
     for spec in JOBS.values():
         schedule = schedules.get(spec.schedule_name)

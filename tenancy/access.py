@@ -5,6 +5,7 @@ loads agents through it; other apps load their objects through the agent it retu
 object of another workspace is never found: it is a 404, exactly like one that does not exist.
 """
 
+import unicodedata
 from dataclasses import dataclass
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -14,9 +15,17 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from dewee.errors import NotFound
-from tenancy.audit import operator_actor
-from tenancy.exceptions import AgentNotFound, NoMembership, WorkspaceNotFound
-from tenancy.models import Agent, AgentQuerySet, MemberRole, Workspace, WorkspaceMember
+from tenancy.audit import key_actor, operator_actor
+from tenancy.exceptions import AgentNotFound, InsufficientScope, NoMembership, WorkspaceNotFound
+from tenancy.models import (
+    Agent,
+    AgentQuerySet,
+    ApiKey,
+    MemberRole,
+    Scope,
+    Workspace,
+    WorkspaceMember,
+)
 from tenancy.validation import DB_ID_MAX, clean_agent_id
 
 
@@ -29,12 +38,49 @@ class Access:
     actor: str
     workspace: Workspace | None = None
     can_act: bool = True
+    # An API key's limits (access_for_key); None: none, as for people and the CLI.
+    # ``agent_ids`` are the only agents visible; ``scopes`` what the caller may do.
+    agent_ids: frozenset[str] | None = None
+    scopes: frozenset[Scope] | None = None
 
     def agents(self) -> AgentQuerySet:
         agents = Agent.objects.select_related("workspace")
         if self.workspace is not None:
             agents = agents.in_workspace(self.workspace)
+        if self.agent_ids is not None:
+            agents = agents.filter(agent_id__in=self._agent_id_forms())
         return agents
+
+    def _agent_id_forms(self) -> set[str]:
+        """The listed ids in NFC (as listed) and NFD, as ``AgentQuerySet.with_id`` finds
+        an agent stored before ids were normalised."""
+        assert self.agent_ids is not None
+        return {unicodedata.normalize(form, a) for a in self.agent_ids for form in ("NFC", "NFD")}
+
+    def may_use_agent(self, agent_id: str) -> bool:
+        return self.agent_ids is None or bool(
+            {unicodedata.normalize(form, agent_id) for form in ("NFC", "NFD")}
+            & self._agent_id_forms()
+        )
+
+    def workspace_for_agent(self, agent_id: str) -> Workspace:
+        """The workspace in which this caller may reach, or create, the agent ``agent_id``
+        (which need not exist yet): a key limited to other agents gets AgentNotFound, as
+        if the agent did not exist. Only callers of one workspace (API keys) create."""
+        clean_agent_id(agent_id)
+        if self.workspace is None or not self.may_use_agent(agent_id):
+            raise AgentNotFound(f"Agent {agent_id!r} not found")
+        return self.workspace
+
+    def require_scope(self, scope: Scope) -> None:
+        """For what one operation needs only with some input (e.g. facts/check with
+        apply): its declared scope was checked when the key was authenticated."""
+        if self.scopes is not None and scope not in self.scopes:
+            raise InsufficientScope(
+                f"This request needs the '{scope}' scope; this key has "
+                f"{', '.join(s.value for s in Scope if s in self.scopes)}",
+                details={"required": scope.value},
+            )
 
     def agent(self, agent_id: str) -> Agent:
         """The visible agent ``agent_id`` (in NFC or as it was stored: see
@@ -58,6 +104,8 @@ class Access:
         exists elsewhere or not at all."""
         if self.workspace is not None:
             objects = objects.filter(agent__workspace=self.workspace)
+        if self.agent_ids is not None:
+            objects = objects.filter(agent__agent_id__in=self._agent_id_forms())
         if agent is not None:
             objects = objects.filter(agent=agent)
         if isinstance(pk, int) and not 1 <= pk <= DB_ID_MAX:
@@ -92,6 +140,17 @@ def access_for_user(
         raise NoMembership("No workspace for this account")
     return Access(
         actor=actor, workspace=member.workspace, can_act=member.role == MemberRole.MANAGER
+    )
+
+
+def access_for_key(key: ApiKey) -> Access:
+    """The Access of an API key: its workspace, its agents (all when it lists none), its
+    scopes, and its name as the actor (tenancy.audit.key_actor)."""
+    return Access(
+        actor=key_actor(key.name, key.pk),
+        workspace=key.workspace,
+        agent_ids=frozenset(key.agent_ids) if key.agent_ids else None,
+        scopes=key.scopes,
     )
 
 

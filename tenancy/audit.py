@@ -10,6 +10,12 @@ def operator_actor(username: str) -> str:
     return f"operator:{username}"
 
 
+def key_actor(name: str, key_id: int) -> str:
+    """An API key, by the name people gave it. Names need not be unique, so the key's id
+    follows: ``key:ingest-bot#12`` names one key even when two are called ingest-bot."""
+    return f"key:{name}#{key_id}"
+
+
 def record_event(
     *,
     workspace_id: int,

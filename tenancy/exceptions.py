@@ -1,6 +1,6 @@
 """Errors of workspaces, members, agents and API keys."""
 
-from dewee.errors import Conflict, InvalidInput, NotFound
+from dewee.errors import Conflict, DeweeError, InvalidInput, NotFound
 
 
 class AgentNotFound(NotFound):
@@ -44,3 +44,17 @@ class ApiKeyNotFound(NotFound):
 
 class InvalidAgentId(InvalidInput):
     code = "invalid_agent_id"
+
+
+class ApiKeyExpired(DeweeError):
+    """An expired key is refused as a revoked one is (401), with a message that says why."""
+
+    status = 401
+    code = "unauthenticated"
+
+
+class InsufficientScope(DeweeError):
+    """The key is valid but lacks the scope the operation needs."""
+
+    status = 403
+    code = "insufficient_scope"

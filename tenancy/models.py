@@ -6,9 +6,11 @@ The tables keep the names they had when the memory app owned these models
 
 import unicodedata
 import uuid
+from datetime import datetime
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 AGENT_ID_MAX_BYTES = 241
 DEFAULT_WORKSPACE_SLUG = "default"
@@ -103,9 +105,30 @@ class Agent(models.Model):
         return self.agent_id
 
 
+class Scope(models.TextChoices):
+    """What an API key may do. ``read``: look (lists, recall, context, checks);
+    ``write``: store and change; ``admin``: erase in bulk, merge, change policies and run
+    maintenance. Each API operation declares the one it needs (dewee.api_auth)."""
+
+    READ = "read"
+    WRITE = "write"
+    ADMIN = "admin"
+
+
+class KeyState(models.TextChoices):
+    ACTIVE = "active"
+    EXPIRED = "expired"
+    REVOKED = "revoked"
+
+
 class ApiKeyQuerySet(models.QuerySet["ApiKey"]):
     def active(self) -> "ApiKeyQuerySet":
+        """Not revoked (an expired key is still found, so that it can be refused as such)."""
         return self.filter(revoked_at__isnull=True)
+
+    def usable(self, now: datetime) -> "ApiKeyQuerySet":
+        """Neither revoked nor expired at ``now``."""
+        return self.active().filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
 
 
 class ApiKey(models.Model):
@@ -119,6 +142,16 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # One column per scope (not a JSON list): each is a plain boolean the database can
+    # index, filter and constrain the same way on SQLite and PostgreSQL, and a key with
+    # no scope at all is refused by a constraint.
+    scope_read = models.BooleanField("read", default=True)
+    scope_write = models.BooleanField("write", default=True)
+    scope_admin = models.BooleanField("admin", default=False)
+    # The agents the key may use, by id in NFC (tenancy.services.clean_key_agent_ids);
+    # empty: every agent of its workspace. A listed agent need not exist yet.
+    agent_ids = models.JSONField(default=list, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
 
     objects = ApiKeyQuerySet.as_manager()
 
@@ -126,9 +159,31 @@ class ApiKey(models.Model):
         db_table = "memory_apikey"  # created by the memory app; kept when it moved here
         ordering = ["-created_at"]
         verbose_name = "API key"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(scope_read=True) | Q(scope_write=True) | Q(scope_admin=True),
+                name="api_key_has_a_scope",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def scopes(self) -> frozenset[Scope]:
+        held = (self.scope_read, self.scope_write, self.scope_admin)
+        return frozenset(scope for scope, has in zip(Scope, held, strict=True) if has)
+
+    def scope_names(self) -> list[str]:
+        """The key's scopes in their fixed order (read, write, admin)."""
+        return [scope.value for scope in Scope if scope in self.scopes]
+
+    def state(self, now: datetime) -> KeyState:
+        if self.revoked_at is not None:
+            return KeyState.REVOKED
+        if self.expires_at is not None and self.expires_at <= now:
+            return KeyState.EXPIRED
+        return KeyState.ACTIVE
 
 
 class AuditAction(models.TextChoices):
@@ -148,6 +203,7 @@ class AuditAction(models.TextChoices):
     MEMBER_REMOVE = "member.remove", "Member removed"
     KEY_CREATE = "key.create", "API key created"
     KEY_REVOKE = "key.revoke", "API key revoked"
+    KEY_UPDATE = "key.update", "API key changed"
 
 
 class AuditEvent(models.Model):

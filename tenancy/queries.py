@@ -1,22 +1,39 @@
 """Reads of workspaces, members, agents, API keys and erasure receipts."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from tenancy.exceptions import MemberNotFound, UserNotFound
-from tenancy.models import Agent, ApiKey, ErasureReceipt, Workspace, WorkspaceMember
+from tenancy.exceptions import (
+    ApiKeyExpired,
+    ApiKeyNotFound,
+    InsufficientScope,
+    MemberNotFound,
+    UserNotFound,
+)
+from tenancy.models import (
+    Agent,
+    ApiKey,
+    ErasureReceipt,
+    KeyState,
+    Scope,
+    Workspace,
+    WorkspaceMember,
+)
 from tenancy.receipts import user_digest
 from tenancy.services import API_KEY_PREFIX, hash_api_key
 
 _LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
-def authenticate_api_key(token: str) -> ApiKey | None:
-    """The active key for ``token``, or None. Marks it used at most once a minute, so a busy
-    agent does not turn every read into a write."""
+def authenticate_api_key(token: str, *, scope: Scope | None) -> ApiKey | None:
+    """The key for ``token`` if it may do what needs ``scope``; None for no key (or a
+    revoked one). An expired key is ApiKeyExpired; a key without ``scope`` (or any key,
+    when ``scope`` is None: an operation that declares none) is InsufficientScope. Only a
+    key let through is marked used, at most once a minute, so a busy agent does not turn
+    every read into a write and a refused request writes nothing."""
     if not token.startswith(API_KEY_PREFIX):
         return None
     key = (
@@ -28,9 +45,57 @@ def authenticate_api_key(token: str) -> ApiKey | None:
     if key is None:
         return None
     now = timezone.now()
+    if key.state(now) is KeyState.EXPIRED:
+        assert key.expires_at is not None
+        raise ApiKeyExpired(f"This API key expired at {key.expires_at:%Y-%m-%d %H:%M} UTC")
+    if scope is None:
+        raise InsufficientScope("This operation declares no scope, so no key may call it")
+    if scope not in key.scopes:
+        raise InsufficientScope(
+            f"This operation needs the '{scope}' scope; this key has "
+            f"{', '.join(key.scope_names())}",
+            details={"required": scope.value, "scopes": key.scope_names()},
+        )
     if key.last_used_at is None or now - key.last_used_at > _LAST_USED_RESOLUTION:
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
     return key
+
+
+def list_api_keys(*, workspace: Workspace | None = None) -> list[ApiKey]:
+    """Keys of ``workspace`` (of every workspace when None), newest first."""
+    keys = ApiKey.objects.select_related("workspace")
+    if workspace is not None:
+        keys = keys.filter(workspace=workspace)
+    return list(keys)
+
+
+def get_api_key(*, key_id: int, workspace: Workspace | None) -> ApiKey:
+    """A key of ``workspace`` (of any workspace when None: operators); another's is
+    ApiKeyNotFound, as one that does not exist."""
+    keys = ApiKey.objects.select_related("workspace")
+    if workspace is not None:
+        keys = keys.filter(workspace=workspace)
+    try:
+        return keys.get(pk=key_id)
+    except ApiKey.DoesNotExist:
+        raise ApiKeyNotFound(f"No API key #{key_id}") from None
+
+
+def api_key_to_dict(key: ApiKey, *, now: datetime | None = None) -> dict[str, Any]:
+    """What may be shown of a key: never its secret (which is not kept) nor its hash."""
+    return {
+        "id": key.pk,
+        "workspace": key.workspace.slug,
+        "name": key.name,
+        "prefix": key.prefix,
+        "scopes": key.scope_names(),
+        "agents": list(key.agent_ids),
+        "expires_at": key.expires_at,
+        "state": key.state(now or timezone.now()).value,
+        "created_at": key.created_at,
+        "last_used_at": key.last_used_at,
+        "revoked_at": key.revoked_at,
+    }
 
 
 def agent_to_dict(agent: Agent) -> dict[str, Any]:

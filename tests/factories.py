@@ -23,8 +23,14 @@ def make_agent(workspace: Workspace, agent_id: str | None = None) -> Agent:
     return create_agent(workspace=workspace, agent_id=agent_id or f"agent-{_next()}")
 
 
-def make_key(workspace: Workspace) -> str:
-    _key, secret = create_api_key(workspace=workspace, name="test key", actor="test")
+ALL_SCOPES = ("read", "write", "admin")
+
+
+def make_key(workspace: Workspace, *, name: str = "test key", **options: Any) -> str:
+    """A key's secret; the key may do everything (all three scopes) unless ``options``
+    (create_api_key's scopes, agent_ids, expires_at) say otherwise."""
+    options.setdefault("scopes", ALL_SCOPES)
+    _key, secret = create_api_key(workspace=workspace, name=name, actor="test", **options)
     return secret
 
 

@@ -1,18 +1,25 @@
 """``dewee workspaces|agents|keys ...``: who owns what, and how agents get in."""
 
 import argparse
+from datetime import datetime
 from typing import Any
+
+from django.utils import timezone
 
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
+from dewee.errors import InvalidInput
+from dewee.timeparse import parse_expiry
 from tenancy.models import DEFAULT_WORKSPACE_SLUG, ApiKey, Workspace
-from tenancy.queries import agent_to_dict
+from tenancy.queries import agent_to_dict, api_key_to_dict, list_api_keys
 from tenancy.services import (
+    DEFAULT_KEY_SCOPES,
     create_agent,
     create_api_key,
     create_workspace,
     get_workspace,
     revoke_api_key,
+    update_api_key,
 )
 
 
@@ -46,32 +53,65 @@ def register(commands: Any) -> None:
     p = sub.add_parser("create", help="Create a key; its secret is shown once.")
     p.add_argument("--workspace", required=True)
     p.add_argument("--name", required=True)
+    _add_key_limits(p)
     add_json_flag(p)
     p.set_defaults(handler=keys_create)
     p = sub.add_parser("list", help="List keys (never their secrets).")
     p.add_argument("--workspace")
     add_json_flag(p)
     p.set_defaults(handler=keys_list)
+    p = sub.add_parser("update", help="Change a key's scopes, agents or expiry.")
+    p.add_argument("key_id", type=int, metavar="KEY_ID")
+    _add_key_limits(p)
+    p.add_argument("--all-agents", action="store_true", help="Lift the key's agent limit.")
+    p.add_argument("--never-expires", action="store_true", help="Remove the key's expiry.")
+    add_json_flag(p)
+    p.set_defaults(handler=keys_update)
     p = sub.add_parser("revoke", help="Revoke a key at once.")
     p.add_argument("key_id", type=int, metavar="KEY_ID")
     add_json_flag(p)
     p.set_defaults(handler=keys_revoke)
 
 
+def _add_key_limits(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scope",
+        "--scopes",
+        dest="scopes",
+        action="append",
+        metavar="SCOPES",
+        help="read, write and/or admin (repeat, or separate with commas). A new key: read,write.",
+    )
+    parser.add_argument(
+        "--agent",
+        dest="agents",
+        action="append",
+        metavar="AGENT_ID",
+        help="Limit the key to this agent (repeatable; it need not exist yet). "
+        "A new key: every agent of its workspace.",
+    )
+    parser.add_argument(
+        "--expires",
+        metavar="WHEN",
+        help="When the key stops working: a duration (90d, 12h, 2w) or a date "
+        "(2027-01-31). A new key: never.",
+    )
+
+
+def _scopes(args: argparse.Namespace) -> list[str] | None:
+    if args.scopes is None:
+        return None
+    return [part.strip() for value in args.scopes for part in value.split(",") if part.strip()]
+
+
+def _expiry(args: argparse.Namespace) -> datetime | None:
+    if args.expires is None:
+        return None
+    return parse_expiry(args.expires, field="expires", now=timezone.now())
+
+
 def _workspace_dict(workspace: Workspace) -> dict[str, Any]:
     return {"slug": workspace.slug, "name": workspace.name, "created_at": workspace.created_at}
-
-
-def _key_dict(key: ApiKey) -> dict[str, Any]:
-    return {
-        "id": key.pk,
-        "workspace": key.workspace.slug,
-        "name": key.name,
-        "prefix": key.prefix,
-        "created_at": key.created_at,
-        "last_used_at": key.last_used_at,
-        "revoked_at": key.revoked_at,
-    }
 
 
 def workspaces_create(args: argparse.Namespace) -> None:
@@ -116,42 +156,86 @@ def agents_list(args: argparse.Namespace) -> None:
 
 
 def keys_create(args: argparse.Namespace) -> None:
+    scopes = _scopes(args)
     key, secret = create_api_key(
-        workspace=get_workspace(args.workspace), name=args.name, actor=cli_access().actor
+        workspace=get_workspace(args.workspace),
+        name=args.name,
+        actor=cli_access().actor,
+        scopes=DEFAULT_KEY_SCOPES if scopes is None else scopes,
+        agent_ids=args.agents,
+        expires_at=_expiry(args),
     )
     if args.json:
-        print_json({**_key_dict(key), "key": secret})
+        print_json({**api_key_to_dict(key), "key": secret})
         return
     print(f"Created API key #{key.pk} {key.name!r} for workspace {key.workspace.slug}.")
+    print(f"Scopes: {', '.join(key.scope_names())}; {_agents_text(key)}; {_expiry_text(key)}.")
     print(f"\n    {secret}\n")
     print("Store it now: it is not kept and cannot be shown again.")
 
 
+def _agents_text(key: ApiKey) -> str:
+    return f"agents: {', '.join(key.agent_ids)}" if key.agent_ids else "every agent"
+
+
+def _expiry_text(key: ApiKey) -> str:
+    return f"expires {key.expires_at:%Y-%m-%d %H:%M} UTC" if key.expires_at else "never expires"
+
+
 def keys_list(args: argparse.Namespace) -> None:
-    keys = ApiKey.objects.select_related("workspace")
-    if args.workspace:
-        keys = keys.filter(workspace=get_workspace(args.workspace))
-    rows = [_key_dict(k) for k in keys]
+    workspace = get_workspace(args.workspace) if args.workspace else None
+    rows = [api_key_to_dict(k) for k in list_api_keys(workspace=workspace)]
     if args.json:
         print_json(rows)
+        return
+    for row in rows:
+        row["scopes"] = ",".join(row["scopes"])
+        row["agents"] = ",".join(row["agents"]) or "all"
+    print_table(
+        rows,
+        [
+            ("id", "ID"),
+            ("workspace", "WORKSPACE"),
+            ("name", "NAME"),
+            ("prefix", "PREFIX"),
+            ("scopes", "SCOPES"),
+            ("agents", "AGENTS"),
+            ("expires_at", "EXPIRES"),
+            ("last_used_at", "LAST USED"),
+            ("state", "STATE"),
+        ],
+        widths={"name": 30, "agents": 40},
+        empty="No API keys.",
+    )
+
+
+def keys_update(args: argparse.Namespace) -> None:
+    if args.agents and args.all_agents:
+        raise InvalidInput("agents", "give --agent or --all-agents, not both")
+    if args.expires and args.never_expires:
+        raise InvalidInput("expires", "give --expires or --never-expires, not both")
+    changes: dict[str, Any] = {}
+    if (scopes := _scopes(args)) is not None:
+        changes["scopes"] = scopes
+    if args.agents or args.all_agents:
+        changes["agent_ids"] = args.agents or []
+    if args.expires or args.never_expires:
+        changes["expires_at"] = _expiry(args)
+    if not changes:
+        raise InvalidInput("key", "nothing to change: give --scope, --agent, --expires, ...")
+    key = update_api_key(key_id=args.key_id, actor=cli_access().actor, **changes)
+    if args.json:
+        print_json(api_key_to_dict(key))
     else:
-        print_table(
-            rows,
-            [
-                ("id", "ID"),
-                ("workspace", "WORKSPACE"),
-                ("name", "NAME"),
-                ("prefix", "PREFIX"),
-                ("last_used_at", "LAST USED"),
-                ("revoked_at", "REVOKED"),
-            ],
-            empty="No API keys.",
+        print(
+            f"API key #{key.pk} {key.name!r}: {', '.join(key.scope_names())}; "
+            f"{_agents_text(key)}; {_expiry_text(key)}."
         )
 
 
 def keys_revoke(args: argparse.Namespace) -> None:
     key = revoke_api_key(key_id=args.key_id, actor=cli_access().actor)
     if args.json:
-        print_json(_key_dict(key))
+        print_json(api_key_to_dict(key))
     else:
         print(f"Revoked API key #{key.pk} {key.name!r}.")

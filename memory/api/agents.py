@@ -6,6 +6,7 @@ from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
+from dewee.api_auth import ADMIN, READ, WRITE
 from dewee.schemas import DbId
 from memory import services
 from memory.api.common import memory_page, recall_filters
@@ -45,12 +46,13 @@ class MemoryListParams(Schema):
     limit: int = 50
 
 
-@router.post("/agents", response={201: AgentOut}, tags=["agents"], summary="Create an agent")
+@router.post(
+    "/agents", response={201: AgentOut}, tags=["agents"], summary="Create an agent", auth=WRITE
+)
 def create_agent(request: HttpRequest, payload: AgentIn) -> Status:
     access = request_access(request)
-    assert access.workspace is not None
     agent = tenancy_services.create_agent(
-        workspace=access.workspace,
+        workspace=access.workspace_for_agent(payload.agent_id),
         agent_id=payload.agent_id,
         name=payload.name,
         metadata=payload.metadata,
@@ -58,7 +60,13 @@ def create_agent(request: HttpRequest, payload: AgentIn) -> Status:
     return Status(201, agent_to_dict(agent))
 
 
-@router.get("/agents", response=list[AgentOut], tags=["agents"], summary="Agents of this workspace")
+@router.get(
+    "/agents",
+    response=list[AgentOut],
+    tags=["agents"],
+    summary="Agents of this workspace",
+    auth=READ,
+)
 def list_agents(request: HttpRequest) -> list[dict]:
     return [agent_to_dict(a) for a in request_access(request).agents()]
 
@@ -68,6 +76,7 @@ def list_agents(request: HttpRequest) -> list[dict]:
     response=MemoryPageOut,
     tags=["memories"],
     summary="An agent's memories, newest first",
+    auth=READ,
 )
 def agent_memories(
     request: HttpRequest, agent_id: str, params: Query[MemoryListParams]
@@ -84,6 +93,7 @@ def agent_memories(
     response=FeedbackSummaryOut,
     tags=["feedback"],
     summary="An agent's feedback: counts, most voted and flagged memories",
+    auth=READ,
 )
 def agent_feedback(request: HttpRequest, agent_id: str) -> dict[str, Any]:
     return agent_feedback_summary(agent=request_access(request).agent(agent_id))
@@ -94,6 +104,7 @@ def agent_feedback(request: HttpRequest, agent_id: str) -> dict[str, Any]:
     response=MemoryPolicyOut,
     tags=["agents"],
     summary="How an agent's memories age (server defaults filled in)",
+    auth=READ,
 )
 def get_memory_policy(request: HttpRequest, agent_id: str) -> dict[str, Any]:
     return services.get_memory_policy(request_access(request).agent(agent_id)).as_dict()
@@ -104,6 +115,7 @@ def get_memory_policy(request: HttpRequest, agent_id: str) -> dict[str, Any]:
     response=MemoryPolicyOut,
     tags=["agents"],
     summary="Replace an agent's memory policy; returns the effective policy",
+    auth=ADMIN,
 )
 def put_memory_policy(
     request: HttpRequest, agent_id: str, payload: MemoryPolicyIn
@@ -115,6 +127,8 @@ def put_memory_policy(
     ).as_dict()
 
 
-@router.get("/agents/{path:agent_id}", response=AgentOut, tags=["agents"], summary="One agent")
+@router.get(
+    "/agents/{path:agent_id}", response=AgentOut, tags=["agents"], summary="One agent", auth=READ
+)
 def get_agent(request: HttpRequest, agent_id: str) -> dict:
     return agent_to_dict(request_access(request).agent(agent_id))

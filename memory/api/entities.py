@@ -6,6 +6,7 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
 
+from dewee.api_auth import READ, WRITE
 from memory import services
 from memory.entity_queries import (
     entity_to_dict,
@@ -41,6 +42,7 @@ class EntityListParams(Schema):
     response=ExtractOut,
     tags=["entities"],
     summary="The entities and speaker storing a text would find; stores nothing",
+    auth=READ,
 )
 def extract(request: HttpRequest, payload: ExtractIn) -> dict[str, Any]:
     request_access(request)
@@ -52,6 +54,7 @@ def extract(request: HttpRequest, payload: ExtractIn) -> dict[str, Any]:
     response=list[MentionOut],
     tags=["entities"],
     summary="The entities a memory mentions",
+    auth=READ,
 )
 def entities_of_memory(request: HttpRequest, memory_id: int) -> list[dict[str, Any]]:
     return memory_entities(get_memory(access=request_access(request), memory_id=memory_id))
@@ -62,6 +65,7 @@ def entities_of_memory(request: HttpRequest, memory_id: int) -> list[dict[str, A
     response={201: LinkOut},
     tags=["entities"],
     summary="Link a memory to another memory of its agent (a linked_by edge)",
+    auth=WRITE,
 )
 def link(request: HttpRequest, memory_id: int, payload: LinkIn) -> Status:
     access = request_access(request)
@@ -78,6 +82,7 @@ def link(request: HttpRequest, memory_id: int, payload: LinkIn) -> Status:
     response={204: None},
     tags=["entities"],
     summary="Remove a manual link",
+    auth=WRITE,
 )
 def unlink(request: HttpRequest, memory_id: int, target_id: int) -> Status:
     access = request_access(request)
@@ -92,6 +97,7 @@ def unlink(request: HttpRequest, memory_id: int, target_id: int) -> Status:
     response=EntityOut,
     tags=["entities"],
     summary="One entity of an agent",
+    auth=READ,
 )
 def agent_entity(request: HttpRequest, agent_id: str, entity_id: int) -> dict[str, Any]:
     agent = request_access(request).agent(agent_id)
@@ -103,6 +109,7 @@ def agent_entity(request: HttpRequest, agent_id: str, entity_id: int) -> dict[st
     response=EntityPageOut,
     tags=["entities"],
     summary="An agent's entities with their mention counts, newest first",
+    auth=READ,
 )
 def agent_entities(
     request: HttpRequest, agent_id: str, params: Query[EntityListParams]

@@ -5,6 +5,7 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Router, Status
 
+from dewee.api_auth import READ, WRITE
 from memory import services
 from memory.feedback_reports import (
     feedback_health,
@@ -31,6 +32,7 @@ router = Router()
     response={201: FeedbackResultOut},
     tags=["feedback"],
     summary="Upvote, downvote or flag a memory",
+    auth=WRITE,
 )
 def give_feedback(request: HttpRequest, memory_id: int, payload: FeedbackIn) -> Status:
     access = request_access(request)
@@ -53,6 +55,7 @@ def give_feedback(request: HttpRequest, memory_id: int, payload: FeedbackIn) -> 
     response=FeedbackPageOut,
     tags=["feedback"],
     summary="A memory's feedback, newest first",
+    auth=READ,
 )
 def memory_feedback(
     request: HttpRequest, memory_id: int, cursor: str | None = None, limit: int = 50
@@ -67,6 +70,7 @@ def memory_feedback(
     response=FeedbackHealthOut,
     tags=["feedback"],
     summary="Feedback in this workspace lately, and whether it needs attention",
+    auth=READ,
 )
 def workspace_feedback_health(request: HttpRequest) -> dict[str, Any]:
     return feedback_health(agents=request_access(request).agents())

@@ -6,6 +6,7 @@ from typing import Any
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Query, Router, Schema
 
+from dewee.api_auth import READ
 from memory.graph_export import export_graph
 from memory.graph_network import NETWORK_TOP, agent_network, network_workspace
 from memory.graph_queries import (
@@ -52,6 +53,7 @@ class NetworkParams(Schema):
     response=TraverseOut,
     tags=["graph"],
     summary="The memories reached from a memory along its edges, breadth-first",
+    auth=READ,
 )
 def traverse(request: HttpRequest, memory_id: str, params: Query[TraverseParams]) -> dict[str, Any]:
     memory = get_memory(access=request_access(request), memory_id=clean_memory_id(memory_id))
@@ -69,6 +71,7 @@ def traverse(request: HttpRequest, memory_id: str, params: Query[TraverseParams]
     response=PathOut,
     tags=["graph"],
     summary="The shortest path between two memories of one agent",
+    auth=READ,
 )
 def path(
     request: HttpRequest, memory_id: str, target_id: str, params: Query[PathParams]
@@ -86,6 +89,7 @@ def path(
     "/agents/{path:agent_id}/graph",
     tags=["graph"],
     summary="An agent's whole graph as JSON or GraphML, streamed",
+    auth=READ,
 )
 def export(
     request: HttpRequest, agent_id: str, params: Query[ExportParams]
@@ -104,7 +108,10 @@ def export(
     response=NetworkOut,
     tags=["graph"],
     summary="The entities each pair of a workspace's agents share",
+    auth=READ,
 )
 def network(request: HttpRequest, params: Query[NetworkParams]) -> dict[str, Any]:
-    workspace = network_workspace(access=request_access(request), slug=params.workspace)
-    return agent_network(workspace=workspace, top=params.top)
+    access = request_access(request)
+    workspace = network_workspace(access=access, slug=params.workspace)
+    among = access.agents() if access.agent_ids is not None else None
+    return agent_network(workspace=workspace, top=params.top, among=among)

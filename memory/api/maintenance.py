@@ -8,6 +8,8 @@ from django.http import HttpRequest
 from ninja import Router, Schema, Status
 from pydantic import Field, StrictStr
 
+from dewee.api_auth import ADMIN, READ
+from dewee.errors import InvalidInput
 from dewee.schemas import StrictSchema
 from memory.queries import maintenance_status
 from memory.services.maintenance import queue_maintenance
@@ -68,6 +70,7 @@ class TriggerOut(Schema):
     "/admin/autopilot/status",
     response=AutopilotStatusOut,
     summary="Background jobs: schedule, next run, last runs and what they did",
+    auth=READ,
 )
 def autopilot_status(request: HttpRequest) -> dict[str, Any]:
     return {"jobs": maintenance_status(access=request_access(request))}
@@ -77,9 +80,13 @@ def autopilot_status(request: HttpRequest) -> dict[str, Any]:
     "/admin/autopilot/trigger",
     response={202: TriggerOut},
     summary="Run background jobs now, for this workspace's agents (or one agent)",
+    auth=ADMIN,
 )
 def autopilot_trigger(request: HttpRequest, payload: TriggerIn) -> Status:
     access = request_access(request)
+    if payload.agent_id is None and access.agent_ids is not None:
+        # The whole workspace would reach agents this key may not use.
+        raise InvalidInput("agent_id", "is required: this key may use only some agents")
     agent = access.agent(payload.agent_id) if payload.agent_id is not None else None
     queued = queue_maintenance(
         jobs=payload.jobs, agent=agent, workspace=None if agent else access.workspace

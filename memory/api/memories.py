@@ -5,6 +5,7 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Router, Status
 
+from dewee.api_auth import ADMIN, READ, WRITE
 from dewee.errors import DeweeError
 from dewee.timeparse import parse_time
 from facts.queries import fact_to_dict, facts_learned_from
@@ -70,13 +71,14 @@ def _learning(requested: str | None) -> Learning | None:
     return Learning(requested) if requested is not None else None
 
 
-@router.post("/memories", response={201: StoredOut}, tags=["memories"], summary="Store a memory")
+@router.post(
+    "/memories", response={201: StoredOut}, tags=["memories"], summary="Store a memory", auth=WRITE
+)
 def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
-    access = request_access(request)
-    assert access.workspace is not None
+    workspace = request_access(request).workspace_for_agent(payload.agent_id)
     learning = _learning(payload.extract_facts)
     (memory,) = services.store_memories_as(
-        workspace=access.workspace,
+        workspace=workspace,
         agent_id=payload.agent_id,
         items=[_input(payload)],
         learning=learning,
@@ -89,10 +91,10 @@ def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
     response={201: BatchOut},
     tags=["memories"],
     summary="Store up to 1,000 memories, all or nothing",
+    auth=WRITE,
 )
 def store_batch(request: HttpRequest, payload: BatchIn) -> Status:
-    access = request_access(request)
-    assert access.workspace is not None
+    workspace = request_access(request).workspace_for_agent(payload.agent_id)
     inputs = []
     for index, item in enumerate(payload.items):
         try:
@@ -101,7 +103,7 @@ def store_batch(request: HttpRequest, payload: BatchIn) -> Status:
             raise exc.for_item(index) from None
     learning = _learning(payload.extract_facts)
     memories = services.store_memories_as(
-        workspace=access.workspace, agent_id=payload.agent_id, items=inputs, learning=learning
+        workspace=workspace, agent_id=payload.agent_id, items=inputs, learning=learning
     )
     return Status(201, {"items": [_stored(m, learning) for m in memories]})
 
@@ -111,6 +113,7 @@ def store_batch(request: HttpRequest, payload: BatchIn) -> Status:
     response=ForgetMemoriesOut,
     tags=["memories"],
     summary="Delete memories by ids, tags or importance",
+    auth=ADMIN,
 )
 def forget_memories(request: HttpRequest, payload: ForgetMemoriesIn) -> dict[str, int]:
     access = request_access(request)
@@ -129,6 +132,7 @@ def forget_memories(request: HttpRequest, payload: ForgetMemoriesIn) -> dict[str
     response={201: MemoryOut},
     tags=["memories"],
     summary="Merge memories into one new memory",
+    auth=ADMIN,
 )
 def consolidate_memories(request: HttpRequest, payload: ConsolidateIn) -> Status:
     access = request_access(request)
@@ -147,6 +151,7 @@ def consolidate_memories(request: HttpRequest, payload: ConsolidateIn) -> Status
     response=DeduplicateOut,
     tags=["memories"],
     summary="Merge an agent's exact duplicates",
+    auth=ADMIN,
 )
 def deduplicate_memories(request: HttpRequest, payload: DeduplicateIn) -> dict[str, Any]:
     access = request_access(request)
@@ -159,12 +164,12 @@ def deduplicate_memories(request: HttpRequest, payload: DeduplicateIn) -> dict[s
     return report.as_dict()
 
 
-@router.get("/memories/{int:memory_id}", response=MemoryOut, tags=["memories"])
+@router.get("/memories/{int:memory_id}", response=MemoryOut, tags=["memories"], auth=READ)
 def read_memory(request: HttpRequest, memory_id: int) -> dict[str, Any]:
     return memory_to_dict(get_memory(access=request_access(request), memory_id=memory_id))
 
 
-@router.patch("/memories/{int:memory_id}", response=MemoryOut, tags=["memories"])
+@router.patch("/memories/{int:memory_id}", response=MemoryOut, tags=["memories"], auth=WRITE)
 def patch_memory(request: HttpRequest, memory_id: int, payload: MemoryPatchIn) -> dict[str, Any]:
     memory = get_memory(access=request_access(request), memory_id=memory_id)
     changes = payload.model_dump(exclude_unset=True)
@@ -172,14 +177,16 @@ def patch_memory(request: HttpRequest, memory_id: int, payload: MemoryPatchIn) -
     return memory_to_dict(get_memory(access=request_access(request), memory_id=memory.pk))
 
 
-@router.delete("/memories/{int:memory_id}", response=ForgetMemoriesOut, tags=["memories"])
+@router.delete(
+    "/memories/{int:memory_id}", response=ForgetMemoriesOut, tags=["memories"], auth=WRITE
+)
 def remove_memory(request: HttpRequest, memory_id: int, reason: str = "") -> dict[str, int]:
     access = request_access(request)
     memory = get_memory(access=access, memory_id=memory_id)
     return services.delete_memory(memory=memory, actor=access.actor, reason=reason)
 
 
-@router.post("/memory/recall", response=RecallOut, tags=["memories"], summary="Recall")
+@router.post("/memory/recall", response=RecallOut, tags=["memories"], summary="Recall", auth=READ)
 def recall_memories(request: HttpRequest, payload: RecallIn) -> dict[str, Any]:
     agent = request_access(request).agent(payload.agent_id)
     result = recall(

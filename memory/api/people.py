@@ -6,12 +6,13 @@ from typing import Any
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Router
 
+from dewee.api_auth import ADMIN
 from memory.people import find_person
 from memory.people_export import export_person
 from memory.schemas import PersonForgetIn, PersonPreviewOut, PersonReceiptOut
 from memory.services.people import erase_person
 from tenancy.access import Access, request_access
-from tenancy.exceptions import WorkspaceNotFound
+from tenancy.exceptions import InsufficientScope, WorkspaceNotFound
 from tenancy.models import Workspace
 from tenancy.queries import receipt_to_dict
 
@@ -22,12 +23,19 @@ def _workspace(access: Access) -> Workspace:
     # An API key always belongs to one workspace; a person is always sought within one.
     if access.workspace is None:
         raise WorkspaceNotFound("A person is erased or exported within one workspace")
+    if access.agent_ids is not None:
+        # A person is sought across every agent of the workspace, which this key may not see.
+        raise InsufficientScope(
+            "A key limited to some agents cannot erase or export a person, who is sought "
+            "across every agent of the workspace: use a key for all agents",
+            details={"required": "all_agents"},
+        )
     return access.workspace
 
 
-# scope: admin
 @router.post(
     "/people/forget",
+    auth=ADMIN,
     response={200: PersonReceiptOut | PersonPreviewOut},
     tags=["people"],
     summary="Erase everything about one person in this workspace (preview without confirm)",
@@ -47,9 +55,9 @@ def forget_person(request: HttpRequest, payload: PersonForgetIn) -> dict[str, An
     return {**receipt_to_dict(erased.receipt), "by_agent": erased.data.by_agent()}
 
 
-# scope: admin
 @router.get(
     "/people/{user}/export",
+    auth=ADMIN,
     tags=["people"],
     summary="Everything held about one person in this workspace, as one streamed JSON document",
     response={200: dict[str, Any]},

@@ -5,6 +5,7 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Router, Status
 
+from dewee.api_auth import READ, WRITE
 from dewee.errors import ConfirmationRequired
 from memory import services
 from memory.api.common import memory_page
@@ -29,7 +30,7 @@ from tenancy.access import request_access
 router = Router()
 
 
-@router.post("/sessions", response={201: SessionOut}, tags=["sessions"])
+@router.post("/sessions", response={201: SessionOut}, tags=["sessions"], auth=WRITE)
 def start_session(request: HttpRequest, payload: SessionIn) -> Status:
     agent = request_access(request).agent(payload.agent_id)
     session = services.start_session(
@@ -41,13 +42,14 @@ def start_session(request: HttpRequest, payload: SessionIn) -> Status:
     return Status(201, session_to_dict(session, memory_count=0))
 
 
-@router.get("/sessions/{int:session_id}", response=SessionOut, tags=["sessions"])
+@router.get("/sessions/{int:session_id}", response=SessionOut, tags=["sessions"], auth=READ)
 def read_session(request: HttpRequest, session_id: int) -> dict[str, Any]:
     return session_to_dict(get_session(access=request_access(request), session_id=session_id))
 
 
-# scope: write
-@router.delete("/sessions/{int:session_id}", response=SessionDeletedOut, tags=["sessions"])
+@router.delete(
+    "/sessions/{int:session_id}", response=SessionDeletedOut, tags=["sessions"], auth=WRITE
+)
 def delete_session(
     request: HttpRequest, session_id: int, confirm: bool = False, reason: str = ""
 ) -> dict[str, int]:
@@ -67,19 +69,21 @@ def delete_session(
     return services.delete_session(session=session, actor=access.actor, reason=reason)
 
 
-@router.post("/sessions/{int:session_id}/end", response=SessionOut, tags=["sessions"])
+@router.post("/sessions/{int:session_id}/end", response=SessionOut, tags=["sessions"], auth=WRITE)
 def end_session(request: HttpRequest, session_id: int, payload: SessionEndIn) -> dict[str, Any]:
     session = get_session(access=request_access(request), session_id=session_id)
     return session_to_dict(services.end_session(session=session, summary=payload.summary))
 
 
-@router.post("/sessions/{int:session_id}/touch", response=SessionOut, tags=["sessions"])
+@router.post("/sessions/{int:session_id}/touch", response=SessionOut, tags=["sessions"], auth=WRITE)
 def touch_session(request: HttpRequest, session_id: int) -> dict[str, Any]:
     session = get_session(access=request_access(request), session_id=session_id)
     return session_to_dict(services.touch_session(session=session))
 
 
-@router.get("/sessions/{int:session_id}/memories", response=MemoryPageOut, tags=["sessions"])
+@router.get(
+    "/sessions/{int:session_id}/memories", response=MemoryPageOut, tags=["sessions"], auth=READ
+)
 def session_memories(
     request: HttpRequest, session_id: int, cursor: str | None = None, limit: int = 50
 ) -> dict[str, Any]:
@@ -95,7 +99,9 @@ def session_memories(
     return memory_page(page)
 
 
-@router.post("/context", response=ContextOut, tags=["context"], summary="Context for a turn")
+@router.post(
+    "/context", response=ContextOut, tags=["context"], summary="Context for a turn", auth=READ
+)
 def context(request: HttpRequest, payload: ContextIn) -> dict[str, Any]:
     access = request_access(request)
     agent = access.agent(payload.agent_id)

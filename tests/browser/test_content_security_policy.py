@@ -39,6 +39,7 @@ def test_the_main_pages_load_under_the_policy_and_an_inline_script_is_refused(
         "/dashboard/memory/sessions/",
         "/dashboard/memory/maintenance/",
         "/dashboard/members/",
+        "/dashboard/keys/",
         "/admin/",
         "/admin/facts/fact/",
         f"/admin/facts/fact/{disputed.pk}/change/",

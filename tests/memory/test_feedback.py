@@ -156,13 +156,13 @@ def test_api_feedback_returns_the_memory_and_the_record(api, agent, workspace):
     assert body["memory"]["id"] == memory.pk
     assert body["memory"]["importance"] == pytest.approx(0.575)
     assert (body["memory"]["access_count"], body["memory"]["flagged_at"]) == (1, None)
-    prefix = ApiKey.objects.get(workspace=workspace).prefix
+    key = ApiKey.objects.get(workspace=workspace)
     feedback = body["feedback"]
     assert {k: feedback[k] for k in ("memory_id", "kind", "note", "actor")} == {
         "memory_id": memory.pk,
         "kind": "upvote",
         "note": "spot on",
-        "actor": f"key:{prefix}",
+        "actor": f"key:test key#{key.pk}",
     }
     assert feedback["importance_before"] == 0.5
     assert feedback["importance_after"] == pytest.approx(0.575)

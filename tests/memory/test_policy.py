@@ -143,7 +143,7 @@ def test_a_policy_change_is_audited(api, agent):
     assert len(events) == 2
     assert events[1].agent_id == agent.pk
     assert events[1].workspace_id == agent.workspace_id
-    assert events[1].actor.startswith("key:")
+    assert events[1].actor.startswith("key:test key#")
     assert events[1].target_type == "agent"
     assert events[1].details == {
         "before": {"strategy": {"working": "linear"}},

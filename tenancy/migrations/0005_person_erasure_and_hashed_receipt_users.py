@@ -21,7 +21,7 @@ def hash_receipt_users(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tenancy", "0003_audit_action_memory_link"),
+        ("tenancy", "0004_api_key_scopes_agents_expiry"),
     ]
 
     operations = [
@@ -46,6 +46,7 @@ class Migration(migrations.Migration):
                     ("member.remove", "Member removed"),
                     ("key.create", "API key created"),
                     ("key.revoke", "API key revoked"),
+                    ("key.update", "API key changed"),
                 ],
                 max_length=32,
             ),

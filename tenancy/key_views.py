@@ -1,0 +1,127 @@
+"""The dashboard's API keys page. Operators manage the keys of every workspace (one at a
+time, chosen with the picker); a workspace's managers manage its keys; its viewers see them
+and change nothing. Mounted under /dashboard/keys/ and /app/keys/; all through the services
+the CLI and the admin use.
+
+A new key's secret is shown once, in the answer to the form that created it (never stored,
+never cached). Revoking asks first. With htmx, each action returns the keys section
+re-rendered; without JavaScript, the page (or a redirect back to it).
+"""
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import redirect
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from dewee.dashboard import (
+    HtmxHttpRequest,
+    acting_access,
+    domain_errors,
+    flash,
+    is_fragment,
+    mount_url,
+    render_page,
+)
+from dewee.errors import InvalidInput
+from dewee.timeparse import parse_expiry
+from tenancy.access import Access, access_for_user
+from tenancy.exceptions import WorkspaceNotFound
+from tenancy.forms import ApiKeyForm, WorkspaceForm
+from tenancy.models import Scope, Workspace
+from tenancy.queries import api_key_to_dict, get_api_key, list_api_keys
+from tenancy.services import create_api_key, revoke_api_key
+
+# Which form field a service's refusal belongs to.
+_FORM_FIELD = {"agent_id": "agents", "agents": "agents", "expires_at": "expires"}
+
+
+def _workspace(request: HtmxHttpRequest, access: Access) -> Workspace | None:
+    """A member's own workspace; for an operator, the one picked (else the first)."""
+    if access.workspace is not None:
+        return access.workspace
+    slug = request.POST.get("workspace") or request.GET.get("workspace")
+    if not slug:
+        return Workspace.objects.order_by("slug").first()
+    workspace = Workspace.objects.filter(slug=slug).first()
+    if workspace is None:
+        raise WorkspaceNotFound(f"No workspace {slug!r}")
+    return workspace
+
+
+def _page(
+    request: HtmxHttpRequest, access: Access, workspace: Workspace | None, **context: Any
+) -> HttpResponse:
+    now = timezone.now()
+    if workspace is not None:
+        context["keys"] = [api_key_to_dict(k, now=now) for k in list_api_keys(workspace=workspace)]
+    if access.workspace is None:
+        slugs = list(Workspace.objects.order_by("slug").values_list("slug", flat=True))
+        context["picker"] = WorkspaceForm({"workspace": workspace and workspace.slug}, slugs=slugs)
+    context.setdefault("create_form", ApiKeyForm())
+    context |= {"workspace": workspace, "scopes": Scope.choices, "nav": "keys"}
+    return render_page(request, "dashboard/keys.html", "keys", access, context)
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def keys_page(request: HtmxHttpRequest) -> HttpResponse:
+    access = access_for_user(request.user)
+    return _page(request, access, _workspace(request, access))
+
+
+@never_cache
+@login_required
+@require_POST
+@domain_errors
+def key_create(request: HtmxHttpRequest) -> HttpResponse:
+    """The page with the new key's secret, or with the form's errors next to its fields."""
+    access = acting_access(request)
+    workspace = _workspace(request, access)
+    if workspace is None:
+        raise WorkspaceNotFound("No workspace yet")
+    form = ApiKeyForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            expires = data["expires"]
+            key, secret = create_api_key(
+                workspace=workspace,
+                name=data["name"],
+                actor=access.actor,
+                scopes=data["scopes"],
+                agent_ids=form.agent_ids(),
+                expires_at=parse_expiry(expires, field="expires", now=timezone.now())
+                if expires
+                else None,
+            )
+        except InvalidInput as exc:
+            field = _FORM_FIELD.get(exc.field, exc.field)
+            form.add_error(field if field in form.fields else None, exc.message)
+        else:
+            return _page(request, access, workspace, created=key, secret=secret)
+    return _page(request, access, workspace, create_form=form)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+@domain_errors
+def key_revoke(request: HtmxHttpRequest, key_id: int) -> HttpResponse:
+    """GET: the page, asking to confirm in the key's row; POST: revoke."""
+    access = acting_access(request)
+    key = get_api_key(key_id=key_id, workspace=access.workspace)
+    if request.method == "GET":
+        return _page(request, access, key.workspace, confirming=key.pk)
+    revoke_api_key(key_id=key.pk, actor=access.actor, workspace=access.workspace)
+    notice = f"API key {key.name} ({key.prefix}…) revoked: it no longer works."
+    if is_fragment(request):
+        return _page(request, access, key.workspace, notice=notice)
+    flash(request, notice)
+    return redirect(f"{mount_url(request, 'keys:list')}?workspace={key.workspace.slug}")
