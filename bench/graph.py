@@ -98,7 +98,7 @@ def main() -> None:
         rng = random.Random(count)
         agent_id = f"graph-bench-{count}"
         if args.reuse:
-            agent = Agent.objects.get(agent_id=agent_id)
+            agent = Agent.objects.in_workspace(default_workspace()).get(agent_id=agent_id)
         else:
             agent = create_agent(workspace=default_workspace(), agent_id=agent_id)
             rate = fill(agent, count, rng, args.batch)

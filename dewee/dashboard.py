@@ -6,10 +6,11 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import BadRequest, PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import render
 from django.urls import Resolver404, resolve, reverse
 from django_htmx.middleware import HtmxDetails
@@ -17,7 +18,8 @@ from django_htmx.middleware import HtmxDetails
 from dewee.errors import InvalidInput, NotFound
 from facts.queries import disputed_count
 from tenancy.access import Access, access_for_user
-from tenancy.exceptions import NoMembership
+from tenancy.exceptions import AgentAmbiguous, NoMembership
+from tenancy.models import Agent
 
 # Each app's instance namespace under /app/; under /dashboard/ it is the app's own name.
 APP_MOUNT = {"facts": "app", "memory": "app-memory", "keys": "app-keys"}
@@ -41,12 +43,72 @@ def domain_errors[**P, R: HttpResponseBase](view: Callable[P, R]) -> Callable[P,
             request = args[0]
             assert isinstance(request, HttpRequest)
             return no_workspace_page(request)
+        except AgentAmbiguous as exc:
+            request = args[0]
+            assert isinstance(request, HttpRequest)
+            return ambiguous_agent_page(request, exc)
         except NotFound as exc:
             raise Http404(exc.message) from exc
         except InvalidInput as exc:
             raise BadRequest(exc.message) from exc
 
     return wrapper
+
+
+def ambiguous_agent_page(request: HttpRequest, error: AgentAmbiguous) -> HttpResponse:
+    """An unqualified agent id that several workspaces use (only staff see every workspace):
+    a 400 naming each agent by its qualified id; for a page (GET), each a link to this page
+    for that agent. A form (POST) is not re-sent from a link: it names them only."""
+    choices = []
+    for choice in error.choices:
+        query = request.GET.copy()
+        query["agent"] = choice
+        url = f"{request.path}?{query.urlencode()}" if request.method == "GET" else None
+        choices.append({"ref": choice, "url": url})
+    context = {"agent_id": error.details["agent_id"], "choices": choices}
+    return render(request, "dashboard/agent_ambiguous.html", context, status=400)
+
+
+AgentChoices = list[tuple[str, str]] | list[tuple[str, list[tuple[str, str]]]]
+
+
+def agent_choices(access: Access) -> AgentChoices:
+    """The agent picker's options. In a workspace, its agents by id. Where every workspace
+    is visible, agent ids repeat across workspaces: one group per workspace, each option's
+    value the agent's qualified id (``Access.agent_ref``)."""
+    agents = access.agents()
+    if access.workspace is not None:
+        return [(agent_id, agent_id) for agent_id in agents.values_list("agent_id", flat=True)]
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for agent in agents.order_by("workspace__slug", "agent_id"):
+        groups.setdefault(agent.workspace.slug, []).append(
+            (access.agent_ref(agent), agent.agent_id)
+        )
+    return list(groups.items())
+
+
+def agent_picker(access: Access, request: HttpRequest) -> tuple[AgentChoices, QueryDict]:
+    """The picker's options, and the query string with the first agent as the default."""
+    choices = agent_choices(access)
+    data = request.GET.copy()
+    if choices:
+        first = choices[0][1]
+        data.setdefault("agent", first if isinstance(first, str) else first[0][0])
+    return choices, data
+
+
+def picked_agent(access: Access, form: forms.Form) -> Agent:
+    """The agent the valid ``form``'s ``agent`` names, loaded through ``access``. The form
+    then holds the value its picker offers for it, so that the picker shows the agent the
+    page shows (a staff member's bare "bot" selects the option "acme/bot")."""
+    agent = access.agent(form.cleaned_data["agent"])
+    if isinstance(form.data, QueryDict):
+        data = form.data.copy()
+        data["agent"] = access.agent_ref(agent)
+        form.data = data
+    else:
+        form.data = {**form.data, "agent": access.agent_ref(agent)}
+    return agent
 
 
 def is_fragment(request: HtmxHttpRequest) -> bool:

@@ -32,6 +32,8 @@ class CursorForm(PageForm):
 
     field_order = ["agent", "cursor"]
 
-    def __init__(self, data: Any, *, agent_ids: list[str]) -> None:
+    def __init__(self, data: Any, *, agent_choices: list[Any]) -> None:
+        """``agent_choices`` as ``dewee.dashboard.agent_choices`` gives them (grouped by
+        workspace where every workspace is visible)."""
         super().__init__(data, label_suffix="")
-        self.fields["agent"].widget.choices = [(a, a) for a in agent_ids]
+        self.fields["agent"].widget.choices = agent_choices

@@ -271,7 +271,7 @@ def review_queue(access: Access, *, limit: int = REVIEW_QUEUE_LIMIT) -> list[dic
     current_of_slot = Fact.objects.current().in_outer_slot()
     disputed = list(
         _with_sources(Fact.objects.disputed().filter(agent__in=access.agents()))
-        .select_related("agent")
+        .select_related("agent__workspace")
         .annotate(current_id=Subquery(current_of_slot.values("id")[:1]))
         .order_by("recorded_at", "id")[:limit]
     )
@@ -287,6 +287,8 @@ def review_item(fact: Fact, current: Fact | None, *, now: datetime) -> dict[str,
         current.agent = fact.agent
     return {
         **fact_to_dict(fact, now=now),
+        # Agent ids repeat across workspaces: staff see whose agent it is.
+        "workspace": fact.agent.workspace.slug,
         "sources": [source_to_dict(s) for s in fact.sources.all()],
         "current": None
         if current is None

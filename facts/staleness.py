@@ -71,7 +71,10 @@ def needs_reconfirmation(
     if not agents:
         return []
     facts = _stale(list(_candidates(agents, now)[:CANDIDATES_MAX]), agents, now)
-    return [fact_to_dict(fact, now=now) for fact in facts[:limit]]
+    return [
+        {**fact_to_dict(fact, now=now), "workspace": fact.agent.workspace.slug}
+        for fact in facts[:limit]
+    ]
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,12 @@ from django_htmx.http import HttpResponseClientRedirect
 from dewee.dashboard import (
     HtmxHttpRequest,
     acting_access,
+    agent_picker,
     domain_errors,
     flash,
     is_fragment,
     mount_url,
+    picked_agent,
     render_page,
 )
 from dewee.errors import Conflict
@@ -81,13 +83,11 @@ def home(request: HttpRequest) -> HttpResponse:
 @domain_errors
 def facts_list(request: HtmxHttpRequest) -> HttpResponse:
     access = access_for_user(request.user)
-    agent_ids = list(access.agents().values_list("agent_id", flat=True))
-    data = request.GET.copy()
-    data.setdefault("agent", agent_ids[0] if agent_ids else "")
-    form = FactFilterForm(data, agent_ids=agent_ids)
-    context: dict[str, Any] = {"form": form, "has_agents": bool(agent_ids), "nav": "facts"}
-    if agent_ids and form.is_valid():
-        agent = access.agent(form.cleaned_data["agent"])
+    choices, data = agent_picker(access, request)
+    form = FactFilterForm(data, agent_choices=choices)
+    context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "facts"}
+    if choices and form.is_valid():
+        agent = picked_agent(access, form)
         filters = form.filters()
         page = list_facts(
             agent=agent, filters=filters, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE
@@ -140,7 +140,7 @@ def forget_covers(scope: ForgetScope, coverage: ForgetCoverage) -> str:
     return f"{what}, {' and '.join(whom)}" if whom else what
 
 
-def _forget_offers(fact: Fact) -> list[dict[str, Any]]:
+def _forget_offers(access: Access, fact: Fact) -> list[dict[str, Any]]:
     """The forgets the fact page offers: its user's facts, and its subject's (for the
     placeholder subject "user", only this user's: see subject_scope_of)."""
     scopes = [forget_scope(user=fact.user_ref) if fact.user_ref else None, subject_scope_of(fact)]
@@ -149,7 +149,7 @@ def _forget_offers(fact: Fact) -> list[dict[str, Any]]:
         coverage = forget_coverage(agent=fact.agent, scope=scope)
         offers.append(
             {
-                "query": urlencode({"agent": fact.agent.agent_id, **scope.as_dict()}),
+                "query": urlencode({"agent": access.agent_ref(fact.agent), **scope.as_dict()}),
                 "label": f"Forget {scope_label(scope)} ({_facts(coverage.facts)})",
                 "covers": forget_covers(scope, coverage),
             }
@@ -161,9 +161,10 @@ def _detail(request: HtmxHttpRequest, access: Access, fact: Fact, **context: Any
     detail = fact_detail(fact)
     current = next((f for f in detail["history"] if f["status"] == Status.CURRENT), None)
     context = {"fact": detail, "current": current, "nav": "facts", **context}
+    context["agent_ref"] = access.agent_ref(fact.agent)
     context.setdefault("delete_form", DeleteForm())
     if access.can_act:
-        context["forget_offers"] = _forget_offers(fact)
+        context["forget_offers"] = _forget_offers(access, fact)
     return render_page(request, "dashboard/fact_detail.html", "detail", access, context)
 
 
@@ -322,5 +323,10 @@ def facts_forget(request: HtmxHttpRequest) -> HttpResponse:
 @domain_errors
 def receipt_page(request: HtmxHttpRequest, receipt_id: UUID) -> HttpResponse:
     access = access_for_user(request.user)
-    receipt = receipt_to_dict(get_receipt(access=access, receipt_id=receipt_id))
-    return render_page(request, "dashboard/receipt.html", "receipt", access, {"receipt": receipt})
+    receipt = get_receipt(access=access, receipt_id=receipt_id)
+    # The agent may be gone; its id and workspace stay on the receipt.
+    agent_ref = receipt.agent_ref
+    if access.workspace is None:
+        agent_ref = f"{receipt.workspace.slug}/{agent_ref}"
+    context = {"receipt": receipt_to_dict(receipt), "agent_ref": agent_ref}
+    return render_page(request, "dashboard/receipt.html", "receipt", access, context)

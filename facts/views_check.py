@@ -55,13 +55,14 @@ def _panel(
 def check_page(request: HtmxHttpRequest) -> HttpResponse:
     """The empty form for one visible agent (the first one when none is named)."""
     access = access_for_user(request.user)
-    agent_id = (
-        request.GET.get("agent") or access.agents().values_list("agent_id", flat=True).first()
-    )
-    if agent_id is None:
+    if requested := request.GET.get("agent"):
+        agent = access.agent(requested)
+    elif (first := access.agents().first()) is not None:
+        agent = first
+    else:
         return redirect(mount_url(request, "facts:list"))
-    agent = access.agent(agent_id)
-    form = CheckTextForm(initial={"agent": agent.agent_id, "user": request.GET.get("user", "")})
+    initial = {"agent": access.agent_ref(agent), "user": request.GET.get("user", "")}
+    form = CheckTextForm(initial=initial)
     return _panel(request, access, form, agent=agent)
 
 

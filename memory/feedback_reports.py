@@ -133,10 +133,11 @@ def feedback_health(*, agents: QuerySet[Agent], now: datetime | None = None) -> 
         share is not None and total >= HEALTH_MIN_FEEDBACK and share >= HEALTH_NEGATIVE_SHARE
     )
     worst = (
-        week.values("agent__agent_id")
+        # Grouped by agent, not by id: ids are unique only within a workspace.
+        week.values("agent", "agent__agent_id")
         .annotate(negative=Count("id", filter=_NEGATIVE), total=Count("id"))
         .filter(negative__gt=0)
-        .order_by("-negative", "agent__agent_id")[:TOP_AGENTS]
+        .order_by("-negative", "agent__agent_id", "agent")[:TOP_AGENTS]
     )
     return {
         "last_24h": {**last_24h, "total": sum(last_24h.values())},

@@ -8,6 +8,7 @@ without JavaScript, the whole page.
 """
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
@@ -20,11 +21,13 @@ from django_htmx.http import HttpResponseClientRedirect
 from dewee.dashboard import (
     HtmxHttpRequest,
     acting_access,
+    agent_picker,
     domain_errors,
     flash,
     is_fragment,
     mount_url,
     operator_access,
+    picked_agent,
     render_page,
 )
 from dewee.forms import CursorForm
@@ -52,14 +55,6 @@ NEIGHBOURHOOD_TARGET = "neighbourhood"
 SEARCH_TOP_K = 20
 
 
-def visible_agent_ids(access: Access, request: HtmxHttpRequest) -> tuple[list[str], Any]:
-    """The visible agents' ids, and the query string with the first one as the default."""
-    agent_ids = list(access.agents().values_list("agent_id", flat=True))
-    data = request.GET.copy()
-    data.setdefault("agent", agent_ids[0] if agent_ids else "")
-    return agent_ids, data
-
-
 def _row(memory: Memory, score: float | None = None, explanation: Any = None) -> dict[str, Any]:
     return {**memory_to_dict(memory), "score": score, "explanation": explanation}
 
@@ -72,11 +67,11 @@ def memories_list(request: HtmxHttpRequest) -> HttpResponse:
     """With a query, recall's best ``SEARCH_TOP_K`` with their scores; without, the agent's
     memories newest first, a page at a time."""
     access = access_for_user(request.user)
-    agent_ids, data = visible_agent_ids(access, request)
-    form = MemoryFilterForm(data, agent_ids=agent_ids)
-    context: dict[str, Any] = {"form": form, "has_agents": bool(agent_ids), "nav": "memories"}
-    if agent_ids and form.is_valid():
-        agent = access.agent(form.cleaned_data["agent"])
+    choices, data = agent_picker(access, request)
+    form = MemoryFilterForm(data, agent_choices=choices)
+    context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "memories"}
+    if choices and form.is_valid():
+        agent = picked_agent(access, form)
         context["agent"] = agent
         if query := form.cleaned_data["q"]:
             asked = RecallRequest(query=query, top_k=SEARCH_TOP_K, filters=form.filters())
@@ -106,6 +101,7 @@ def _detail(
         return render_page(request, "dashboard/memory_detail.html", "graph", access, context)
     context = {
         "memory": memory_to_dict(memory),
+        "agent_ref": access.agent_ref(memory.agent),
         "entities": memory_entities(memory),
         "facts": [fact_to_dict(fact) for fact in facts_learned_from(memory)],
         "neighbourhood": neighbourhood,
@@ -142,7 +138,7 @@ def memory_delete(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
     form = DeleteMemoryForm(request.POST)
     if not form.is_valid():
         return _detail(request, access, memory, form)
-    agent_id = memory.agent.agent_id
+    agent_ref = access.agent_ref(memory.agent)
     counts = delete_memory(memory=memory, actor=access.actor, reason=form.cleaned_data["reason"])
     facts = counts["facts"]
     flash(
@@ -150,7 +146,7 @@ def memory_delete(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
         f"Memory {memory_id} deleted, with {facts} fact{'' if facts == 1 else 's'} "
         "learned only from it.",
     )
-    url = f"{mount_url(request, 'memory:list')}?agent={agent_id}"
+    url = f"{mount_url(request, 'memory:list')}?{urlencode({'agent': agent_ref})}"
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
@@ -160,11 +156,11 @@ def memory_delete(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
 @domain_errors
 def sessions_list(request: HtmxHttpRequest) -> HttpResponse:
     access = access_for_user(request.user)
-    agent_ids, data = visible_agent_ids(access, request)
-    form = CursorForm(data, agent_ids=agent_ids)
-    context: dict[str, Any] = {"form": form, "has_agents": bool(agent_ids), "nav": "sessions"}
-    if agent_ids and form.is_valid():
-        agent = access.agent(form.cleaned_data["agent"])
+    choices, data = agent_picker(access, request)
+    form = CursorForm(data, agent_choices=choices)
+    context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "sessions"}
+    if choices and form.is_valid():
+        agent = picked_agent(access, form)
         page = list_sessions(agent=agent, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE)
         context |= {"agent": agent, "page": page, "rows": page.items}
     return render_page(request, "dashboard/sessions.html", "table", access, context)
@@ -207,11 +203,11 @@ def maintenance(request: HtmxHttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"jobs": maintenance_status(access=access), "nav": "maintenance"}
     if is_fragment(request):  # the table's own refresh: no agents, no chart
         return render_page(request, "dashboard/maintenance.html", "jobs", access, context)
-    agent_ids, data = visible_agent_ids(access, request)
-    form = CursorForm(data, agent_ids=agent_ids)
-    context |= {"form": form, "has_agents": bool(agent_ids)}
-    if agent_ids and form.is_valid():
-        agent = access.agent(form.cleaned_data["agent"])
+    choices, data = agent_picker(access, request)
+    form = CursorForm(data, agent_choices=choices)
+    context |= {"form": form, "has_agents": bool(choices)}
+    if choices and form.is_valid():
+        agent = picked_agent(access, form)
         context |= {"agent": agent, "chart": _importance_chart(importance_history(agent=agent))}
     return render_page(request, "dashboard/maintenance.html", "jobs", access, context)
 

@@ -15,7 +15,14 @@ from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
-from dewee.dashboard import HtmxHttpRequest, domain_errors, is_fragment, render_page
+from dewee.dashboard import (
+    HtmxHttpRequest,
+    agent_picker,
+    domain_errors,
+    is_fragment,
+    picked_agent,
+    render_page,
+)
 from dewee.forms import PageForm
 from facts.queries import fact_to_dict
 from memory.entity_detail import (
@@ -26,7 +33,7 @@ from memory.entity_detail import (
 )
 from memory.entity_queries import entity_to_dict, list_entities
 from memory.forms import EntityFilterForm
-from memory.views import PAGE_SIZE, visible_agent_ids
+from memory.views import PAGE_SIZE
 from tenancy.access import access_for_user
 
 
@@ -37,11 +44,11 @@ from tenancy.access import access_for_user
 def entities_list(request: HtmxHttpRequest) -> HttpResponse:
     """The agent's entities, newest first, with their mention counts."""
     access = access_for_user(request.user)
-    agent_ids, data = visible_agent_ids(access, request)
-    form = EntityFilterForm(data, agent_ids=agent_ids)
-    context: dict[str, Any] = {"form": form, "has_agents": bool(agent_ids), "nav": "entities"}
-    if agent_ids and form.is_valid():
-        agent = access.agent(form.cleaned_data["agent"])
+    choices, data = agent_picker(access, request)
+    form = EntityFilterForm(data, agent_choices=choices)
+    context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "entities"}
+    if choices and form.is_valid():
+        agent = picked_agent(access, form)
         items, next_cursor = list_entities(
             agent=agent,
             q=form.cleaned_data["q"],

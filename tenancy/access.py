@@ -16,7 +16,13 @@ from django.http import HttpRequest
 
 from dewee.errors import NotFound
 from tenancy.audit import key_actor, operator_actor
-from tenancy.exceptions import AgentNotFound, InsufficientScope, NoMembership, WorkspaceNotFound
+from tenancy.exceptions import (
+    AgentAmbiguous,
+    AgentNotFound,
+    InsufficientScope,
+    NoMembership,
+    WorkspaceNotFound,
+)
 from tenancy.models import (
     Agent,
     AgentQuerySet,
@@ -84,11 +90,39 @@ class Access:
 
     def agent(self, agent_id: str) -> Agent:
         """The visible agent ``agent_id`` (in NFC or as it was stored: see
-        ``AgentQuerySet.with_id``); a malformed id is a 400, an unseen one a 404."""
-        agent = self.agents().with_id(clean_agent_id(agent_id))
+        ``AgentQuerySet.with_id``); a malformed id is a 400, an unseen one a 404.
+
+        Agent ids are unique per workspace, so where every workspace is visible
+        (``workspace`` None) an agent is named ``<workspace-slug>/<agent-id>``, which wins
+        when that workspace has that agent (slugs hold no '/'; an agent stored with a '/'
+        before ids could not hold one is still found by its id, or qualified). An
+        unqualified id found in several workspaces is ``AgentAmbiguous``, naming the
+        qualified forms; found in one, it is that agent, as before."""
+        agent_id = clean_agent_id(agent_id)
+        agents = self.agents()
+        if self.workspace is not None:
+            agent = agents.with_id(agent_id)
+        else:
+            agent = self._qualified(agent_id)
+            if agent is None:
+                found = agents.each_with_id(agent_id)
+                if len(found) > 1:
+                    raise AgentAmbiguous(agent_id, [each.qualified_id for each in found])
+                agent = found[0] if found else None
         if agent is None:
             raise AgentNotFound(f"Agent {agent_id!r} not found")
         return agent
+
+    def _qualified(self, reference: str) -> Agent | None:
+        slug, slash, agent_id = reference.partition("/")
+        if not slash or not slug or not agent_id:
+            return None
+        return self.agents().filter(workspace__slug=slug).with_id(agent_id)
+
+    def agent_ref(self, agent: Agent) -> str:
+        """How this caller names ``agent`` in links and forms so that :meth:`agent` finds
+        it again: its id within a workspace, qualified where every workspace is visible."""
+        return agent.agent_id if self.workspace is not None else agent.qualified_id
 
     def load[M: Model](
         self,

@@ -58,3 +58,20 @@ class InsufficientScope(DeweeError):
 
     status = 403
     code = "insufficient_scope"
+
+
+class AgentAmbiguous(InvalidInput):
+    """An unqualified agent id that agents of several workspaces hold, asked where every
+    workspace is visible (staff, the CLI): ``details["choices"]`` are the qualified forms
+    (``<workspace-slug>/<agent-id>``) that name each one."""
+
+    code = "agent_ambiguous"
+
+    def __init__(self, agent_id: str, choices: list[str]) -> None:
+        super().__init__(
+            "agent_id",
+            f"{agent_id!r} names agents in {len(choices)} workspaces; name one as "
+            + " or ".join(repr(choice) for choice in choices),
+        )
+        self.details = {"field": "agent_id", "agent_id": agent_id, "choices": choices}
+        self.choices = choices

@@ -61,26 +61,41 @@ class AgentQuerySet(models.QuerySet["Agent"]):
         return self.filter(workspace=workspace)
 
     def with_id(self, agent_id: str) -> "Agent | None":
-        """The agent ``agent_id`` names, however its accents were typed: new ids are stored
+        """The agent ``agent_id`` names in one workspace (call it on ``in_workspace``: ids
+        are unique per workspace only), however its accents were typed: new ids are stored
         in NFC (tenancy.validation.clean_new_agent_id), so "café" typed as "e" + a
         combining accent finds the agent "café". An agent stored before ids were normalised
         keeps its id as it was typed then: it is found by that id exactly (first), and by
         the id's NFC or NFD form, so "café" typed either way finds it too."""
+        found = self.each_with_id(agent_id)
+        return found[0] if found else None
+
+    def each_with_id(self, agent_id: str) -> "list[Agent]":
+        """In each workspace of this queryset that has one, the agent ``agent_id`` names
+        (as ``with_id`` finds it), ordered by workspace slug."""
         forms = list(
             dict.fromkeys(
                 [agent_id, *(unicodedata.normalize(form, agent_id) for form in ("NFC", "NFD"))]
             )
         )
-        if len(forms) == 1:
-            return self.filter(agent_id=agent_id).first()
-        found = {agent.agent_id: agent for agent in self.filter(agent_id__in=forms)}
-        return next((found[form] for form in forms if form in found), None)
+        rank = {form: index for index, form in enumerate(forms)}
+        best: dict[int, Agent] = {}
+        matches = self.filter(agent_id__in=forms)
+        for agent in matches.select_related("workspace"):
+            held = best.get(agent.workspace_id)
+            if held is None or rank[agent.agent_id] < rank[held.agent_id]:
+                best[agent.workspace_id] = agent
+        return sorted(best.values(), key=lambda agent: agent.workspace.slug)
 
 
 class Agent(models.Model):
-    """An agent's memory namespace. ``agent_id`` is unique in the whole deployment."""
+    """An agent's memory namespace. ``agent_id`` is unique within its workspace: two
+    workspaces may each have a "support-bot", and neither learns that the other has one.
+    Where no workspace is known (staff, the CLI), ``<workspace-slug>/<agent-id>`` names
+    one (see ``qualified_id``)."""
 
-    agent_id = models.CharField(max_length=AGENT_ID_MAX_BYTES, unique=True)
+    # Indexed on its own too: staff and the CLI look agents up by id across workspaces.
+    agent_id = models.CharField(max_length=AGENT_ID_MAX_BYTES, db_index=True)
     workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="agents")
     name = models.CharField(max_length=200, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
@@ -99,10 +114,23 @@ class Agent(models.Model):
 
     class Meta:
         db_table = "memory_agent"  # created by the memory app; kept when it moved here
-        ordering = ["agent_id"]
+        ordering = ["agent_id", "workspace_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "agent_id"],
+                name="agent_id_unique_in_workspace",
+                violation_error_message="This workspace already has an agent with this id.",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.agent_id
+
+    @property
+    def qualified_id(self) -> str:
+        """``<workspace-slug>/<agent-id>``: names this agent wherever every workspace is
+        visible (slugs hold no '/', so the first '/' ends the slug)."""
+        return f"{self.workspace.slug}/{self.agent_id}"
 
 
 class Scope(models.TextChoices):

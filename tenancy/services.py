@@ -129,40 +129,40 @@ def remove_member(*, member: WorkspaceMember, actor: str) -> None:
 def create_agent(
     *, workspace: Workspace, agent_id: str, name: str = "", metadata: dict | None = None
 ) -> Agent:
-    """Agent ids are unique in the whole deployment, whatever the workspace; new ones are
+    """Agent ids are unique within a workspace: an id another workspace uses is free here,
+    and refusing it would tell this workspace what the other calls its agents. New ids are
     stored in NFC and hold no '/' and no look-alike characters (see clean_new_agent_id)."""
     agent_id = clean_new_agent_id(agent_id)
     name = clean_text(name, field="name", max_chars=200, required=False)
     if metadata is not None and not isinstance(metadata, dict):
         raise InvalidInput("metadata", "must be an object")
-    if Agent.objects.with_id(agent_id) is not None:
-        # An agent stored before ids were normalised, under this id's NFD form.
-        raise AgentExists(f"Agent id {agent_id!r} is already taken")
+    if Agent.objects.in_workspace(workspace).with_id(agent_id) is not None:
+        # Also an agent stored before ids were normalised, under this id's NFD form.
+        raise AgentExists(f"Agent id {agent_id!r} is already taken in this workspace")
     try:
         with transaction.atomic():
             return Agent.objects.create(
                 workspace=workspace, agent_id=agent_id, name=name, metadata=metadata or {}
             )
     except IntegrityError:
-        raise AgentExists(f"Agent id {agent_id!r} is already taken") from None
+        raise AgentExists(f"Agent id {agent_id!r} is already taken in this workspace") from None
 
 
 def ensure_agent(*, workspace: Workspace, agent_id: str) -> Agent:
-    """The agent ``agent_id`` of ``workspace``, created if no agent has that id yet.
-    An id taken in another workspace is refused, never shared. The id is found as
+    """The agent ``agent_id`` of ``workspace``, created if the workspace has none by that
+    id yet (other workspaces' agents play no part). The id is found as
     ``AgentQuerySet.with_id`` finds it; a new one is checked by create_agent."""
     agent_id = clean_agent_id(agent_id)
-    existing = Agent.objects.with_id(agent_id)
+    agents = Agent.objects.in_workspace(workspace)
+    existing = agents.with_id(agent_id)
     if existing is None:
         try:
             return create_agent(workspace=workspace, agent_id=agent_id)
         except AgentExists:
             # Another process created it between our read and our insert.
-            existing = Agent.objects.with_id(agent_id)
+            existing = agents.with_id(agent_id)
             if existing is None:
                 raise
-    if existing.workspace_id != workspace.pk:
-        raise AgentExists(f"Agent id {agent_id!r} is already taken")
     return existing
 
 

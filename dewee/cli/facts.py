@@ -6,14 +6,13 @@ from typing import Any
 from django.db import transaction
 
 from dewee.cli.output import add_json_flag, print_fields, print_json, print_table
-from dewee.cli.runner import cli_access, operator_name
+from dewee.cli.runner import cli_access, cli_agent_to_write, operator_name
 from dewee.errors import ConfirmationRequired
 from dewee.timeparse import parse_time
 from facts import queries, services
 from facts.models import Category, SourceKind, Status, Verification
 from facts.staleness import freshness_report, freshness_stats
 from tenancy.queries import receipt_to_dict
-from tenancy.services import default_workspace, ensure_agent
 
 FACT_COLUMNS = [
     ("id", "ID"),
@@ -84,7 +83,12 @@ def register(memory_commands: Any) -> None:
     p.set_defaults(handler=delete_fact)
 
     p = sub.add_parser("assert", help="State a fact; the operator is recorded as its source.")
-    p.add_argument("--agent", required=True, help="Created in the default workspace if new.")
+    p.add_argument(
+        "--agent",
+        required=True,
+        help="workspace/agent where several workspaces use the id; a new agent is created "
+        "in the workspace named so, else in the default workspace.",
+    )
     p.add_argument("--user", default="")
     p.add_argument("--subject", required=True)
     p.add_argument("--predicate", required=True)
@@ -308,7 +312,7 @@ def assert_fact(args: argparse.Namespace) -> None:
     operator = operator_name()
     # A new agent is created with its first fact, so a refused fact leaves no agent behind.
     with transaction.atomic():
-        agent = ensure_agent(workspace=default_workspace(), agent_id=args.agent)
+        agent = cli_agent_to_write(args.agent)
         claim = services.Claim(
             user=args.user,
             subject=args.subject,

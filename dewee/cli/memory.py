@@ -11,7 +11,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
 from dewee.cli.output import add_json_flag, print_json, print_table
-from dewee.cli.runner import cli_access
+from dewee.cli.runner import cli_access, cli_agent_to_write
 from dewee.errors import ConfirmationRequired, InvalidInput
 from memory.models import MemoryType
 from memory.queries import memory_to_dict
@@ -26,9 +26,6 @@ from memory.services import (
 )
 from memory.services.maintenance import run_maintenance
 from memory.transfer import export_records, import_records
-from tenancy.models import DEFAULT_WORKSPACE_SLUG
-from tenancy.services import ensure_agent, get_workspace
-from tenancy.validation import clean_agent_id
 
 
 def register(memory_commands: Any) -> None:
@@ -85,7 +82,10 @@ def register(memory_commands: Any) -> None:
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
     p.add_argument("--agent", help="Import into this agent (default: the one in the file).")
     p.add_argument(
-        "--workspace", default=DEFAULT_WORKSPACE_SLUG, help="Where a new agent is created."
+        "--workspace",
+        help="Import into this workspace's agent, created if new (default: the agent the id "
+        "names, as workspace/agent where several workspaces use the id; a new one goes into "
+        "the default workspace).",
     )
     add_json_flag(p)
     p.set_defaults(handler=import_file)
@@ -269,10 +269,9 @@ def import_file(args: argparse.Namespace) -> None:
     agent_id = args.agent or agent_id
     if not agent_id:
         raise InvalidInput("agent", "the file names no agent; pass --agent")
-    existing = cli_access().agents().with_id(clean_agent_id(agent_id))
     # A new agent is created with what it imports, so a refused file leaves no agent behind.
     with transaction.atomic():
-        agent = existing or ensure_agent(workspace=get_workspace(args.workspace), agent_id=agent_id)
+        agent = cli_agent_to_write(agent_id, workspace=args.workspace)
         result = import_records(agent, records)
     data = {
         "agent_id": agent.agent_id,

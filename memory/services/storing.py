@@ -36,7 +36,6 @@ from memory.services.policy import MemoryPolicy, get_memory_policy
 from memory.services.sessions import record_session_activity
 from memory.services.vectors import bump_memory_version, claim_embedding_model, embedding_text
 from memory.signals import Learning, memories_stored
-from tenancy.exceptions import AgentExists
 from tenancy.models import Agent, Workspace
 from tenancy.services import ensure_agent
 from tenancy.validation import (
@@ -319,14 +318,13 @@ def store_memories_as(
 ) -> list[Memory]:
     """Store into the agent ``agent_id`` of ``workspace``, which its first memory creates.
     A new agent is created in the same transaction as its memories, so a refused first
-    batch leaves no agent behind; an id taken by another workspace is refused."""
-    agent = Agent.objects.with_id(clean_agent_id(agent_id))
+    batch leaves no agent behind. Only ``workspace``'s agents are looked at: another
+    workspace's agent of the same id is neither written nor revealed."""
+    agent = Agent.objects.in_workspace(workspace).with_id(clean_agent_id(agent_id))
     if agent is None:
         with transaction.atomic():
             agent = ensure_agent(workspace=workspace, agent_id=agent_id)
             return store_memories(agent=agent, items=items, learning=learning)
-    if agent.workspace_id != workspace.pk:
-        raise AgentExists(f"Agent id {agent_id!r} is already taken")
     return store_memories(agent=agent, items=items, learning=learning)
 
 

@@ -104,7 +104,8 @@ def test_operator_searches_filters_opens_and_deletes_a_memory(sign_in, live_serv
     confirm.check()
     page.get_by_role("button", name="Delete memory").click()
     expect(page.get_by_text(f"Memory {globex.pk} deleted, with 1 fact")).to_be_visible()
-    assert re.search(r"/dashboard/memory/\?agent=support-bot$", page.url)
+    # Back to the agent's memories, named with its workspace (staff see every workspace).
+    assert re.search(r"/dashboard/memory/\?agent=acme%2Fsupport-bot$", page.url)
     expect(rows(page)).to_have_count(3)
     assert not Memory.objects.filter(pk=globex.pk).exists()
     assert not Fact.objects.filter(value="Globex").exists()

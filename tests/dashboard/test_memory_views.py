@@ -247,7 +247,7 @@ def test_sessions_show_state_counts_and_link_to_their_memories(staff_client, age
         (ended.pk, "ended", 2),
     ]
     assert "Talked about tea" in response.text
-    assert f"/dashboard/memory/?agent=support-bot&amp;session={ended.pk}" in response.text
+    assert f"/dashboard/memory/?agent=acme/support-bot&amp;session={ended.pk}" in response.text
 
 
 def test_app_mount_keeps_its_links_and_redirects(manager_client, agent):

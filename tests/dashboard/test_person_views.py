@@ -36,11 +36,12 @@ def counts_of(page) -> dict[str, dict[str, int | None]]:
 
 
 def test_the_fact_page_and_the_filtered_facts_list_offer_the_person(staff_client, person):
+    # Staff see every workspace, so their links name the agent with its workspace.
     page = staff_client.get(f"/dashboard/facts/{person.pk}/").text
-    assert f'href="{FORGET}?agent=support-bot&amp;user={USER}"' in page
-    assert f"{EXPORT}?agent=support-bot&amp;user={USER}" in page
+    assert f'href="{FORGET}?agent=acme/support-bot&amp;user={USER}"' in page
+    assert f"{EXPORT}?agent=acme/support-bot&amp;user={USER}" in page
     listed = staff_client.get("/dashboard/facts/", {"agent": "support-bot", "user": USER}).text
-    assert f'href="{FORGET}?agent=support-bot&amp;user={USER}"' in listed
+    assert f'href="{FORGET}?agent=acme/support-bot&amp;user={USER}"' in listed
 
 
 def test_the_preview_names_what_goes_per_kind_and_per_agent_and_erases_nothing(

@@ -50,11 +50,12 @@ def counts() -> tuple[int, int, int]:
 
 def test_the_facts_tab_links_to_check_text_for_its_agent_and_user(staff_client, agent):
     page = staff_client.get("/dashboard/facts/", {"agent": "support-bot", "user": "ana"})
-    assert f'href="{CHECK}?agent=support-bot&amp;user=ana"' in page.text
+    # Staff see every workspace: links name the agent with its workspace.
+    assert f'href="{CHECK}?agent=acme/support-bot&amp;user=ana"' in page.text
     response = staff_client.get(CHECK, {"agent": "support-bot", "user": "ana"})
     assert response.status_code == 200
     assert "<!doctype html>" in response.text
-    assert 'name="agent" value="support-bot"' in response.text
+    assert 'name="agent" value="acme/support-bot"' in response.text
     assert 'name="user" value="ana"' in response.text
     assert f'action="{PREVIEW}"' in response.text
 
@@ -177,7 +178,7 @@ def test_without_htmx_the_preview_and_the_result_are_whole_pages(staff_client, a
     assert "← Facts of support-bot" in preview.text
     applied = staff_client.post(APPLY, form())
     assert "<!doctype html>" in applied.text
-    assert 'href="/dashboard/facts/?agent=support-bot&amp;user=ana"' in applied.text
+    assert 'href="/dashboard/facts/?agent=acme/support-bot&amp;user=ana"' in applied.text
 
 
 def test_the_apply_form_carries_the_same_agent_user_and_text(staff_client, agent):
@@ -185,7 +186,7 @@ def test_the_apply_form_carries_the_same_agent_user_and_text(staff_client, agent
     text = "  I just moved to Surabaya\nfor my new job at Anthropic  "
     page = staff_client.post(PREVIEW, form(text=text)).text
     apply_form = page[page.index(f'action="{APPLY}"') :]
-    assert '<input type="hidden" name="agent" value="support-bot">' in apply_form
+    assert '<input type="hidden" name="agent" value="acme/support-bot">' in apply_form
     assert '<input type="hidden" name="user" value="ana">' in apply_form
     assert f'<textarea name="text" hidden>\n{text}</textarea>' in apply_form
 

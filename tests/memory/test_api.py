@@ -309,11 +309,12 @@ def test_nothing_of_one_workspace_reaches_the_other(api, other_api, agent, other
         404,
         "agent_not_found",
     )
-    assert_error(
-        other_api.post("/v1/memories", {"agent_id": "support-bot", "content": "x"}),
-        409,
-        "agent_exists",
-    )
+    # Storing under the same id makes the other workspace an agent of its own: the id
+    # is not refused (which would tell it the id is in use), and nothing reaches Acme's.
+    theirs = other_api.post("/v1/memories", {"agent_id": "support-bot", "content": "x"})
+    assert theirs.status_code == 201, theirs.content
+    assert Memory.objects.get(pk=theirs.json()["id"]).agent.workspace.slug == "globex"
+    assert list(agent.memories.values_list("content", flat=True)) == ["Ann's door code is 4711"]
     # Its own agent's recall, list and context never show the other's memories or facts.
     recalled = other_api.post(
         "/v1/memory/recall", {"agent_id": "globex-bot", "query": "Ann door code 4711", "top_k": 100}

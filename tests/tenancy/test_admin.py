@@ -83,8 +83,16 @@ def test_a_new_agent_id_is_checked_on_the_form(admin_client, workspace):
     assert "must not contain &#x27;/&#x27;" in refused.content.decode()
     refused = admin_client.post(f"{AGENTS}add/", new_agent(workspace, "taken"))
     assert refused.status_code == 200
-    assert "Agent with this Agent id already exists." in refused.content.decode()
+    assert "This workspace already has an agent with this id." in refused.content.decode()
     assert list(Agent.objects.values_list("agent_id", flat=True)) == ["taken"]
+    # Ids are unique per workspace: another workspace may have its own "taken".
+    other = make_workspace("globex")
+    added = admin_client.post(f"{AGENTS}add/", new_agent(other, "taken"))
+    assert added.status_code == 302
+    assert sorted(Agent.objects.values_list("workspace__slug", "agent_id")) == [
+        ("acme", "taken"),
+        ("globex", "taken"),
+    ]
 
 
 def test_the_admin_does_not_delete_workspaces_and_says_how_to_empty_one(admin_client):

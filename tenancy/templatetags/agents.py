@@ -1,0 +1,13 @@
+from django import template
+
+from tenancy.access import Access
+from tenancy.models import Agent
+
+register = template.Library()
+
+
+@register.filter
+def agent_ref(agent: Agent, access: Access) -> str:
+    """``{{ agent|agent_ref:access }}``: how links and forms name ``agent`` for this viewer
+    (qualified where every workspace is visible: see ``Access.agent_ref``)."""
+    return access.agent_ref(agent)
