@@ -16,6 +16,7 @@ from ninja.security import HttpBearer
 
 from dewee import __version__
 from dewee.errors import DeweeError, InvalidInput
+from dewee.limits import check_key_rate
 from dewee.outage import database_trouble, trouble_response
 from tenancy.access import Access
 from tenancy.queries import authenticate_api_key
@@ -63,6 +64,17 @@ class ApiKeyAuth(HttpBearer):
         return Access(actor=f"key:{key.prefix}", workspace=key.workspace)
 
 
+class RateLimitedKeyAuth(ApiKeyAuth):
+    """A key's requests count against its rate (dewee.limits) once it is known; past it the
+    request is refused 429 before its view runs."""
+
+    def authenticate(self, request: HttpRequest, token: str) -> Access | None:
+        access = super().authenticate(request, token)
+        if access is not None:
+            check_key_rate(request, key_id=access.actor)
+        return access
+
+
 def error_response(status: int, code: str, message: str, details: Any = None) -> JsonResponse:
     return JsonResponse(
         {"error": {"code": code, "message": message, "details": details}}, status=status
@@ -91,7 +103,7 @@ api = NinjaAPI(
     title="Dewee",
     version=__version__,
     description="Memory for LLM agents: memories, recall and sourced facts.",
-    auth=ApiKeyAuth(),
+    auth=RateLimitedKeyAuth(),
     parser=_StrictJsonParser(),
     urls_namespace="api",
     docs_url="/docs",
@@ -101,7 +113,10 @@ api = NinjaAPI(
 
 @api.exception_handler(DeweeError)
 def _domain_error(request: HttpRequest, exc: DeweeError) -> HttpResponse:
-    return error_response(exc.status, exc.code, exc.message, exc.details)
+    response = error_response(exc.status, exc.code, exc.message, exc.details)
+    if exc.retry_after is not None:
+        response["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 @api.exception_handler(ValidationError)
