@@ -375,6 +375,11 @@ DEWEE_RUN_STALE_SECS = float(os.environ.get("DEWEE_RUN_STALE_SECS", 45))
 DEWEE_WORKER_HEARTBEAT_MAX_AGE_SECS = int(
     os.environ.get("DEWEE_WORKER_HEARTBEAT_MAX_AGE_SECS", 180)
 )
+# Jobs a workspace's key may have waiting in the worker's queue (the API's maintenance
+# trigger); a trigger past it is refused 429 too_many_jobs. 0: no cap. A job queued this
+# long ago and still not started is taken to be lost and no longer counts.
+DEWEE_MAX_QUEUED_JOBS = int(os.environ.get("DEWEE_MAX_QUEUED_JOBS", 20))
+DEWEE_QUEUED_JOB_STALE_SECS = int(os.environ.get("DEWEE_QUEUED_JOB_STALE_SECS", 3600))
 Q_CLUSTER = {
     "name": "dewee",
     "orm": "default",
