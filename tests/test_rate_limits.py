@@ -13,6 +13,7 @@ from django.test import Client
 from memory.models import Memory
 from tenancy.models import AuditEvent
 from tests.factories import make_key, make_workspace
+from tests.servers import start_server, stop_server, wait_until_serving
 
 ATTACKER = "203.0.113.7"
 ELSEWHERE = "198.51.100.20"
@@ -220,3 +221,28 @@ def test_an_expired_counter_starts_again(db):
         store.incr("never-added")
     with pytest.raises(TypeError):
         store.set("text", "a value", 60)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_real_server_counts_failed_keys_across_its_processes(tmp_path):
+    """`manage.py serve` as in production: two web processes, new connections each time,
+    one count (the embedded edition's counter file, or the PostgreSQL table)."""
+    server = start_server(
+        tmp_path,
+        DEWEE_WEB_WORKERS="2",
+        DEWEE_WEB_THREADS="2",
+        DEWEE_DB_POOL_SIZE="2",
+        DEWEE_RATE_LIMIT_AUTH_FAILURES="20/h",
+    )
+    try:
+        wait_until_serving(server)
+        wrong = [server.request("GET", "/v1/agents", key="dw_wrong").status for _ in range(20)]
+        assert wrong == [401] * 20
+        refused = server.request("GET", "/v1/agents", key="dw_wrong")
+        assert refused.status == 429
+        assert refused.json()["error"]["code"] == "rate_limited"
+        assert int(refused.headers["Retry-After"]) >= 1
+        assert server.request("GET", "/healthz").status == 200
+    finally:
+        stop_server(server)
+        print(server.tail())  # shown by pytest only when the test failed
