@@ -6,8 +6,10 @@
 In a database of its own (SQLite: a temporary var/; PostgreSQL: the DATABASE_URL server),
 with the edition's default counter store, times:
 
+- one trivial query on the main database, for scale (on a loaded machine a round trip to
+  the PostgreSQL server costs a scheduling delay);
 - the limiter alone, as an API request meets it (its address's failed attempts and rate,
-  then its key's rate: five statements), from 1 thread and from 8 at once;
+  then its key's rate: six statements, two of them writes), from 1 thread and from 8;
 - GET /v1/agents in process (Django's test client: no network), limits on and off.
 """
 
@@ -71,6 +73,13 @@ def main() -> None:
     store = caches["rate_limits"]
     print(f"edition: {connection.vendor}; counter store: {type(store).__name__}")
     factory = RequestFactory()
+
+    def round_trip() -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchall()
+
+    print(f"one query (SELECT 1) on the database, for scale: {summary(timed(round_trip, 500))}")
     counter = iter(range(10**9))
     one = timed(lambda: limiter_once(factory, next(counter)), args.requests)
     print(f"limiter alone, 1 thread:  {summary(one)}")
