@@ -24,7 +24,9 @@ Scenarios:
   connections than the budget (pg_stat_activity polled every 0.25 s); on SQLite no
   "database is locked" (responses and server log).
 - bad-keys: the same load plus clients sending invalid keys as fast as they can (half on
-  one connection, half reconnecting for every request): they must get 401, the agents no 5xx.
+  one connection, half reconnecting for every request) from another loopback address
+  (127.0.0.2): they must get 401, then 429 once their address is out of failed attempts
+  (DEWEE_RATE_LIMIT_AUTH_FAILURES), the agents no 5xx.
 - db-outage (PostgreSQL): the database is stopped for --outage seconds mid-run and started
   again: no 5xx but 503, 503 only while it is down (+ --grace), each with Retry-After,
   a success within --grace of the restart, no lost writes.
@@ -69,6 +71,7 @@ from urllib.parse import quote, urlencode
 ROOT = Path(__file__).resolve().parent.parent
 MANAGE = ROOT / "manage.py"
 HOST = "127.0.0.1"
+BAD_CLIENT_ADDRESS = "127.0.0.2"
 MARKER_ENV = "DEWEE_LOAD_BENCH_RUN"
 
 SCENARIOS = ("load", "bad-keys", "db-outage", "kill-worker")
@@ -144,9 +147,19 @@ class Reply:
 class Http:
     """One keep-alive connection to the server (reopened when it drops)."""
 
-    def __init__(self, port: int, token: str | None, *, timeout: float, persistent: bool = True):
+    def __init__(
+        self,
+        port: int,
+        token: str | None,
+        *,
+        timeout: float,
+        persistent: bool = True,
+        source: str | None = None,
+    ):
         self.port = port
         self.token = token
+        # The client address to connect from (another loopback address than the agents').
+        self.source = (source, 0) if source else None
         self.timeout = timeout
         self.persistent = persistent
         self.conn: http.client.HTTPConnection | None = None
@@ -179,7 +192,9 @@ class Http:
         for attempt in (1, 2):
             try:
                 if self.conn is None:
-                    self.conn = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
+                    self.conn = http.client.HTTPConnection(
+                        HOST, self.port, timeout=self.timeout, source_address=self.source
+                    )
                 self.conn.request(method, path, body=data, headers=headers)
                 response = self.conn.getresponse()
                 payload = response.read()
@@ -750,7 +765,11 @@ class BadKeyClient(threading.Thread):
         seed: int,
     ):
         super().__init__(name=f"bad-key-{index}", daemon=True)
-        self.http = Http(port, None, timeout=timeout, persistent=index % 2 == 0)
+        # From an address of their own: past DEWEE_RATE_LIMIT_AUTH_FAILURES every request of
+        # their address is refused 429, which must not be the agents' address.
+        self.http = Http(
+            port, None, timeout=timeout, persistent=index % 2 == 0, source=BAD_CLIENT_ADDRESS
+        )
         self.real_token = real_token
         self.clock = clock
         self.halt = halt
@@ -1212,6 +1231,9 @@ def summarise(
             no_answer == 0,
             f"{no_answer} requests got no HTTP answer (refused, reset or timed out)",
         )
+    # The default rate limits must leave legitimate load alone (dewee.limits).
+    limited = statuses.get(429, 0)
+    outcome.target("no agent rate-limited", limited == 0, f"{limited} responses were 429")
     unverifiable = checked["unverifiable"]
     lost = checked["memories_lost"] + checked["facts_lost"]
     outcome.target(
@@ -1258,7 +1280,7 @@ def summarise(
         wrong = sum(v for k, v in bad_statuses.items() if k not in (401, 429))
         other = {k: v for k, v in bad_statuses.items() if k != 401}
         outcome.target(
-            "invalid keys refused (401)",
+            "invalid keys refused (401, then 429)",
             wrong == 0,
             f"{bad_statuses.get(401, 0)} x 401 of {len(bad_records)}; "
             f"{wrong} other answers {other}",

@@ -95,6 +95,8 @@ def _domain_error(request: HttpRequest, exc: DeweeError) -> HttpResponse:
     response = error_response(exc.status, exc.code, exc.message, exc.details)
     if exc.status == 401:  # an expired key (tenancy.exceptions.ApiKeyExpired)
         response["WWW-Authenticate"] = "Bearer"
+    if exc.retry_after is not None:
+        response["Retry-After"] = str(exc.retry_after)
     return response
 
 

@@ -15,6 +15,7 @@ from typing import ClassVar
 from django.http import HttpRequest
 from ninja.security import HttpBearer
 
+from dewee.limits import check_key_rate
 from tenancy.access import Access, access_for_key
 from tenancy.models import Scope
 from tenancy.queries import authenticate_api_key
@@ -28,6 +29,9 @@ class ApiKeyAuth(HttpBearer):
         key = authenticate_api_key(token, scope=self.scope)
         if key is None:
             return None
+        # The key's requests count against its rate (dewee.limits); past it the request
+        # is refused 429 before its view runs.
+        check_key_rate(request, key_id=str(key.pk))
         return access_for_key(key)
 
 

@@ -11,6 +11,8 @@ from typing import Any
 class DeweeError(Exception):
     status = 400
     code = "bad_request"
+    # Seconds after which trying again may succeed (a Retry-After header), when known.
+    retry_after: int | None = None
 
     def __init__(self, message: str, *, details: Any = None, code: str | None = None) -> None:
         super().__init__(message)
@@ -61,3 +63,14 @@ class ConfirmationRequired(DeweeError):
 
     status = 400
     code = "confirmation_required"
+
+
+class RateLimited(DeweeError):
+    """Too many requests in the limit's window; ``retry_after`` says when it ends."""
+
+    status = 429
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message, details={"retry_after": retry_after})
+        self.retry_after = retry_after

@@ -1,5 +1,5 @@
-"""Keeps the API's promise of one error shape for errors raised outside its views, and
-sends each signed-in person to their own mount of the dashboard."""
+"""Keeps the API's promise of one error shape for errors raised outside its views, limits the
+API's request rates, and sends each signed-in person to their own mount of the dashboard."""
 
 from collections.abc import Callable
 from http import HTTPStatus
@@ -12,6 +12,7 @@ from django.shortcuts import redirect
 
 from dewee.api import body_too_large, error_response
 from dewee.dashboard import mount_of, mount_twin
+from dewee.limits import api_address_refusal, count_auth_failure
 
 API_PREFIX = "/v1/"
 
@@ -36,6 +37,28 @@ def api_error_shape(get_response: Callable[[HttpRequest], HttpResponse]) -> Call
             if "Allow" in response:
                 converted["Allow"] = response["Allow"]
             return converted
+        return response
+
+    return middleware
+
+
+def api_rate_limits(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
+    """Under /v1/: refuse with 429 rate_limited an address over its rate or out of failed
+    attempts, before the request reaches anything else; count each 401 as a failed attempt.
+    The per-key rate is counted where the key is known (dewee.api)."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        if not request.path.startswith(API_PREFIX):
+            return get_response(request)
+        if (refusal := api_address_refusal(request)) is not None:
+            refused = error_response(
+                429, "rate_limited", refusal.message, {"retry_after": refusal.retry_after}
+            )
+            refused["Retry-After"] = str(refusal.retry_after)
+            return refused
+        response = get_response(request)
+        if response.status_code == 401:
+            count_auth_failure(request)
         return response
 
     return middleware

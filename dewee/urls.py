@@ -4,6 +4,7 @@ from django.urls import include, path, re_path
 from dewee.api import api, route_not_found
 from dewee.dashboard import APP_MOUNT
 from dewee.health import healthz, readyz
+from dewee.sign_in import sign_in
 from facts.views import home
 
 # A database outage answers 503 with Retry-After here too, not 500 (dewee.outage).
@@ -20,6 +21,8 @@ urlpatterns = [
     path("v1/", api.urls),
     re_path(r"^v1/", route_not_found),
     path("admin/", admin.site.urls),
+    # Django's sign-in view, with failed attempts limited (dewee.sign_in).
+    path("accounts/login/", sign_in, name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("dashboard/", include("facts.urls")),
     path("dashboard/memory/", include("memory.urls")),

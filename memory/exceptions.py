@@ -44,3 +44,12 @@ class EntityNotFound(NotFound):
 
 class PathNotFound(NotFound):
     code = "no_path"
+
+
+class TooManyJobs(DeweeError):
+    """A workspace has as many jobs waiting in the worker's shared queue as it may."""
+
+    status = 429
+    code = "too_many_jobs"
+    # About how long a waiting job takes to start when the worker is not busy.
+    retry_after = 60

@@ -11,9 +11,10 @@ def run_job(
     agent_pk: int | None = None,
     workspace_pk: int | None = None,
     trigger: str = "schedule",
+    queued_job_pk: int | None = None,
 ) -> dict[str, object]:
     """Run one maintenance job (a schedule, or Run now). An agent or workspace erased since
-    the job was queued leaves nothing to do."""
+    the job was queued leaves nothing to do (and took its row of the queue's ledger along)."""
     agent = workspace = None
     if agent_pk is not None:
         agent = Agent.objects.select_related("workspace").filter(pk=agent_pk).first()
@@ -23,7 +24,9 @@ def run_job(
         workspace = Workspace.objects.filter(pk=workspace_pk).first()
         if workspace is None:
             return {"job": job, "skipped": "workspace no longer exists"}
-    run, _ = run_maintenance(job=job, agent=agent, workspace=workspace, trigger=trigger)
+    run, _ = run_maintenance(
+        job=job, agent=agent, workspace=workspace, trigger=trigger, queued_job_pk=queued_job_pk
+    )
     return {"job": job, "run": run.pk, "touched": run.touched, "counts": run.counts}
 
 

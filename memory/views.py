@@ -222,7 +222,11 @@ def maintenance_run(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         raise BadRequest("Unknown job.")
     job = form.cleaned_data["job"]
-    queue_maintenance(jobs=[job])
-    flash(request, f"{MaintenanceJob(job).label} queued: the worker runs it in a moment.")
+    (queued,) = queue_maintenance(jobs=[job])
+    label = MaintenanceJob(job).label
+    if queued["coalesced"]:
+        flash(request, f"{label} was already queued and has not started yet: not queued twice.")
+    else:
+        flash(request, f"{label} queued: the worker runs it in a moment.")
     url = mount_url(request, "memory:maintenance")
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)

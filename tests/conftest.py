@@ -3,8 +3,11 @@ import os
 from urllib.parse import urlencode
 
 import pytest
-from django.test import Client
+from django.conf import settings as django_settings
+from django.core.cache import caches
+from django.test import Client, override_settings
 
+from dewee.rate_counters import SQLiteFileCounters
 from tenancy.models import Agent, Workspace
 from tests.factories import make_agent, make_key, make_workspace
 
@@ -73,6 +76,30 @@ def _plain_static_storage(settings):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _rate_limit_counters_of_this_run(tmp_path_factory):
+    """On the embedded edition the rate limits count in a SQLite file: this test process's
+    own, not var/'s. (On PostgreSQL they count in the test database.)"""
+    store = django_settings.CACHES["rate_limits"]
+    if store["BACKEND"] != "dewee.rate_counters.SQLiteFileCounters":
+        yield
+        return
+    path = tmp_path_factory.mktemp("limits") / "rate-limits.sqlite3"
+    with override_settings(
+        CACHES={**django_settings.CACHES, "rate_limits": {**store, "LOCATION": str(path)}}
+    ):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """Every test starts with no request counted (the database's counters are rolled back
+    with the test's transaction; the file's are cleared)."""
+    store = caches["rate_limits"]
+    if isinstance(store, SQLiteFileCounters):
+        store.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -141,6 +141,8 @@ def start_server(tmp_path: Path, **env: str) -> Server:
         "DEWEE_Q_SYNC": "0",
         # Pages are rendered without `collectstatic` having run.
         "DEWEE_STATICFILES_STORAGE": "django.contrib.staticfiles.storage.StaticFilesStorage",
+        # The embedded edition's rate limit counters: the server's own, not var/'s.
+        "DEWEE_RATE_LIMIT_FILE": str(tmp_path / f"rate-limits-{port}.sqlite3"),
         TOKEN_VAR: token,
         **env,
     }

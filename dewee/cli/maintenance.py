@@ -75,7 +75,10 @@ def trigger(args: argparse.Namespace) -> None:
             print_json({"queued": queued})
         else:
             for item in queued:
-                print(f"queued {item['job']} (task {item['task_id']}); the worker runs it")
+                if item["coalesced"]:
+                    print(f"{item['job']} was already queued (task {item['task_id']}); not twice")
+                else:
+                    print(f"queued {item['job']} (task {item['task_id']}); the worker runs it")
         return
     runs = [run_to_dict(run_maintenance(job=job, agent=agent, trigger="cli")[0]) for job in jobs]
     if args.json:

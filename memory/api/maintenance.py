@@ -12,7 +12,7 @@ from dewee.api_auth import ADMIN, READ
 from dewee.errors import InvalidInput
 from dewee.schemas import StrictSchema
 from memory.queries import maintenance_status
-from memory.services.maintenance import queue_maintenance
+from memory.services.maintenance import describe_queued, queue_maintenance
 from tenancy.access import request_access
 
 router = Router(tags=["maintenance"])
@@ -60,10 +60,15 @@ class TriggerIn(StrictSchema):
 class QueuedOut(Schema):
     job: str
     task_id: str
+    queued_at: datetime
+    coalesced: bool = Field(
+        description="The job was already waiting for this scope: this trigger joined it."
+    )
 
 
 class TriggerOut(Schema):
     queued: list[QueuedOut]
+    message: str
 
 
 @router.get(
@@ -81,6 +86,9 @@ def autopilot_status(request: HttpRequest) -> dict[str, Any]:
     response={202: TriggerOut},
     summary="Run background jobs now, for this workspace's agents (or one agent)",
     auth=ADMIN,
+    description="A job already waiting for the same agent (or the workspace) is not queued "
+    "twice: the trigger joins it (`coalesced`). A workspace has at most "
+    "DEWEE_MAX_QUEUED_JOBS jobs waiting: past that, 429 `too_many_jobs` with Retry-After.",
 )
 def autopilot_trigger(request: HttpRequest, payload: TriggerIn) -> Status:
     access = request_access(request)
@@ -91,4 +99,4 @@ def autopilot_trigger(request: HttpRequest, payload: TriggerIn) -> Status:
     queued = queue_maintenance(
         jobs=payload.jobs, agent=agent, workspace=None if agent else access.workspace
     )
-    return Status(202, {"queued": queued})
+    return Status(202, {"queued": queued, "message": describe_queued(queued)})

@@ -253,6 +253,45 @@ class MaintenanceRun(models.Model):
         return self.status == RunStatus.RUNNING and (now - last_sign).total_seconds() > stale_secs
 
 
+class QueuedJobQuerySet(models.QuerySet["QueuedJob"]):
+    def stale(self, now: datetime) -> "QueuedJobQuerySet":
+        """Queued longer ago than DEWEE_QUEUED_JOB_STALE_SECS and never started: lost (the
+        queue was cleared, say), so no longer waiting."""
+        return self.filter(
+            queued_at__lt=now - timedelta(seconds=settings.DEWEE_QUEUED_JOB_STALE_SECS)
+        )
+
+
+class QueuedJob(models.Model):
+    """A maintenance job handed to the worker on request (Run now, the API trigger, the CLI)
+    that has not started yet: the ledger of what waits in the shared queue, per workspace.
+    At most one waits per job and scope (``all``, ``workspace:<pk>`` or ``agent:<pk>``); the
+    job deletes its row when it starts. ``workspace`` is the one whose share of the queue it
+    takes: the agent's for an agent's job, none for an operator's job over every agent."""
+
+    job = models.CharField(max_length=32, choices=MaintenanceJob.choices)
+    scope = models.CharField(max_length=64)
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    task_id = models.CharField(max_length=64, blank=True)
+    queued_at = models.DateTimeField()
+
+    objects = QueuedJobQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["job", "scope"], name="queued_job_once_per_scope")
+        ]
+        indexes = [models.Index(fields=["workspace", "queued_at"], name="queued_job_workspace_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.job} for {self.scope}, queued {self.queued_at:%Y-%m-%d %H:%M:%S}"
+
+
 class WorkerHeartbeat(models.Model):
     """The worker cluster's sign of life on one host: a scheduled task writes it every
     minute, so a recent beat shows that the scheduler, the queue and a worker all run."""

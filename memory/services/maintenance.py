@@ -14,16 +14,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, connections, transaction
+from django.db import DatabaseError, IntegrityError, connections, transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from django_q.models import Schedule
 from django_q.tasks import async_task
 
 from dewee.errors import InvalidInput
-from memory.models import MaintenanceJob, MaintenanceRun, RunStatus, WorkerHeartbeat
+from memory.exceptions import TooManyJobs
+from memory.models import MaintenanceJob, MaintenanceRun, QueuedJob, RunStatus, WorkerHeartbeat
 from memory.services.passes import PassResult
 from tenancy.models import Agent, Workspace
 
@@ -173,6 +175,7 @@ def run_maintenance(
     workspace: Workspace | None = None,
     trigger: str = "schedule",
     dry_run: bool = False,
+    queued_job_pk: int | None = None,
 ) -> tuple[MaintenanceRun, PassResult]:
     """Run one job over every agent (or one agent, or one workspace's agents) and record it;
     returns the recorded run and the pass's own result (a decay pass adds distributions).
@@ -180,8 +183,11 @@ def run_maintenance(
     The run row is committed before the pass starts, so the dashboard shows it running; the
     passes themselves commit in batches, so a run killed midway leaves each memory before or
     after and the next run finishes the work. A failing pass is recorded, then re-raised so
-    the worker records the failure too."""
+    the worker records the failure too. A job queued on request (``queued_job_pk``) leaves
+    the queue's ledger as it starts: a new trigger queues it again."""
     spec = JOBS[clean_jobs([job])[0]]
+    if queued_job_pk is not None:
+        QueuedJob.objects.filter(pk=queued_job_pk).delete()
     now = timezone.now()
     mark_interrupted_runs(now=now)
     run = MaintenanceRun.objects.create(
@@ -231,22 +237,95 @@ def _finish(run: MaintenanceRun, started: float) -> None:
 
 def queue_maintenance(
     *, jobs: list[str] | None, agent: Agent | None = None, workspace: Workspace | None = None
-) -> list[dict[str, str]]:
-    """Hand jobs to the worker (Run now, the API trigger). Returns each job's task id; the
-    run shows in the status once the worker picks it up."""
-    queued = []
-    for job in clean_jobs(jobs):
-        task_id = async_task(
+) -> list[dict[str, Any]]:
+    """Hand jobs to the worker (Run now, the API trigger, the CLI), for one agent, one
+    workspace's agents or (no scope) every agent. Returns, per job, its task id, when it was
+    queued and whether it was already waiting.
+
+    Invariants: one job waits per job and scope: a trigger for one already queued and not
+    started joins it (``coalesced``) instead of queueing it twice. A workspace never has more
+    than DEWEE_MAX_QUEUED_JOBS jobs waiting: past it the trigger is refused (TooManyJobs)
+    and queues nothing. The count and the queueing hold the workspace's row locked on
+    PostgreSQL (SQLite's IMMEDIATE transactions hold the write lock), so triggers at the same
+    moment cannot pass the cap together; each task is queued in the transaction of its ledger
+    row (the ORM broker's queue is a table of the same database), so both exist or neither."""
+    names = clean_jobs(jobs)
+    owner = agent.workspace if agent is not None else workspace
+    if agent is not None:
+        scope = f"agent:{agent.pk}"
+    else:
+        scope = f"workspace:{workspace.pk}" if workspace is not None else "all"
+    now = timezone.now()
+    with transaction.atomic():
+        if owner is not None:
+            list(Workspace.objects.select_for_update().filter(pk=owner.pk).values_list("pk"))
+        QueuedJob.objects.stale(now).delete()
+        waiting = {row.job: row for row in QueuedJob.objects.filter(scope=scope, job__in=names)}
+        new = [job for job in names if job not in waiting]
+        cap = settings.DEWEE_MAX_QUEUED_JOBS
+        if owner is not None and new and cap > 0:
+            count = QueuedJob.objects.filter(workspace=owner).count()
+            if count + len(new) > cap:
+                raise TooManyJobs(
+                    f"This workspace has {count} job(s) waiting for the worker and may have at "
+                    f"most {cap}; try again once they have started",
+                    details={"waiting": count, "limit": cap, "asked": len(new)},
+                )
+        queued = []
+        for job in names:
+            row, coalesced = waiting.get(job), True
+            if row is None:
+                row, coalesced = _queue_job(job=job, scope=scope, owner=owner, agent=agent, now=now)
+            queued.append(
+                {
+                    "job": job,
+                    "task_id": row.task_id,
+                    "queued_at": row.queued_at,
+                    "coalesced": coalesced,
+                }
+            )
+    return queued
+
+
+def describe_queued(queued: list[dict[str, Any]]) -> str:
+    """One sentence for people: what was queued, and what was waiting already."""
+    new = [item["job"] for item in queued if not item["coalesced"]]
+    joined = [item["job"] for item in queued if item["coalesced"]]
+    parts = []
+    if new:
+        parts.append(f"Queued {', '.join(new)}: the worker runs it in a moment.")
+    if joined:
+        parts.append(f"Already queued and not started yet: {', '.join(joined)} (not queued twice).")
+    return " ".join(parts)
+
+
+def _queue_job(
+    *, job: str, scope: str, owner: Workspace | None, agent: Agent | None, now: datetime
+) -> tuple[QueuedJob, bool]:
+    """The job's ledger row and its task; True when another trigger queued it first."""
+    try:
+        with transaction.atomic():
+            row = QueuedJob.objects.create(
+                job=job, scope=scope, workspace=owner, agent=agent, queued_at=now
+            )
+    except IntegrityError:
+        # Only jobs over every agent can meet here (no workspace row to lock): another
+        # trigger queued the same job a moment ago.
+        return QueuedJob.objects.get(job=job, scope=scope), True
+    row.task_id = str(
+        async_task(
             "memory.tasks.run_job",
             job,
             agent_pk=agent.pk if agent else None,
-            workspace_pk=workspace.pk if workspace else None,
+            workspace_pk=owner.pk if owner and not agent else None,
             trigger="manual",
+            queued_job_pk=row.pk,
             task_name=f"{SCHEDULE_PREFIX}{job} (manual)",
             group=SCHEDULE_PREFIX + "manual",
         )
-        queued.append({"job": job, "task_id": str(task_id)})
-    return queued
+    )
+    QueuedJob.objects.filter(pk=row.pk).update(task_id=row.task_id)
+    return row, False
 
 
 def ensure_schedules(*, now: datetime | None = None) -> list[str]:

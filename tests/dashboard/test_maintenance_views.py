@@ -59,6 +59,15 @@ def test_run_now_hands_the_job_to_the_worker(staff_client):
     assert OrmQ.objects.count() == 2
 
 
+def test_run_now_on_the_dashboard_says_when_the_job_was_already_queued(staff_client):
+    first = staff_client.post(f"{URL}run/", {"job": "decay"})
+    assert "queued: the worker runs it" in staff_client.get(first["Location"]).content.decode()
+    again = staff_client.post(f"{URL}run/", {"job": "decay"})
+    page = staff_client.get(again["Location"]).content.decode()
+    assert "already queued and has not started yet" in page
+    assert OrmQ.objects.count() == 1
+
+
 def test_run_now_refuses_an_unknown_job(staff_client):
     assert staff_client.post(f"{URL}run/", {"job": "vacuum"}).status_code == 400
     assert not OrmQ.objects.exists()

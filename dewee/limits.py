@@ -1,0 +1,196 @@
+"""Rate limits on the REST API and on the dashboard's sign-in.
+
+django-ratelimit counts (fixed windows, one counter per limit and client), in the counters
+every web process shares (dewee.rate_counters, or the operator's Redis or Memcached). The
+limits come from the settings (DEWEE_RATE_LIMIT_*, DEWEE_SIGNIN_FAILURES_*); each may be off.
+
+- Every API request counts against its client address; every authenticated one against its
+  key (dewee.api). Over either: 429 ``rate_limited``, before the request does anything.
+- An API request refused 401 counts as a failure of its address; past the failures' limit
+  every API request from that address is refused until the window ends, without looking at
+  its key (answering a right key would tell a guesser which guess was right).
+- A failed sign-in counts against the address and the username; past either, sign-in is
+  refused, the right password too, until the window ends.
+
+A store that cannot count lets requests through (logged): the limits guard the service, and
+must not be what takes it down. A database outage is left to answer 503 as it does elsewhere.
+"""
+
+import ipaddress
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+from django_ratelimit.core import get_usage
+
+from dewee.errors import RateLimited
+from dewee.outage import database_trouble
+
+logger = logging.getLogger("dewee.limits")
+
+_PERIOD_WORDS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a request is refused, and how many seconds until it may be tried again."""
+
+    message: str
+    retry_after: int
+
+
+def client_address(request: HttpRequest) -> str:
+    """The address a request came from: the connection's, or with DEWEE_PROXY_COUNT proxies
+    in front, the one the outermost proxy was reached from, that many entries from the right
+    of X-Forwarded-For (entries further left are whatever the client chose to send)."""
+    remote = request.META.get("REMOTE_ADDR") or ""
+    hops = settings.DEWEE_PROXY_COUNT
+    if hops > 0:
+        forwarded = [
+            part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+        ]
+        forwarded = [part for part in forwarded if part]
+        if len(forwarded) >= hops:
+            remote = forwarded[-hops]
+    try:
+        return str(ipaddress.ip_address(remote))
+    except ValueError:
+        # A Unix socket without a proxy's header: every client is one, unknown, address.
+        return "0.0.0.0"
+
+
+def describe_rate(rate: str | None) -> str:
+    """For people: "60/10m" is "60 per 10 minutes"."""
+    if rate is None:
+        return "no limit"
+    count, period = rate.split("/")
+    unit, multiple = _PERIOD_WORDS[period[-1]], period[:-1]
+    return f"{count} per {multiple} {unit}s" if multiple else f"{count} per {unit}"
+
+
+def _usage(
+    request: HttpRequest, group: str, rate: str | None, value: str, *, increment: bool
+) -> dict[str, Any] | None:
+    if rate is None:
+        return None
+    try:
+        return get_usage(
+            request, group=group, key=lambda _group, _request: value, rate=rate, increment=increment
+        )
+    except Exception as exc:
+        if database_trouble(exc) is not None:
+            raise
+        logger.warning("Rate limit %s not counted: %s", group, exc, exc_info=True)
+        return None
+
+
+def _retry_after(usage: dict[str, Any]) -> int:
+    return max(1, int(usage["time_left"]))
+
+
+def _over(usage: dict[str, Any] | None) -> bool:
+    """Past the limit, counting this request."""
+    return usage is not None and bool(usage["should_limit"])
+
+
+def _used_up(usage: dict[str, Any] | None) -> bool:
+    """No attempt left, before this one."""
+    return usage is not None and usage["count"] >= usage["limit"]
+
+
+def api_address_refusal(request: HttpRequest) -> Refusal | None:
+    """Before an API request: refused if its address used up its failed attempts, or (the
+    request counted) went over its rate."""
+    address = client_address(request)
+    failures = _usage(
+        request,
+        "api-auth-failures",
+        settings.DEWEE_RATE_LIMIT_AUTH_FAILURES,
+        address,
+        increment=False,
+    )
+    if failures is not None and _used_up(failures):
+        rate = describe_rate(settings.DEWEE_RATE_LIMIT_AUTH_FAILURES)
+        return Refusal(
+            f"Too many requests without a valid API key from this address ({rate}); "
+            f"try again in {_retry_after(failures)} s",
+            _retry_after(failures),
+        )
+    usage = _usage(
+        request, "api-address", settings.DEWEE_RATE_LIMIT_ADDRESS, address, increment=True
+    )
+    if usage is not None and _over(usage):
+        rate = describe_rate(settings.DEWEE_RATE_LIMIT_ADDRESS)
+        return Refusal(
+            f"Too many requests from this address ({rate}); try again in {_retry_after(usage)} s",
+            _retry_after(usage),
+        )
+    return None
+
+
+def count_auth_failure(request: HttpRequest) -> None:
+    """An API request was refused 401: one failed attempt of its address."""
+    _usage(
+        request,
+        "api-auth-failures",
+        settings.DEWEE_RATE_LIMIT_AUTH_FAILURES,
+        client_address(request),
+        increment=True,
+    )
+
+
+def check_key_rate(request: HttpRequest, *, key_id: str) -> None:
+    """Count an authenticated request against its key; raises RateLimited past the rate."""
+    usage = _usage(request, "api-key", settings.DEWEE_RATE_LIMIT_KEY, key_id, increment=True)
+    if usage is not None and _over(usage):
+        rate = describe_rate(settings.DEWEE_RATE_LIMIT_KEY)
+        raise RateLimited(
+            f"Too many requests with this API key ({rate}); try again in {_retry_after(usage)} s",
+            retry_after=_retry_after(usage),
+        )
+
+
+def _sign_in_counts(request: HttpRequest, *, increment: bool) -> list[dict[str, Any] | None]:
+    username = str(request.POST.get("username", "")).strip().lower()
+    counts = [
+        _usage(
+            request,
+            "sign-in-address",
+            settings.DEWEE_SIGNIN_FAILURES_ADDRESS,
+            client_address(request),
+            increment=increment,
+        )
+    ]
+    if username:
+        counts.append(
+            _usage(
+                request,
+                "sign-in-username",
+                settings.DEWEE_SIGNIN_FAILURES_USERNAME,
+                username,
+                increment=increment,
+            )
+        )
+    return counts
+
+
+def sign_in_refusal(request: HttpRequest) -> Refusal | None:
+    """Before a sign-in is checked: refused when its address or its username has no failed
+    attempt left in the window."""
+    used_up = [usage for usage in _sign_in_counts(request, increment=False) if _used_up(usage)]
+    if not used_up:
+        return None
+    wait = max(_retry_after(usage) for usage in used_up if usage is not None)
+    minutes = -(-wait // 60)
+    return Refusal(
+        "Too many failed sign-ins for this account or from this address. Sign-in is "
+        f"paused, even with the right password: try again in {minutes} minute"
+        f"{'s' if minutes != 1 else ''}.",
+        wait,
+    )
+
+
+def count_sign_in_failure(request: HttpRequest) -> None:
+    _sign_in_counts(request, increment=True)
