@@ -31,6 +31,9 @@ logger = logging.getLogger(__name__)
 
 SCHEDULE_PREFIX = "dewee:"
 HEARTBEAT_SCHEDULE = SCHEDULE_PREFIX + "heartbeat"
+# The storage compaction after erasures (privacy.compaction): a job of the whole database,
+# not of agents, so it keeps no MaintenanceRun; its runs are StorageCompaction rows.
+COMPACTION_SCHEDULE = SCHEDULE_PREFIX + "compaction"
 
 
 @dataclass(frozen=True)
@@ -294,4 +297,33 @@ def ensure_schedules(*, now: datetime | None = None) -> list[str]:
                 schedule.next_run = min(schedule.next_run or soonest, soonest)
                 schedule.save(update_fields=["schedule_type", "minutes", "next_run"])
                 changes.append(f"{spec.job}: every {minutes} min (changed)")
+        changes += _ensure_compaction_schedule(now)
     return changes
+
+
+def _ensure_compaction_schedule(now: datetime) -> list[str]:
+    schedule = Schedule.objects.filter(name=COMPACTION_SCHEDULE).first()
+    interval = int(settings.DEWEE_COMPACTION_INTERVAL_SECS)
+    if interval <= 0:
+        if schedule is None:
+            return []
+        schedule.delete()
+        return ["compaction: schedule removed (disabled)"]
+    minutes = max(1, math.ceil(interval / 60))
+    if schedule is None:
+        Schedule.objects.create(
+            name=COMPACTION_SCHEDULE,
+            func="privacy.tasks.compact_after_erasures",
+            schedule_type=Schedule.MINUTES,
+            minutes=minutes,
+            repeats=-1,
+            next_run=now + timedelta(minutes=minutes),
+        )
+        return [f"compaction: every {minutes} min (new)"]
+    if schedule.minutes == minutes and schedule.schedule_type == Schedule.MINUTES:
+        return []
+    schedule.schedule_type, schedule.minutes = Schedule.MINUTES, minutes
+    soonest = now + timedelta(minutes=minutes)
+    schedule.next_run = min(schedule.next_run or soonest, soonest)
+    schedule.save(update_fields=["schedule_type", "minutes", "next_run"])
+    return [f"compaction: every {minutes} min (changed)"]
