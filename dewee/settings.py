@@ -385,3 +385,5 @@ DEWEE_AUTOPILOT_CONSOLIDATE_INTERVAL_SECS = int(
 # it is rewritten; on SQLite VACUUM, which locks the whole database).
 DEWEE_COMPACTION_INTERVAL_SECS = int(os.environ.get("DEWEE_COMPACTION_INTERVAL_SECS", 24 * 3600))
 DEWEE_COMPACTION_FULL = _env_bool("DEWEE_COMPACTION_FULL", False)
+# PostgreSQL: ANALYZE first, so that the planner's samples of values are of live rows only.
+DEWEE_COMPACTION_ANALYZE = _env_bool("DEWEE_COMPACTION_ANALYZE", False)

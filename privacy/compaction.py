@@ -17,7 +17,9 @@ CONCURRENTLY (new files; neither blocks reads or writes); heap pages that still 
 rows may keep a deleted row's bytes in their free space until it is reused. ``full=True``
 rewrites each table with its TOAST table and indexes (VACUUM FULL): nothing deleted remains
 in the data files, but each table is locked (no reads, no writes) while it is rewritten.
-Both end with a CHECKPOINT, after which PostgreSQL removes the old files.
+Both end with a switch to a new WAL segment and a CHECKPOINT, after which PostgreSQL
+removes the replaced files. ``analyze`` also refreshes the planner's samples of column values
+(pg_statistic), which ANALYZE and autovacuum take from the rows.
 """
 
 import logging
@@ -66,10 +68,16 @@ class _Steps:
 
 
 def compact_storage(
-    *, full: bool = False, trigger: str = "manual", progress: Progress | None = None
+    *,
+    full: bool = False,
+    analyze: bool = False,
+    trigger: str = "manual",
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Remove what deleted rows left behind in the database's files (module docstring),
     calling ``progress`` after each step; record the compaction and return its report.
+    ``analyze`` (PostgreSQL) first replaces the planner's samples of column values with
+    samples of the live rows, then rewrites pg_statistic (superuser only).
     Runs outside any transaction (VACUUM refuses to run in one); each step commits on its
     own, so an interrupted compaction leaves the data as it was and the next one finishes."""
     if connection.in_atomic_block:
@@ -79,11 +87,12 @@ def compact_storage(
     if connection.vendor == "sqlite":
         wal = _compact_sqlite(steps, full=full)
     else:
-        wal = _compact_postgres(steps, full=full)
+        wal = _compact_postgres(steps, full=full, analyze=analyze)
     seconds = time.monotonic() - started
     report = {
         "edition": connection.vendor,
         "full": full,
+        "analyze": analyze and connection.vendor == "postgresql",
         "steps": steps.done,
         "wal": wal,
         "seconds": round(seconds, 3),
@@ -100,13 +109,15 @@ def compact_storage(
     return report
 
 
-def compact_if_erased(*, full: bool = False, trigger: str = "schedule") -> dict[str, Any]:
+def compact_if_erased(
+    *, full: bool = False, analyze: bool = False, trigger: str = "schedule"
+) -> dict[str, Any]:
     """The scheduled job: compact when anything was erased since the last compaction began
     (or there was none yet); otherwise do nothing, so an idle server is left alone."""
     last = StorageCompaction.objects.first()
     if last is not None and not erased_since(last.started_at):
         return {"skipped": "nothing erased since the last compaction"}
-    return compact_storage(full=full, trigger=trigger)
+    return compact_storage(full=full, analyze=analyze, trigger=trigger)
 
 
 def erased_since(moment: datetime) -> bool:
@@ -149,25 +160,44 @@ def _compact_sqlite(steps: _Steps, *, full: bool) -> dict[str, Any]:
     }
 
 
-def _compact_postgres(steps: _Steps, *, full: bool) -> dict[str, Any]:
+def _compact_postgres(steps: _Steps, *, full: bool, analyze: bool) -> dict[str, Any]:
     quote = connection.ops.quote_name
     tables = sorted(connection.introspection.django_table_names(only_existing=True))
     # A configured statement timeout must not cut a rewrite of a large table short.
     steps.run("(connection)", "no statement timeout", "SET statement_timeout = 0")
     try:
         for table in tables:
+            if analyze:
+                # The planner's samples of column values (pg_statistic) become those of
+                # the live rows; the samples they replace are cleared below.
+                steps.run(table, "analyze", f"ANALYZE {quote(table)}")
             if full:
                 steps.run(table, "vacuum full", f"VACUUM (FULL) {quote(table)}")
             else:
-                steps.run(table, "vacuum", f"VACUUM (INDEX_CLEANUP ON) {quote(table)}")
+                # The vacuum prunes the deleted rows from the heap; it leaves their index
+                # entries to the rebuild, which writes new indexes of the live rows only
+                # (cleaning an HNSW index in place took longer than rebuilding it).
+                steps.run(table, "vacuum", f"VACUUM (INDEX_CLEANUP OFF) {quote(table)}")
                 steps.run(table, "reindex", f"REINDEX TABLE CONCURRENTLY {quote(table)}")
+        if analyze:
+            _privileged(steps, "pg_statistic", "vacuum full", "VACUUM (FULL) pg_statistic")
     finally:
         steps.run("(connection)", "statement timeout", "RESET statement_timeout")
+    # Closes the current WAL segment, so that the checkpoint can let go of every segment
+    # written before the compaction (docs/PRIVACY.md: what happens to them then). The
+    # checkpoint flushes the pages and lets the server unlink the files that the rewrites
+    # replaced. Both need rights an application role may lack (superuser, or EXECUTE on
+    # pg_switch_wal and the pg_checkpoint role); without them the server does both later.
+    return {
+        "switch": _privileged(steps, "(wal)", "switch segment", "SELECT pg_switch_wal()"),
+        "checkpoint": _privileged(steps, "(database)", "checkpoint", "CHECKPOINT"),
+    }
+
+
+def _privileged(steps: _Steps, table: str, step: str, sql: str) -> str:
     try:
-        # Flushes the pages and lets the server unlink the files that the rewrites
-        # replaced. Needs superuser or the pg_checkpoint role.
-        steps.run("(database)", "checkpoint", "CHECKPOINT")
+        steps.run(table, step, sql)
     except DatabaseError as exc:
-        logger.warning("Compaction could not CHECKPOINT: %s", exc)
-        return {"checkpoint": f"not permitted ({exc}); the server's next checkpoint does it"}
-    return {"checkpoint": "done"}
+        logger.warning("Compaction could not %s: %s", step, exc)
+        return f"not permitted: {exc}".strip()
+    return "done"

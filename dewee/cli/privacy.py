@@ -21,6 +21,11 @@ def register(commands: Any) -> None:
         ),
     )
     p.add_argument("--full", action="store_true", help="Rewrite every table (locks; see above).")
+    p.add_argument(
+        "--analyze",
+        action="store_true",
+        help="PostgreSQL: ANALYZE every table first, so the planner's samples are of live rows.",
+    )
     add_json_flag(p)
     p.set_defaults(handler=compact)
 
@@ -29,8 +34,11 @@ def compact(args: argparse.Namespace) -> None:
     def show(step: dict[str, Any]) -> None:
         print(f"{step['table']:<40} {step['step']:<24} {step['seconds']:>8.3f} s", flush=True)
 
-    report = compact_storage(full=args.full, trigger="cli", progress=None if args.json else show)
+    report = compact_storage(
+        full=args.full, analyze=args.analyze, trigger="cli", progress=None if args.json else show
+    )
     if args.json:
         print_json(report)
         return
-    print(f"compacted in {report['seconds']:.3f} s; checkpoint: {report['wal']['checkpoint']}")
+    wal = "; ".join(f"{name}: {outcome}" for name, outcome in report["wal"].items())
+    print(f"compacted in {report['seconds']:.3f} s; {wal}")

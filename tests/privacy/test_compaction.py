@@ -155,7 +155,7 @@ def test_postgres_indexes_keep_nothing_of_erased_data_after_compaction():
 
     report = compact_storage(full=False)
 
-    assert report["wal"] == {"checkpoint": "done"}
+    assert report["wal"] == {"switch": "done", "checkpoint": "done"}
     assert _found(_postgres_database_files(indexes_only=True), needles) == {}
 
 
