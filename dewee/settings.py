@@ -321,7 +321,11 @@ Q_CLUSTER = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # No value that a database error names (docs/PRIVACY.md, "Logs").
+    "filters": {"without_database_values": {"()": "dewee.logs.WithoutDatabaseValues"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["without_database_values"]}
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("DEWEE_LOG_LEVEL", "INFO")},
 }
 

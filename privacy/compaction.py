@@ -146,16 +146,14 @@ def _compact_sqlite(steps: _Steps, *, full: bool) -> dict[str, Any]:
         )
     if full:
         steps.run("(database)", "vacuum", "VACUUM")
-    busy, frames, copied = steps.run(
+    [(busy, _frames, _copied)] = steps.run(
         "(database)", "wal checkpoint", "PRAGMA wal_checkpoint(TRUNCATE)"
-    )[0]
+    )
     wal_file = Path(f"{connection.settings_dict['NAME']}-wal")
     return {
         # Busy: a reader still used old pages, so the -wal file was not emptied; the next
         # compaction (or SQLite's own checkpoint once the readers are gone) finishes.
         "checkpoint": "busy" if busy else "truncated",
-        "frames": frames,
-        "copied": copied,
         "wal_bytes": wal_file.stat().st_size if wal_file.exists() else 0,
     }
 

@@ -23,6 +23,7 @@ from django_q.models import Schedule
 from django_q.tasks import async_task
 
 from dewee.errors import InvalidInput
+from dewee.logs import without_values
 from memory.models import MaintenanceJob, MaintenanceRun, RunStatus, WorkerHeartbeat
 from memory.services.passes import PassResult
 from tenancy.models import Agent, Workspace
@@ -205,7 +206,7 @@ def run_maintenance(
         with _RunHeartbeat(run.pk):
             result = spec.run_pass()(agents=agents, now=now, dry_run=dry_run)
     except Exception as exc:
-        run.status, run.error = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"
+        run.status, run.error = RunStatus.FAILED, without_values(f"{type(exc).__name__}: {exc}")
         _finish(run, started)
         logger.exception("Maintenance job %s failed", spec.job)
         raise

@@ -106,7 +106,7 @@ def test_sqlite_files_keep_nothing_of_erased_data_after_compaction(full):
     report = compact_storage(full=full)
 
     assert not _in_full_text_index(needles["content"])
-    assert report["wal"]["checkpoint"] == "truncated"
+    assert report["wal"] == {"checkpoint": "truncated", "wal_bytes": 0}
     assert _found(_sqlite_files(), needles) == {}
     # What was not erased is still found.
     assert agent.memories.filter(content__contains="weather").count() == 16
@@ -232,3 +232,12 @@ def test_cli_full_compaction_reports_as_json(capsys):
     assert report["edition"] == connection.vendor
     expected = "vacuum" if connection.vendor == "sqlite" else "vacuum full"
     assert expected in {step["step"] for step in report["steps"]}
+
+
+def test_the_scheduled_task_follows_the_full_setting(settings):
+    from privacy.tasks import compact_after_erasures
+
+    settings.DEWEE_COMPACTION_FULL = True
+    report = compact_after_erasures()
+    assert report["full"] is True
+    assert StorageCompaction.objects.get().trigger == "schedule"
