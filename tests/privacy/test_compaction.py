@@ -27,10 +27,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _needle() -> str:
-    # Random hex, then a digit so that no stemmer shortens it. The files are searched for
-    # this tail, not the whole marker: an index may store a term after the prefix it
-    # shares with the term before it.
-    return uuid.uuid4().hex[:14] + "0"
+    """What the files are searched for: random hex, then a digit so that no stemmer
+    shortens it. A marker puts random hex before it (:func:`_marker`): an index may store a
+    term after the prefix it shares with the term before it (SQLite's FTS5 does), and a
+    shared prefix of that length is too unlikely to hide the needle."""
+    return uuid.uuid4().hex[:10] + "0"
+
+
+def _marker(needle: str) -> str:
+    return f"zq{uuid.uuid4().hex[:8]}{needle}"
 
 
 def _store_and_erase(agent) -> dict[str, str]:
@@ -43,16 +48,18 @@ def _store_and_erase(agent) -> dict[str, str]:
     erased = store_memories(
         agent=agent,
         items=[
-            MemoryInput(content=f"Alice said zq{needles['content']} yesterday"),
-            MemoryInput(content="a note", metadata={"code": f"zq{needles['metadata']}"}),
-            MemoryInput(content="another note", tags=[f"zq{needles['tag']}"]),
+            MemoryInput(content=f"Alice said {_marker(needles['content'])} yesterday"),
+            MemoryInput(content="a note", metadata={"code": _marker(needles["metadata"])}),
+            MemoryInput(content="another note", tags=[_marker(needles["tag"])]),
             MemoryInput(
-                content=" ".join([f"zq{needles['long']}", *(uuid.uuid4().hex for _ in range(150))])
+                content=" ".join(
+                    [_marker(needles["long"]), *(uuid.uuid4().hex for _ in range(150))]
+                )
             ),
         ],
     )
     store_memories(agent=agent, items=live)
-    state(agent, f"zq{needles['fact']}", user="erased-user")
+    state(agent, _marker(needles["fact"]), user="erased-user")
     erase_memories(
         agent=agent, memory_ids=[m.pk for m in erased], actor="test", reason="privacy test"
     )
@@ -95,8 +102,27 @@ def test_sqlite_connections_zero_what_they_delete():
         assert cursor.fetchone()[0] == 1
 
 
+@pytest.fixture
+def fts_without_automerge():
+    """FTS5 merges segments by itself as enough of them pile up (automerge, 4 by default),
+    which in a test database that other tests have written to may happen during the erase
+    and drop the erased words before the compaction. Off for the test, so the words stay
+    in their old segment as they do in an index between two merges."""
+
+    def automerge(segments: int) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO memory_fts(memory_fts, rank) VALUES('automerge', %s)", [segments]
+            )
+
+    automerge(0)
+    yield
+    automerge(4)
+
+
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's files")
 @pytest.mark.parametrize("full", [False, True])
+@pytest.mark.usefixtures("fts_without_automerge")
 def test_sqlite_files_keep_nothing_of_erased_data_after_compaction(full):
     agent = make_agent(make_workspace())
     needles = _store_and_erase(agent)
