@@ -11,10 +11,10 @@ is checkpointed and truncated, so the old page versions leave the -wal file. ``f
 rewrites the whole file (VACUUM), which also scrubs what was deleted before secure_delete.
 
 PostgreSQL: a deleted row's bytes stay in its heap page, its TOAST chunks and every index
-(B-tree, GIN, HNSW) until the space is reused. ``full=False`` runs VACUUM (index entries
-removed, empty trailing pages cut off) and rebuilds each table's indexes with REINDEX
-CONCURRENTLY (new files; neither blocks reads or writes); heap pages that still hold live
-rows may keep a deleted row's bytes in their free space until it is reused. ``full=True``
+(B-tree, GIN, HNSW) until the space is reused. ``full=False`` runs VACUUM (deleted rows
+pruned from the table's pages) and rebuilds each table's indexes with REINDEX CONCURRENTLY
+(new files of the live rows only; neither blocks reads or writes); a page that still holds
+live rows keeps a deleted row's bytes in its free space until new rows reuse it. ``full=True``
 rewrites each table with its TOAST table and indexes (VACUUM FULL): nothing deleted remains
 in the data files, but each table is locked (no reads, no writes) while it is rewritten.
 Both end with a switch to a new WAL segment and a CHECKPOINT, after which PostgreSQL
