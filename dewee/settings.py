@@ -117,6 +117,7 @@ INSTALLED_APPS = [
     "tenancy",
     "memory",
     "facts",
+    "privacy",
 ]
 
 MIDDLEWARE = [
@@ -245,7 +246,10 @@ def _database() -> dict[str, Any]:
             "transaction_mode": "IMMEDIATE",
             "timeout": DEWEE_SQLITE_BUSY_TIMEOUT_SECS,
             "init_command": (
-                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; "
+                # Deleted rows, index entries and freed pages are overwritten with zeros,
+                # so an erasure leaves no copy in the file's free space (docs/PRIVACY.md).
+                "PRAGMA secure_delete=ON;"
             ),
         }
         # Tests use a file, not the in-memory default: threads in concurrency tests need
@@ -395,7 +399,11 @@ Q_CLUSTER = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # No value that a database error names (docs/PRIVACY.md, "Logs").
+    "filters": {"without_database_values": {"()": "dewee.logs.WithoutDatabaseValues"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["without_database_values"]}
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("DEWEE_LOG_LEVEL", "INFO")},
 }
 
@@ -452,3 +460,12 @@ DEWEE_AUTOPILOT_DEDUP_INTERVAL_SECS = int(
 DEWEE_AUTOPILOT_CONSOLIDATE_INTERVAL_SECS = int(
     os.environ.get("DEWEE_AUTOPILOT_CONSOLIDATE_INTERVAL_SECS", 12 * 3600)
 )
+
+# Erasure on disk (docs/PRIVACY.md): the worker compacts the database's storage this often
+# when anything was erased since the last compaction (0: never; `dewee privacy compact` by
+# hand). Full rewrites every table (on PostgreSQL VACUUM FULL, which locks each table while
+# it is rewritten; on SQLite VACUUM, which locks the whole database).
+DEWEE_COMPACTION_INTERVAL_SECS = int(os.environ.get("DEWEE_COMPACTION_INTERVAL_SECS", 24 * 3600))
+DEWEE_COMPACTION_FULL = _env_bool("DEWEE_COMPACTION_FULL", False)
+# PostgreSQL: ANALYZE first, so that the planner's samples of values are of live rows only.
+DEWEE_COMPACTION_ANALYZE = _env_bool("DEWEE_COMPACTION_ANALYZE", False)

@@ -12,7 +12,7 @@ from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("dewee", "tenancy", "memory", "facts")
+PACKAGES = ("dewee", "tenancy", "memory", "facts", "privacy")
 
 ImportGraph = dict[str, set[str]]
 

@@ -10,7 +10,16 @@ from collections.abc import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from dewee.cli import facts, graph, graph_read, maintenance, memory, people, tenancy
+    from dewee.cli import (
+        facts,
+        graph,
+        graph_read,
+        maintenance,
+        memory,
+        people,
+        privacy,
+        tenancy,
+    )
 
     parser = argparse.ArgumentParser(
         prog="dewee",
@@ -29,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     maintenance.register(memory_commands)
     tenancy.register(commands)
     people.register(commands)
+    privacy.register(commands)
     return parser
 
 

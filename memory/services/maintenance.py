@@ -24,6 +24,7 @@ from django_q.models import Schedule
 from django_q.tasks import async_task
 
 from dewee.errors import InvalidInput
+from dewee.logs import without_values
 from memory.exceptions import TooManyJobs
 from memory.models import MaintenanceJob, MaintenanceRun, QueuedJob, RunStatus, WorkerHeartbeat
 from memory.services.passes import PassResult
@@ -33,6 +34,9 @@ logger = logging.getLogger(__name__)
 
 SCHEDULE_PREFIX = "dewee:"
 HEARTBEAT_SCHEDULE = SCHEDULE_PREFIX + "heartbeat"
+# The storage compaction after erasures (privacy.compaction): a job of the whole database,
+# not of agents, so it keeps no MaintenanceRun; its runs are StorageCompaction rows.
+COMPACTION_SCHEDULE = SCHEDULE_PREFIX + "compaction"
 
 
 @dataclass(frozen=True)
@@ -208,7 +212,7 @@ def run_maintenance(
         with _RunHeartbeat(run.pk):
             result = spec.run_pass()(agents=agents, now=now, dry_run=dry_run)
     except Exception as exc:
-        run.status, run.error = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"
+        run.status, run.error = RunStatus.FAILED, without_values(f"{type(exc).__name__}: {exc}")
         _finish(run, started)
         logger.exception("Maintenance job %s failed", spec.job)
         raise
@@ -373,4 +377,33 @@ def ensure_schedules(*, now: datetime | None = None) -> list[str]:
                 schedule.next_run = min(schedule.next_run or soonest, soonest)
                 schedule.save(update_fields=["schedule_type", "minutes", "next_run"])
                 changes.append(f"{spec.job}: every {minutes} min (changed)")
+        changes += _ensure_compaction_schedule(now)
     return changes
+
+
+def _ensure_compaction_schedule(now: datetime) -> list[str]:
+    schedule = Schedule.objects.filter(name=COMPACTION_SCHEDULE).first()
+    interval = int(settings.DEWEE_COMPACTION_INTERVAL_SECS)
+    if interval <= 0:
+        if schedule is None:
+            return []
+        schedule.delete()
+        return ["compaction: schedule removed (disabled)"]
+    minutes = max(1, math.ceil(interval / 60))
+    if schedule is None:
+        Schedule.objects.create(
+            name=COMPACTION_SCHEDULE,
+            func="privacy.tasks.compact_after_erasures",
+            schedule_type=Schedule.MINUTES,
+            minutes=minutes,
+            repeats=-1,
+            next_run=now + timedelta(minutes=minutes),
+        )
+        return [f"compaction: every {minutes} min (new)"]
+    if schedule.minutes == minutes and schedule.schedule_type == Schedule.MINUTES:
+        return []
+    schedule.schedule_type, schedule.minutes = Schedule.MINUTES, minutes
+    soonest = now + timedelta(minutes=minutes)
+    schedule.next_run = min(schedule.next_run or soonest, soonest)
+    schedule.save(update_fields=["schedule_type", "minutes", "next_run"])
+    return [f"compaction: every {minutes} min (changed)"]

@@ -37,7 +37,8 @@ def _old_memory(agent, importance: float = 0.8) -> Memory:
 
 
 def test_schedules_are_created_once_and_follow_the_settings(settings):
-    assert len(ensure_schedules()) == 7  # the six jobs and the worker's heartbeat
+    # The six jobs, the worker's heartbeat and the storage compaction.
+    assert len(ensure_schedules()) == 8
     assert ensure_schedules() == []
     beat = Schedule.objects.get(name="dewee:heartbeat")
     assert (beat.func, beat.minutes) == ("memory.tasks.worker_heartbeat", 1)
@@ -61,6 +62,7 @@ def test_schedules_are_created_once_and_follow_the_settings(settings):
         "dewee:expiry",
         "dewee:idle_sessions",
         "dewee:fact_freshness",
+        "dewee:compaction",
     }
 
 

@@ -1,0 +1,53 @@
+"""The application log keeps no value that a database error names: PostgreSQL's DETAIL
+line of a unique violation holds the key's values (docs/PRIVACY.md, "Logs")."""
+
+import io
+import logging
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+pytestmark = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="SQLite's errors name no values"
+)
+
+
+def _unique_violation(value: str) -> IntegrityError:
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TEMP TABLE IF NOT EXISTS person (name text UNIQUE)")
+        cursor.execute("INSERT INTO person VALUES (%s)", [value])
+        with pytest.raises(IntegrityError) as raised, transaction.atomic():
+            cursor.execute("INSERT INTO person VALUES (%s)", [value])
+    # What PostgreSQL says, and what must not be logged.
+    assert value in str(raised.value)
+    return raised.value
+
+
+@pytest.fixture
+def log_output():
+    """What the configured console handler writes."""
+    [handler] = [
+        h
+        for h in logging.getLogger().handlers
+        if isinstance(h, logging.StreamHandler) and h.get_name() == "console"
+    ]
+    output = io.StringIO()
+    previous = handler.setStream(output)
+    yield output
+    handler.setStream(previous)
+
+
+@pytest.mark.django_db
+def test_an_unexpected_database_error_is_logged_without_the_values_it_names(log_output):
+    error = _unique_violation("ana.lopez@example.com")
+    try:
+        raise error
+    except IntegrityError:
+        logging.getLogger("dewee.api").exception("Unhandled error in POST /v1/memories")
+    logging.getLogger("facts.learning").warning("facts not learned: %s", error)
+
+    logged = log_output.getvalue()
+    assert "Unhandled error in POST /v1/memories" in logged
+    assert "duplicate key value violates unique constraint" in logged
+    assert "Traceback" in logged
+    assert "ana.lopez" not in logged
