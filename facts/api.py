@@ -6,6 +6,7 @@ from ninja import Query, Router, Schema
 from pydantic import Field
 
 from dewee.errors import ConfirmationRequired
+from dewee.schemas import ErrorOut
 from dewee.timeparse import parse_time
 from facts import queries, services
 from facts.models import KEY_MAX_CHARS, VALUE_MAX_CHARS, Fact
@@ -46,7 +47,7 @@ class FactListParams(Schema):
     limit: int = queries.DEFAULT_PAGE_SIZE
 
 
-@router.post("/facts", response=AssertOut, summary="Assert a fact")
+@router.post("/facts", response={200: AssertOut, 409: ErrorOut}, summary="Assert a fact")
 def assert_fact(request: HttpRequest, payload: FactAssertIn) -> dict:
     access = request_access(request)
     agent = access.agent(payload.agent_id)
@@ -125,7 +126,11 @@ def get_fact(request: HttpRequest, fact_id: int) -> dict:
     return detail
 
 
-@router.post("/facts/{int:fact_id}/resolve", response=FactDetailOut, summary="Accept or reject")
+@router.post(
+    "/facts/{int:fact_id}/resolve",
+    response={200: FactDetailOut, 409: ErrorOut},
+    summary="Accept or reject",
+)
 def resolve_fact(request: HttpRequest, fact_id: int, payload: ResolveIn) -> dict:
     access = request_access(request)
     fact = queries.get_fact(access=access, fact_id=fact_id)
@@ -135,7 +140,11 @@ def resolve_fact(request: HttpRequest, fact_id: int, payload: ResolveIn) -> dict
     return queries.fact_detail(fact)
 
 
-@router.delete("/facts/{int:fact_id}", response=FactDetailOut, summary="Soft-delete a fact")
+@router.delete(
+    "/facts/{int:fact_id}",
+    response={200: FactDetailOut, 409: ErrorOut},
+    summary="Soft-delete a fact",
+)
 def delete_fact(request: HttpRequest, fact_id: int, reason: str = "") -> dict:
     access = request_access(request)
     fact = queries.get_fact(access=access, fact_id=fact_id)

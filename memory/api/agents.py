@@ -6,7 +6,7 @@ from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
-from dewee.schemas import DbId
+from dewee.schemas import DbId, ErrorOut
 from memory import services
 from memory.api.common import memory_page, recall_filters
 from memory.feedback_reports import (
@@ -45,7 +45,9 @@ class MemoryListParams(Schema):
     limit: int = 50
 
 
-@router.post("/agents", response={201: AgentOut}, tags=["agents"], summary="Create an agent")
+@router.post(
+    "/agents", response={201: AgentOut, 409: ErrorOut}, tags=["agents"], summary="Create an agent"
+)
 def create_agent(request: HttpRequest, payload: AgentIn) -> Status:
     access = request_access(request)
     assert access.workspace is not None

@@ -6,6 +6,7 @@ from django.http import HttpRequest
 from ninja import Router, Status
 
 from dewee.errors import DeweeError
+from dewee.schemas import ErrorOut
 from dewee.timeparse import parse_time
 from facts.queries import fact_to_dict, facts_learned_from
 from memory import services
@@ -70,7 +71,12 @@ def _learning(requested: str | None) -> Learning | None:
     return Learning(requested) if requested is not None else None
 
 
-@router.post("/memories", response={201: StoredOut}, tags=["memories"], summary="Store a memory")
+@router.post(
+    "/memories",
+    response={201: StoredOut, 409: ErrorOut},
+    tags=["memories"],
+    summary="Store a memory",
+)
 def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
     access = request_access(request)
     assert access.workspace is not None
@@ -86,7 +92,7 @@ def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
 
 @router.post(
     "/memories/batch",
-    response={201: BatchOut},
+    response={201: BatchOut, 409: ErrorOut},
     tags=["memories"],
     summary="Store up to 1,000 memories, all or nothing",
 )
@@ -144,7 +150,7 @@ def consolidate_memories(request: HttpRequest, payload: ConsolidateIn) -> Status
 
 @router.post(
     "/memories/deduplicate",
-    response=DeduplicateOut,
+    response={200: DeduplicateOut, 422: ErrorOut},
     tags=["memories"],
     summary="Merge an agent's exact duplicates",
 )

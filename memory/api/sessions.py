@@ -5,6 +5,7 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Router, Status
 
+from dewee.schemas import ErrorOut
 from memory import services
 from memory.api.common import memory_page
 from memory.context import ContextRequest, build_context
@@ -44,7 +45,9 @@ def read_session(request: HttpRequest, session_id: int) -> dict[str, Any]:
     return session_to_dict(get_session(access=request_access(request), session_id=session_id))
 
 
-@router.post("/sessions/{int:session_id}/end", response=SessionOut, tags=["sessions"])
+@router.post(
+    "/sessions/{int:session_id}/end", response={200: SessionOut, 409: ErrorOut}, tags=["sessions"]
+)
 def end_session(request: HttpRequest, session_id: int, payload: SessionEndIn) -> dict[str, Any]:
     session = get_session(access=request_access(request), session_id=session_id)
     return session_to_dict(services.end_session(session=session, summary=payload.summary))
