@@ -42,7 +42,7 @@ MISSING_AGENT = "nobody-bot"
 PROBED: set[str] = set()
 CSRF = re.compile(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[^"]+')
 
-MEMORY_PROBES = [
+MEMORY_PROBES: list[tuple[str, str, Any]] = [
     ("get", "/v1/memories/{id}", None),
     ("get", "/v1/memories/{id}/entities", None),
     ("get", "/v1/memories/{id}/graph", None),
@@ -52,18 +52,18 @@ MEMORY_PROBES = [
     ("post", "/v1/memories/{id}/feedback", {"kind": "downvote"}),
     ("post", "/v1/memories/{id}/links", {"target_id": MISSING_ID}),
 ]
-FACT_PROBES = [
+FACT_PROBES: list[tuple[str, str, Any]] = [
     ("get", "/v1/facts/{id}", None),
     ("delete", "/v1/facts/{id}", None),
     ("post", "/v1/facts/{id}/resolve", {"action": "reject"}),
 ]
-SESSION_PROBES = [
+SESSION_PROBES: list[tuple[str, str, Any]] = [
     ("get", "/v1/sessions/{id}", None),
     ("get", "/v1/sessions/{id}/memories", None),
     ("post", "/v1/sessions/{id}/end", {}),
     ("post", "/v1/sessions/{id}/touch", {}),
 ]
-AGENT_PROBES = [
+AGENT_PROBES: list[tuple[str, str, Any]] = [
     ("get", "/v1/agents/{id}", None),
     ("get", "/v1/agents/{id}/memories", None),
     ("get", "/v1/agents/{id}/entities", None),
@@ -76,7 +76,7 @@ AGENT_PROBES = [
     ("post", "/v1/sessions", {"agent_id": "{id}"}),
     ("post", "/v1/facts/forget", {"agent_id": "{id}", "user": "someone", "dry_run": True}),
 ]
-API_PROBES = {
+API_PROBES: dict[str, list[tuple[str, str, Any]]] = {
     "memory": MEMORY_PROBES,
     "fact": FACT_PROBES,
     "session": SESSION_PROBES,
