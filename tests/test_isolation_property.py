@@ -38,6 +38,7 @@ WORDS = ("garden", "invoice", "holiday", "piano")
 # An id no object of any kind has: the answer every foreign id must be indistinguishable from.
 MISSING_ID = 987_654_321
 MISSING_AGENT = "nobody-bot"
+FOREIGN_IDS_PER_PROBE = 3
 # Every probe that was tried with at least one of the other side's ids.
 PROBED: set[str] = set()
 CSRF = re.compile(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[^"]+')
@@ -63,6 +64,9 @@ SESSION_PROBES: list[tuple[str, str, Any]] = [
     ("post", "/v1/sessions/{id}/end", {}),
     ("post", "/v1/sessions/{id}/touch", {}),
 ]
+# Creating an agent (POST /v1/agents, or a first store) with an id another workspace holds
+# is left out: agent ids are unique in the whole deployment, so that answers 409
+# agent_exists where a free id creates the agent.
 AGENT_PROBES: list[tuple[str, str, Any]] = [
     ("get", "/v1/agents/{id}", None),
     ("get", "/v1/agents/{id}/memories", None),
@@ -160,7 +164,7 @@ def _side(token: str, django_user_model) -> Side:
     agent = make_agent(workspace, f"{token}-bot")
     clients = {}
     for role in (MemberRole.MANAGER, MemberRole.VIEWER):
-        user = django_user_model.objects.create_user(username=f"{token}-{role}", password="pw")
+        user = django_user_model.objects.create_user(username=f"{token}-{role}")
         WorkspaceMember.objects.create(user=user, workspace=workspace, role=role)
         clients[role] = Client()
         clients[role].force_login(user)
@@ -252,7 +256,10 @@ class TwoWorkspaces(RuleBasedStateMachine):
     def like_missing(self, side: int, send, kind: str, probe: str) -> None:
         """``send(id)`` with every id of ``kind`` the other side has had answers exactly as
         with an id that never existed."""
-        foreign = self.sides[1 - side].seen(kind)
+        # The first id of each kind and the latest: enough to hit live, changed and deleted
+        # objects while keeping each step's cost flat.
+        seen = self.sides[1 - side].seen(kind)
+        foreign = seen[:1] + seen[1:][-FOREIGN_IDS_PER_PROBE:]
         missing = MISSING_AGENT if kind == "agent" else MISSING_ID
         expected = _answer(send(missing), missing)
         assert expected[0] >= 400, expected
@@ -423,7 +430,7 @@ def test_two_workspaces_never_see_each_other(django_user_model):
     run_state_machine_as_test(
         TwoWorkspaces,
         settings=settings(
-            max_examples=8,
+            max_examples=6,
             stateful_step_count=25,
             derandomize=True,
             database=None,
