@@ -11,12 +11,14 @@ from django.utils.datastructures import MultiValueDict
 from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.openapi.schema import REF_TEMPLATE, OpenAPISchema
 from ninja.parser import Parser
 
 from dewee import __version__
 from dewee.api_auth import UNDECLARED
 from dewee.errors import DeweeError, InvalidInput
 from dewee.outage import database_trouble, trouble_response
+from dewee.schemas import ErrorOut
 from tenancy.validation import refuse_lone_surrogates
 
 logger = logging.getLogger("dewee.api")
@@ -77,7 +79,55 @@ def unreadable_request(exc: BaseException | None) -> JsonResponse:
     return error_response(400, "bad_request", "The request was refused as malformed")
 
 
-api = NinjaAPI(
+# What any operation may answer besides its own results: each in the one error shape.
+COMMON_ERRORS = {
+    400: "Invalid input: a parameter or body field fails a rule (code invalid_input and others)",
+    401: "No valid API key (code unauthenticated)",
+    403: "The key lacks the scope this operation needs (code insufficient_scope)",
+    404: "Something the request names is not in this key's workspace (code not_found and others)",
+    429: "Too many requests from this key or address (code rate_limited); retry after "
+    "Retry-After seconds",
+    503: "The database is busy or out of reach; retry after Retry-After seconds",
+}
+BODY_ERRORS = {413: "The request body, or a value in it, is over its size limit (code too_large)"}
+# An operation that can also answer these declares them in its route, e.g.
+# ``response={201: LinkOut, 409: ErrorOut}``.
+ERROR_DESCRIPTIONS = {
+    409: "The request conflicts with the current state (code conflict and others)",
+    422: "The request cannot be carried out as asked (see the code)",
+}
+
+
+class DeweeApi(NinjaAPI):
+    def get_openapi_schema(
+        self, *, path_prefix: str | None = None, path_params: dict[str, Any] | None = None
+    ) -> OpenAPISchema:
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        declare_errors(schema)
+        return schema
+
+
+def declare_errors(schema: OpenAPISchema) -> None:
+    """Declares the error shape once, as a component, and the errors every operation can
+    answer, so the schema describes every response a client can get."""
+    error_schema = ErrorOut.model_json_schema(ref_template=REF_TEMPLATE)
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components.update(error_schema.pop("$defs", {}))
+    components["ErrorOut"] = error_schema
+    content = {"application/json": {"schema": {"$ref": REF_TEMPLATE.format(model="ErrorOut")}}}
+    for operations in schema["paths"].values():
+        for operation in operations.values():
+            responses = operation["responses"]
+            errors = COMMON_ERRORS | (BODY_ERRORS if "requestBody" in operation else {})
+            for status, description in errors.items():
+                responses.setdefault(status, {"description": description, "content": content})
+            for status, response in responses.items():
+                if status in ERROR_DESCRIPTIONS:
+                    response["description"] = ERROR_DESCRIPTIONS[status]
+            operation["responses"] = dict(sorted(responses.items(), key=lambda item: int(item[0])))
+
+
+api = DeweeApi(
     title="Dewee",
     version=__version__,
     description="Memory for LLM agents: memories, recall and sourced facts.",

@@ -1,7 +1,7 @@
 """Shapes every part of the REST API shares: strict request bodies and the value types their
 fields use (each checked by pydantic before a view runs)."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from ninja import Schema
 from pydantic import ConfigDict, Field, Strict, StrictFloat
@@ -21,3 +21,15 @@ class StrictSchema(Schema):
     """A request body: a field the API does not know is refused, not ignored."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class ErrorBody(Schema):
+    code: str = Field(description="Stable and machine-readable, e.g. invalid_input, not_found.")
+    message: str = Field(description="For people; may change between versions.")
+    details: Any = Field(description="What the code needs to say more, or null.")
+
+
+class ErrorOut(Schema):
+    """The one shape of every error the API answers."""
+
+    error: ErrorBody

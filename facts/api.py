@@ -7,6 +7,7 @@ from pydantic import Field
 
 from dewee.api_auth import ADMIN, READ, WRITE
 from dewee.errors import ConfirmationRequired
+from dewee.schemas import ErrorOut
 from dewee.timeparse import parse_time
 from facts import queries, services
 from facts.models import KEY_MAX_CHARS, VALUE_MAX_CHARS, Fact
@@ -48,7 +49,9 @@ class FactListParams(Schema):
     limit: int = queries.DEFAULT_PAGE_SIZE
 
 
-@router.post("/facts", response=AssertOut, summary="Assert a fact", auth=WRITE)
+@router.post(
+    "/facts", response={200: AssertOut, 409: ErrorOut}, summary="Assert a fact", auth=WRITE
+)
 def assert_fact(request: HttpRequest, payload: FactAssertIn) -> dict:
     access = request_access(request)
     agent = access.agent(payload.agent_id)
@@ -135,7 +138,10 @@ def get_fact(request: HttpRequest, fact_id: int) -> dict:
 
 
 @router.post(
-    "/facts/{int:fact_id}/resolve", response=FactDetailOut, summary="Accept or reject", auth=WRITE
+    "/facts/{int:fact_id}/resolve",
+    response={200: FactDetailOut, 409: ErrorOut},
+    summary="Accept or reject",
+    auth=WRITE,
 )
 def resolve_fact(request: HttpRequest, fact_id: int, payload: ResolveIn) -> dict:
     access = request_access(request)
@@ -147,7 +153,10 @@ def resolve_fact(request: HttpRequest, fact_id: int, payload: ResolveIn) -> dict
 
 
 @router.delete(
-    "/facts/{int:fact_id}", response=FactDetailOut, summary="Soft-delete a fact", auth=WRITE
+    "/facts/{int:fact_id}",
+    response={200: FactDetailOut, 409: ErrorOut},
+    summary="Soft-delete a fact",
+    auth=WRITE,
 )
 def delete_fact(request: HttpRequest, fact_id: int, reason: str = "") -> dict:
     access = request_access(request)

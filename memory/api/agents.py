@@ -7,7 +7,7 @@ from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
 from dewee.api_auth import ADMIN, READ, WRITE
-from dewee.schemas import DbId
+from dewee.schemas import DbId, ErrorOut
 from memory import services
 from memory.api.common import memory_page, recall_filters
 from memory.feedback_reports import (
@@ -47,7 +47,11 @@ class MemoryListParams(Schema):
 
 
 @router.post(
-    "/agents", response={201: AgentOut}, tags=["agents"], summary="Create an agent", auth=WRITE
+    "/agents",
+    response={201: AgentOut, 409: ErrorOut},
+    tags=["agents"],
+    summary="Create an agent",
+    auth=WRITE,
 )
 def create_agent(request: HttpRequest, payload: AgentIn) -> Status:
     access = request_access(request)

@@ -7,6 +7,7 @@ from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
 
 from dewee.api_auth import READ, WRITE
+from dewee.schemas import ErrorOut
 from memory import services
 from memory.entity_queries import (
     entity_to_dict,
@@ -62,7 +63,7 @@ def entities_of_memory(request: HttpRequest, memory_id: int) -> list[dict[str, A
 
 @router.post(
     "/memories/{int:memory_id}/links",
-    response={201: LinkOut},
+    response={201: LinkOut, 409: ErrorOut},
     tags=["entities"],
     summary="Link a memory to another memory of its agent (a linked_by edge)",
     auth=WRITE,

@@ -7,6 +7,7 @@ from ninja import Router, Status
 
 from dewee.api_auth import ADMIN, READ, WRITE
 from dewee.errors import DeweeError
+from dewee.schemas import ErrorOut
 from dewee.timeparse import parse_time
 from facts.queries import fact_to_dict, facts_learned_from
 from memory import services
@@ -72,7 +73,11 @@ def _learning(requested: str | None) -> Learning | None:
 
 
 @router.post(
-    "/memories", response={201: StoredOut}, tags=["memories"], summary="Store a memory", auth=WRITE
+    "/memories",
+    response={201: StoredOut, 409: ErrorOut},
+    tags=["memories"],
+    summary="Store a memory",
+    auth=WRITE,
 )
 def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
     workspace = request_access(request).workspace_for_agent(payload.agent_id)
@@ -88,7 +93,7 @@ def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
 
 @router.post(
     "/memories/batch",
-    response={201: BatchOut},
+    response={201: BatchOut, 409: ErrorOut},
     tags=["memories"],
     summary="Store up to 1,000 memories, all or nothing",
     auth=WRITE,
@@ -148,7 +153,7 @@ def consolidate_memories(request: HttpRequest, payload: ConsolidateIn) -> Status
 
 @router.post(
     "/memories/deduplicate",
-    response=DeduplicateOut,
+    response={200: DeduplicateOut, 422: ErrorOut},
     tags=["memories"],
     summary="Merge an agent's exact duplicates",
     auth=ADMIN,

@@ -7,6 +7,7 @@ from ninja import Router, Status
 
 from dewee.api_auth import READ, WRITE
 from dewee.errors import ConfirmationRequired
+from dewee.schemas import ErrorOut
 from memory import services
 from memory.api.common import memory_page
 from memory.context import ContextRequest, build_context
@@ -69,7 +70,12 @@ def delete_session(
     return services.delete_session(session=session, actor=access.actor, reason=reason)
 
 
-@router.post("/sessions/{int:session_id}/end", response=SessionOut, tags=["sessions"], auth=WRITE)
+@router.post(
+    "/sessions/{int:session_id}/end",
+    response={200: SessionOut, 409: ErrorOut},
+    tags=["sessions"],
+    auth=WRITE,
+)
 def end_session(request: HttpRequest, session_id: int, payload: SessionEndIn) -> dict[str, Any]:
     session = get_session(access=request_access(request), session_id=session_id)
     return session_to_dict(services.end_session(session=session, summary=payload.summary))
