@@ -30,6 +30,8 @@ accesslog = os.environ.get("DEWEE_ACCESS_LOG") or None
 # Paths without their query strings (which carry user ids, search words, a fact's value),
 # and no Referer, which is a whole URL: client, time, method, path, status, bytes, seconds.
 access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(B)s %(L)s'
+# ... and a person's id in a path masked (dewee.logs.masked_path).
+logger_class = "dewee.access_log.MaskingLogger"
 loglevel = os.environ.get("DEWEE_LOG_LEVEL", "info").lower()
 proc_name = "dewee-web"
 # gunicornc's control socket lives in a per-user folder shared by every instance: off.

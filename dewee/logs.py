@@ -1,4 +1,4 @@
-"""Logs without the values of erased data.
+"""Logs without the values of erased data, and without people's ids in paths.
 
 PostgreSQL adds a DETAIL line to some errors that names the values involved: a unique
 violation says ``Key (agent_id, name)=(7, ana.lopez) already exists``. Logged with a
@@ -11,6 +11,15 @@ import re
 
 _DETAIL = re.compile(r"^\s*DETAIL:.*(?:\n|$)", re.MULTILINE)
 _FORMATTER = logging.Formatter()
+# The one path that holds a person's id (GET /v1/people/{user}/export): the access log and
+# Django's warnings about 4xx answers name it with the id masked.
+_PERSON_IN_PATH = re.compile(r"(/v1/people/)[^/\s?\"]+")
+MASK = "***"
+
+
+def masked_path(path: str) -> str:
+    """``path`` with a person's id in it masked: /v1/people/***/export."""
+    return _PERSON_IN_PATH.sub(rf"\g<1>{MASK}", path) if "/v1/people/" in path else path
 
 
 def without_values(text: str) -> str:
@@ -23,8 +32,8 @@ class WithoutDatabaseValues(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if "DETAIL:" in message:
-            record.msg, record.args = without_values(message), ()
+        if "DETAIL:" in message or "/v1/people/" in message:
+            record.msg, record.args = masked_path(without_values(message)), ()
         if record.exc_info and not record.exc_text:
             record.exc_text = _FORMATTER.formatException(record.exc_info)
         if record.exc_text:

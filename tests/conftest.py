@@ -1,4 +1,6 @@
+import io
 import json
+import logging
 import os
 from urllib.parse import urlencode
 
@@ -127,3 +129,17 @@ def browser_type_launch_args(browser_type_launch_args):
             "--disable-sync",
         ],
     }
+
+
+@pytest.fixture
+def log_output():
+    """What the configured console handler writes."""
+    [handler] = [
+        h
+        for h in logging.getLogger().handlers
+        if isinstance(h, logging.StreamHandler) and h.get_name() == "console"
+    ]
+    output = io.StringIO()
+    previous = handler.setStream(output)
+    yield output
+    handler.setStream(previous)

@@ -1,13 +1,16 @@
 """The application log keeps no value that a database error names: PostgreSQL's DETAIL
-line of a unique violation holds the key's values (docs/PRIVACY.md, "Logs")."""
+line of a unique violation holds the key's values (docs/PRIVACY.md, "Logs"); and no
+person's id from a path."""
 
-import io
 import logging
 
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-pytestmark = pytest.mark.skipif(
+from tests.conftest import ApiClient
+from tests.factories import make_key
+
+postgres_only = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="SQLite's errors name no values"
 )
 
@@ -23,20 +26,7 @@ def _unique_violation(value: str) -> IntegrityError:
     return raised.value
 
 
-@pytest.fixture
-def log_output():
-    """What the configured console handler writes."""
-    [handler] = [
-        h
-        for h in logging.getLogger().handlers
-        if isinstance(h, logging.StreamHandler) and h.get_name() == "console"
-    ]
-    output = io.StringIO()
-    previous = handler.setStream(output)
-    yield output
-    handler.setStream(previous)
-
-
+@postgres_only
 @pytest.mark.django_db
 def test_an_unexpected_database_error_is_logged_without_the_values_it_names(log_output):
     error = _unique_violation("ana.lopez@example.com")
@@ -50,4 +40,13 @@ def test_an_unexpected_database_error_is_logged_without_the_values_it_names(log_
     assert "Unhandled error in POST /v1/memories" in logged
     assert "duplicate key value violates unique constraint" in logged
     assert "Traceback" in logged
+    assert "ana.lopez" not in logged
+
+
+@pytest.mark.django_db
+def test_a_refused_export_is_logged_with_the_persons_id_masked(log_output, workspace):
+    reader = ApiClient(make_key(workspace, scopes=["read"]))
+    assert reader.get("/v1/people/ana.lopez@example.com/export").status_code == 403
+    logged = log_output.getvalue()
+    assert "/v1/people/***/export" in logged
     assert "ana.lopez" not in logged

@@ -550,13 +550,16 @@ def test_the_access_log_keeps_paths_without_their_query_strings(serve, agent):
         "GET", "/healthz", headers={"Referer": f"{server.url}/dashboard/facts/?q=ana.lopez"}
     )
     assert referred.status == 200
+    # A person's export names them in its path: the log masks it.
+    assert server.request("GET", "/v1/people/ana.lopez%40example.com/export").status == 200
 
     def logged() -> list[str]:
         return [line for line in server.log.read_text().splitlines() if re.search(r'"GET /', line)]
 
-    wait_for(lambda: len(logged()) >= 2, 10, "the access log")
+    wait_for(lambda: len(logged()) >= 3, 10, "the access log")
     assert any('"GET /v1/facts HTTP/1.1" 200' in line for line in logged()), logged()
     assert any('"GET /healthz HTTP/1.1" 200' in line for line in logged()), logged()
+    assert any('"GET /v1/people/***/export HTTP/1.1" 200' in line for line in logged()), logged()
     assert "ana.lopez" not in server.log.read_text()
 
 
