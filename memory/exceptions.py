@@ -44,3 +44,11 @@ class EntityNotFound(NotFound):
 
 class PathNotFound(NotFound):
     code = "no_path"
+
+
+class QuotaExceeded(DeweeError):
+    """A write that would take an agent or workspace over a hard quota; nothing of it was
+    written. ``details`` names the quota, its scope, limit and usage."""
+
+    status = 413
+    code = "quota_exceeded"

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from dewee.cli import facts, graph, graph_read, maintenance, memory, tenancy
+    from dewee.cli import facts, graph, graph_read, maintenance, memory, quotas, tenancy
 
     parser = argparse.ArgumentParser(
         prog="dewee", description="Operate Dewee: memory, facts, agents, workspaces, API keys."
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     graph_read.register(memory_commands)
     maintenance.register(memory_commands)
     tenancy.register(commands)
+    quotas.register(commands)
     return parser
 
 

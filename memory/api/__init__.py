@@ -4,10 +4,19 @@ paths overlap (an agent's sub-resources are declared before the agent itself).""
 
 from ninja import Router
 
-from memory.api import agents, entities, feedback, graph, maintenance, memories, sessions
+from memory.api import (
+    agents,
+    entities,
+    feedback,
+    graph,
+    maintenance,
+    memories,
+    quotas,
+    sessions,
+)
 
 router = Router()
-# entities and graph before agents and memories: their paths are those resources'
+# entities, graph and quotas before agents and memories: their paths are those resources'
 # sub-resources.
-for module in (entities, graph, agents, memories, feedback, sessions, maintenance):
+for module in (entities, graph, quotas, agents, memories, feedback, sessions, maintenance):
     router.add_router("", module.router)
