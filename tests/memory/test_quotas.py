@@ -419,7 +419,7 @@ def test_cli_import_over_a_hard_quota_is_refused_whole(capsys, tmp_path, agent):
         limits={QuotaKind.MEMORIES: QuotaLimit(2, "soft")},
         actor="test",
     )
-    code, out, err = run(capsys, "memory", "import", str(path), "--agent", "support-bot")
+    code, _, err = run(capsys, "memory", "import", str(path), "--agent", "support-bot")
     assert code == 0
     assert "over its memories quota: 3 of 2" in err
     assert Memory.objects.count() == 3
