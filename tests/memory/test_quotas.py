@@ -172,7 +172,7 @@ def test_a_limit_lowered_below_usage_refuses_growth_but_not_reads_or_deletes(api
     limit_agent(agent, memories=1)
     assert_error(store(api, "four"), 413, "quota_exceeded")
     assert api.get("/v1/agents/support-bot/memories").status_code == 200
-    first = Memory.objects.filter(agent=agent).first()
+    first = Memory.objects.filter(agent=agent)[0]
     assert api.delete(f"/v1/memories/{first.pk}").status_code == 200
 
 
