@@ -1,3 +1,5 @@
+from typing import Any
+
 from dewee.errors import Conflict, DeweeError, InvalidInput, NotFound
 
 
@@ -52,3 +54,5 @@ class QuotaExceeded(DeweeError):
 
     status = 413
     code = "quota_exceeded"
+    # The counts the refused write took (memory.quotas.keep_recounts).
+    recounts: list[Any] = []

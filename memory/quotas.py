@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db import connection
+from django.db.models import Count, F, Max, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from memory.exceptions import QuotaExceeded
@@ -145,55 +146,110 @@ class QuotaWarning:
         }
 
 
-def check_quotas(*, agent: Agent, adding: Usage, enforce: bool = True) -> list[QuotaWarning]:
+# New memories counted on top of a quota's last count before it is counted anew.
+RECOUNT_AFTER = 1000
+
+
+@dataclass(frozen=True)
+class _Recount:
+    """A quota's count taken during a write that was then refused: kept (keep_recounts)
+    after the rollback, so that the next write at the limit need not count again."""
+
+    quota_id: int
+    seen: tuple[int | None, int]
+    counted: int
+    counted_to_id: int
+
+
+def _scope_memories(agent: Agent, quota: Quota) -> QuerySet[Memory]:
+    if quota.agent_id is None:
+        return Memory.objects.filter(agent__workspace_id=agent.workspace_id)
+    return Memory.objects.filter(agent=agent)
+
+
+def _count(memories: QuerySet[Memory]) -> tuple[Usage, int]:
+    """The usage of ``memories`` and the highest id among them."""
+    totals = memories.aggregate(
+        memories=Count("id"),
+        storage_bytes=Coalesce(Sum("stored_bytes"), 0),
+        metadata_bytes=Coalesce(Sum("metadata_bytes"), 0),
+        last=Coalesce(Max("id"), 0),
+    )
+    last = totals.pop("last")
+    return Usage(**totals), last
+
+
+def check_quotas(
+    *, agent: Agent, adding: Usage, enforce: bool = True, existing: bool = False
+) -> list[QuotaWarning]:
     """Run in the writer's transaction, before it writes: whether ``adding`` more to
-    ``agent`` fits the agent's and its workspace's quotas. A hard quota it would go over is
-    QuotaExceeded (the caller's transaction writes nothing); a soft one, a warning.
-    ``enforce`` False (the server's own writes: merges, idle-session summaries) never
-    refuses: over a hard quota it warns too, so a worker's pass is never cut short.
+    ``agent`` (new memories; ``existing``: growth of stored ones) fits the agent's and its
+    workspace's quotas. A hard quota it would go over is QuotaExceeded (the caller's
+    transaction writes nothing); a soft one, a warning. ``enforce`` False (the server's own
+    writes: merges, idle-session summaries) never refuses: over a hard quota it warns too,
+    so a worker's pass is never cut short. Shrinking is never refused, even over a limit.
 
     Without a quota of the agent or its workspace this is one indexed lookup. With one,
     the quota rows are locked (PostgreSQL: SELECT ... FOR UPDATE; SQLite's IMMEDIATE
     transactions already hold the database's write lock) so that writers of one scope take
     turns and each counts the rows the one before it committed: N parallel writers
-    against a limit of N leave exactly N. Shrinking (a negative ``adding``) is never
-    refused, even over a limit."""
-    quotas = Quota.objects.filter(workspace_id=agent.workspace_id).filter(
-        Q(agent__isnull=True) | Q(agent=agent)
+    against a limit of N leave exactly N. Every memory is stored under that lock, so ids
+    stored later are higher than a count's last id.
+
+    Usage is read as the quota's last count plus the memories stored since (an index
+    range over ids past it): an upper bound, as deletions since only lower the usage and
+    growth of stored memories is added to the count. Only when that bound does not fit
+    (or RECOUNT_AFTER memories came since) are the scope's memories counted in full, and
+    the count kept."""
+    quotas = list(
+        Quota.objects.select_for_update()
+        .filter(workspace_id=agent.workspace_id)
+        .filter(Q(agent__isnull=True) | Q(agent=agent))
+        .order_by("pk")
     )
-    if enforce:
-        quotas = quotas.select_for_update().order_by("pk")
     growing = [q for q in quotas if q.mode != QuotaMode.NONE and adding.of(q.kind) > 0]
-    if not growing:
-        return []
-    usage: dict[str, Usage] = {}
-    warnings = []
+    warnings: list[QuotaWarning] = []
+    recounts: list[_Recount] = []
+    since: dict[tuple[int | None, int], Usage] = {}
+    full: dict[int | None, tuple[Usage, int]] = {}
     for quota in growing:
-        scope = "workspace" if quota.agent_id is None else "agent"
-        if scope not in usage:
-            usage[scope] = (
-                workspace_usage(agent.workspace) if scope == "workspace" else agent_usage(agent)
-            )
-        before = usage[scope].of(quota.kind)
-        after = before + adding.of(quota.kind)
-        if after <= quota.limit:
+        memories = _scope_memories(agent, quota)
+        wanted = adding.of(quota.kind)
+        if quota.counted is not None:
+            key = (quota.agent_id, quota.counted_to_id)
+            if key not in since:
+                since[key] = _usage(memories.filter(pk__gt=quota.counted_to_id))
+            bound = quota.counted + since[key].of(quota.kind)
+            if since[key].memories <= RECOUNT_AFTER and bound + wanted <= quota.limit:
+                continue
+        if quota.agent_id not in full:
+            full[quota.agent_id] = _count(memories)
+        usage, last = full[quota.agent_id]
+        used = usage.of(quota.kind)
+        recounts.append(_Recount(quota.pk, (quota.counted, quota.counted_to_id), used, last))
+        quota.counted, quota.counted_to_id = used, last
+        quota.save(update_fields=["counted", "counted_to_id"])
+        if used + wanted <= quota.limit:
             continue
+        scope = "workspace" if quota.agent_id is None else "agent"
         agent_id = agent.agent_id if scope == "agent" else None
         if quota.mode == QuotaMode.HARD and enforce:
             whose = f"agent {agent_id!r}" if agent_id else f"workspace {agent.workspace.slug!r}"
-            raise QuotaExceeded(
+            error = QuotaExceeded(
                 f"The {quota.kind} quota of {whose} would be exceeded: "
-                f"{before} used + {adding.of(quota.kind)} > limit {quota.limit}",
+                f"{used} used + {wanted} > limit {quota.limit}",
                 details={
                     "quota": quota.kind,
                     "scope": scope,
                     "workspace": agent.workspace.slug,
                     "agent_id": agent_id,
                     "limit": quota.limit,
-                    "usage": before,
-                    "requested": adding.of(quota.kind),
+                    "usage": used,
+                    "requested": wanted,
                 },
             )
+            error.recounts = recounts
+            raise error
         warnings.append(
             QuotaWarning(
                 kind=quota.kind,
@@ -201,11 +257,31 @@ def check_quotas(*, agent: Agent, adding: Usage, enforce: bool = True) -> list[Q
                 workspace=agent.workspace.slug,
                 agent_id=agent_id,
                 limit=quota.limit,
-                usage=after,
+                usage=used + wanted,
                 mode=quota.mode,
             )
         )
+    if existing:
+        # Stored memories grow: their ids are not past any count, so the counts take it.
+        for quota in growing:
+            if quota.counted is not None:
+                Quota.objects.filter(pk=quota.pk).update(
+                    counted=F("counted") + adding.of(quota.kind)
+                )
     return warnings
+
+
+def keep_recounts(error: QuotaExceeded) -> None:
+    """After a refused write rolled back: keep the counts it took, each only if its quota
+    still holds the count it replaced (no write since changed it), so that writes refused
+    at a full quota do not each count every memory again."""
+    if connection.in_atomic_block:
+        return  # a caller's transaction would roll them back too
+    for recount in error.recounts:
+        counted, counted_to_id = recount.seen
+        Quota.objects.filter(
+            pk=recount.quota_id, counted=counted, counted_to_id=counted_to_id
+        ).update(counted=recount.counted, counted_to_id=recount.counted_to_id)
 
 
 @dataclass(frozen=True)

@@ -226,6 +226,11 @@ class Quota(models.Model):
     mode = models.CharField(max_length=8, choices=QuotaMode.choices, default=QuotaMode.HARD)
     updated_at = models.DateTimeField(auto_now=True)
     updated_by = models.CharField(max_length=255, blank=True)
+    # The scope's usage of this kind as last counted (null: not yet), over its memories up
+    # to id ``counted_to_id``; with those stored since, an upper bound of the usage that
+    # spares a write a full count while it is far from the limit (memory.quotas).
+    counted = models.BigIntegerField(null=True, blank=True, editable=False)
+    counted_to_id = models.BigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["workspace_id", "agent_id", "kind"]

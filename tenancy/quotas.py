@@ -72,7 +72,14 @@ def set_quotas(
                     workspace=workspace,
                     agent=agent,
                     kind=kind,
-                    defaults={"limit": value.limit, "mode": value.mode, "updated_by": actor},
+                    # Counted anew: a count kept while the mode was none missed growth.
+                    defaults={
+                        "limit": value.limit,
+                        "mode": value.mode,
+                        "updated_by": actor,
+                        "counted": None,
+                        "counted_to_id": 0,
+                    },
                 )
         after = quota_limits(workspace=workspace, agent=agent)
         record_event(

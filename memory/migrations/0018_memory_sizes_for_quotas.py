@@ -64,7 +64,8 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="memory",
             index=models.Index(
-                fields=["agent", "stored_bytes", "metadata_bytes"], name="memory_agent_usage_idx"
+                fields=["agent", "id", "stored_bytes", "metadata_bytes"],
+                name="memory_agent_usage_idx",
             ),
         ),
         migrations.RunPython(measure_memories, migrations.RunPython.noop, elidable=True),

@@ -132,9 +132,11 @@ class Memory(models.Model):
                 condition=Q(expires_at__isnull=False),
                 name="memory_expiry_idx",
             ),
-            # Covers quota usage: count and both sums of an agent without reading its rows.
+            # Covers quota usage: count and both sums of an agent, or of its memories past an
+            # id, without reading their rows.
             models.Index(
-                fields=["agent", "stored_bytes", "metadata_bytes"], name="memory_agent_usage_idx"
+                fields=["agent", "id", "stored_bytes", "metadata_bytes"],
+                name="memory_agent_usage_idx",
             ),
         ]
 

@@ -423,3 +423,29 @@ def test_cli_import_over_a_hard_quota_is_refused_whole(capsys, tmp_path, agent):
     assert code == 0
     assert "over its memories quota: 3 of 2" in err
     assert Memory.objects.count() == 3
+
+
+# Counting: a quota's last count plus the memories stored since bounds the usage
+
+
+def test_memories_deleted_after_a_refusal_make_room_again(api, agent):
+    limit_agent(agent, memories=2)
+    first = store(api, "one").json()["id"]
+    store(api, "two")
+    assert_error(store(api, "three"), 413, "quota_exceeded")
+    assert api.delete(f"/v1/memories/{first}").status_code == 200
+    assert store(api, "three").status_code == 201
+    assert_error(store(api, "four"), 413, "quota_exceeded")
+
+
+def test_growth_of_a_memory_already_counted_is_not_missed(agent):
+    from memory.exceptions import QuotaExceeded
+
+    (a,) = remember(agent, "a" * 10)
+    limit_agent(agent, storage_bytes=20)
+    remember(agent, "b" * 4)  # the quota's first count: a's 10 bytes
+    update_memory(memory=a, content="a" * 16)  # a grows by 6 after it was counted
+    assert agent_usage(agent).storage_bytes == 20
+    with pytest.raises(QuotaExceeded):
+        remember(agent, "c")
+    assert agent_usage(agent).storage_bytes == 20
