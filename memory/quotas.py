@@ -210,20 +210,21 @@ def check_quotas(
     growing = [q for q in quotas if q.mode != QuotaMode.NONE and adding.of(q.kind) > 0]
     warnings: list[QuotaWarning] = []
     recounts: list[_Recount] = []
+    # Each scope's queries are made once, whichever of its quotas asks first.
     since: dict[tuple[int | None, int], Usage] = {}
     full: dict[int | None, tuple[Usage, int]] = {}
     for quota in growing:
-        memories = _scope_memories(agent, quota)
         wanted = adding.of(quota.kind)
         if quota.counted is not None:
             key = (quota.agent_id, quota.counted_to_id)
             if key not in since:
+                memories = _scope_memories(agent, quota)
                 since[key] = _usage(memories.filter(pk__gt=quota.counted_to_id))
             bound = quota.counted + since[key].of(quota.kind)
             if since[key].memories <= RECOUNT_AFTER and bound + wanted <= quota.limit:
                 continue
         if quota.agent_id not in full:
-            full[quota.agent_id] = _count(memories)
+            full[quota.agent_id] = _count(_scope_memories(agent, quota))
         usage, last = full[quota.agent_id]
         used = usage.of(quota.kind)
         recounts.append(_Recount(quota.pk, (quota.counted, quota.counted_to_id), used, last))
