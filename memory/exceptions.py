@@ -1,5 +1,3 @@
-from typing import Any
-
 from dewee.errors import Conflict, DeweeError, InvalidInput, NotFound
 
 
@@ -54,5 +52,3 @@ class QuotaExceeded(DeweeError):
 
     status = 413
     code = "quota_exceeded"
-    # The counts the refused write took (memory.quotas.keep_recounts).
-    recounts: list[Any] = []

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, F, Max, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from memory.exceptions import QuotaExceeded
@@ -150,33 +150,29 @@ class QuotaWarning:
 RECOUNT_AFTER = 1000
 
 
-@dataclass(frozen=True)
-class _Recount:
-    """A quota's count taken during a write that was then refused: kept (keep_recounts)
-    after the rollback, so that the next write at the limit need not count again."""
+# The usage of the memories of one agent, or of every agent of a workspace, past an id: raw
+# SQL, the same on both engines, as the ORM's building of it cost more than running it.
+_SCOPE_USAGE_SQL = """
+    SELECT COUNT(*), COALESCE(SUM(stored_bytes), 0), COALESCE(SUM(metadata_bytes), 0),
+           COALESCE(MAX(id), 0)
+    FROM {memories} WHERE {scope} AND id > %s
+"""
+_AGENT_SCOPE = "agent_id = %s"
+_WORKSPACE_SCOPE = "agent_id IN (SELECT id FROM {agents} WHERE workspace_id = %s)"
 
-    quota_id: int
-    seen: tuple[int | None, int]
-    counted: int
-    counted_to_id: int
 
-
-def _scope_memories(agent: Agent, quota: Quota) -> QuerySet[Memory]:
+def _scope_usage(agent: Agent, quota: Quota, after_id: int) -> tuple[Usage, int]:
+    """The usage of ``quota``'s scope in memories of ids past ``after_id``, and the
+    highest id among them (``after_id`` when there are none)."""
     if quota.agent_id is None:
-        return Memory.objects.filter(agent__workspace_id=agent.workspace_id)
-    return Memory.objects.filter(agent=agent)
-
-
-def _count(memories: QuerySet[Memory]) -> tuple[Usage, int]:
-    """The usage of ``memories`` and the highest id among them."""
-    totals = memories.aggregate(
-        memories=Count("id"),
-        storage_bytes=Coalesce(Sum("stored_bytes"), 0),
-        metadata_bytes=Coalesce(Sum("metadata_bytes"), 0),
-        last=Coalesce(Max("id"), 0),
-    )
-    last = totals.pop("last")
-    return Usage(**totals), last
+        scope, owner = _WORKSPACE_SCOPE.format(agents=Agent._meta.db_table), agent.workspace_id
+    else:
+        scope, owner = _AGENT_SCOPE, agent.pk
+    sql = _SCOPE_USAGE_SQL.format(memories=Memory._meta.db_table, scope=scope)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [owner, after_id])
+        memories, storage, metadata, last = cursor.fetchone()
+    return Usage(int(memories), int(storage), int(metadata)), max(int(last), after_id)
 
 
 def check_quotas(
@@ -200,7 +196,9 @@ def check_quotas(
     range over ids past it): an upper bound, as deletions since only lower the usage and
     growth of stored memories is added to the count. Only when that bound does not fit
     (or RECOUNT_AFTER memories came since) are the scope's memories counted in full, and
-    the count kept."""
+    the count kept with the write. So a write far from its limits reads a few index
+    entries; one near or over a limit (refused, or warned of) counts the scope's memories,
+    an index-only scan."""
     quotas = list(
         Quota.objects.select_for_update()
         .filter(workspace_id=agent.workspace_id)
@@ -209,7 +207,6 @@ def check_quotas(
     )
     growing = [q for q in quotas if q.mode != QuotaMode.NONE and adding.of(q.kind) > 0]
     warnings: list[QuotaWarning] = []
-    recounts: list[_Recount] = []
     # Each scope's queries are made once, whichever of its quotas asks first.
     since: dict[tuple[int | None, int], Usage] = {}
     full: dict[int | None, tuple[Usage, int]] = {}
@@ -218,16 +215,14 @@ def check_quotas(
         if quota.counted is not None:
             key = (quota.agent_id, quota.counted_to_id)
             if key not in since:
-                memories = _scope_memories(agent, quota)
-                since[key] = _usage(memories.filter(pk__gt=quota.counted_to_id))
+                since[key], _ = _scope_usage(agent, quota, quota.counted_to_id)
             bound = quota.counted + since[key].of(quota.kind)
             if since[key].memories <= RECOUNT_AFTER and bound + wanted <= quota.limit:
                 continue
         if quota.agent_id not in full:
-            full[quota.agent_id] = _count(_scope_memories(agent, quota))
+            full[quota.agent_id] = _scope_usage(agent, quota, 0)
         usage, last = full[quota.agent_id]
         used = usage.of(quota.kind)
-        recounts.append(_Recount(quota.pk, (quota.counted, quota.counted_to_id), used, last))
         quota.counted, quota.counted_to_id = used, last
         quota.save(update_fields=["counted", "counted_to_id"])
         if used + wanted <= quota.limit:
@@ -236,7 +231,7 @@ def check_quotas(
         agent_id = agent.agent_id if scope == "agent" else None
         if quota.mode == QuotaMode.HARD and enforce:
             whose = f"agent {agent_id!r}" if agent_id else f"workspace {agent.workspace.slug!r}"
-            error = QuotaExceeded(
+            raise QuotaExceeded(
                 f"The {quota.kind} quota of {whose} would be exceeded: "
                 f"{used} used + {wanted} > limit {quota.limit}",
                 details={
@@ -249,8 +244,6 @@ def check_quotas(
                     "requested": wanted,
                 },
             )
-            error.recounts = recounts
-            raise error
         warnings.append(
             QuotaWarning(
                 kind=quota.kind,
@@ -270,19 +263,6 @@ def check_quotas(
                     counted=F("counted") + adding.of(quota.kind)
                 )
     return warnings
-
-
-def keep_recounts(error: QuotaExceeded) -> None:
-    """After a refused write rolled back: keep the counts it took, each only if its quota
-    still holds the count it replaced (no write since changed it), so that writes refused
-    at a full quota do not each count every memory again."""
-    if connection.in_atomic_block:
-        return  # a caller's transaction would roll them back too
-    for recount in error.recounts:
-        counted, counted_to_id = recount.seen
-        Quota.objects.filter(
-            pk=recount.quota_id, counted=counted, counted_to_id=counted_to_id
-        ).update(counted=recount.counted, counted_to_id=recount.counted_to_id)
 
 
 @dataclass(frozen=True)

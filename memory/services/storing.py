@@ -16,9 +16,9 @@ from dewee.errors import DeweeError, InvalidInput, TooLarge
 from memory.conversations import previous_sessionless, speaker
 from memory.embeddings.engine import Embedder, get_embedder
 from memory.entities import SPEAKER_MAX_CHARS, Entity, is_entity_tag, speaker_of
-from memory.exceptions import MemoryNotFound, QuotaExceeded, SessionNotFound
+from memory.exceptions import MemoryNotFound, SessionNotFound
 from memory.models import Memory, MemoryTag, MemoryType, Session, is_expired
-from memory.quotas import QuotaWarning, Usage, check_quotas, keep_recounts, memory_size
+from memory.quotas import QuotaWarning, Usage, check_quotas, memory_size
 from memory.services.entities import (
     add_mentions,
     allowed_entities,
@@ -275,66 +275,62 @@ def store_memories(
     nearest = nearest_stored(agent=agent, vectors=vectors, now=now) if inline else []
     found = [allowed_entities(c.content, policy) for c in cleaned]
 
-    try:
-        with transaction.atomic():
-            # First, so that the quota rows' lock is the first lock this transaction takes.
-            warnings = check_quotas(
-                agent=agent, adding=sum((c.size for c in cleaned), Usage()), enforce=enforce_quotas
-            )
-            claim_embedding_model(agent, embedder)
-            memories = Memory.objects.bulk_create(
-                [
-                    Memory(
-                        agent=agent,
-                        session=c.session,
-                        user_ref=c.user or None,
-                        speaker=c.speaker,
-                        content=c.content,
-                        memory_type=c.memory_type,
-                        importance=c.importance,
-                        decay_base=c.importance,
-                        decay_from=c.last_accessed_at or c.created_at,
-                        metadata=c.metadata,
-                        source_refs=c.source_refs,
-                        ttl_seconds=c.ttl_seconds,
-                        expires_at=c.expires_at,
-                        created_at=c.created_at,
-                        updated_at=now,
-                        access_count=c.access_count,
-                        last_accessed_at=c.last_accessed_at,
-                        embedding=vector,
-                        embedding_model=embedder.model_id,
-                        stored_bytes=c.size.storage_bytes,
-                        metadata_bytes=c.size.metadata_bytes,
-                    )
-                    for c, vector in zip(cleaned, vectors, strict=True)
-                ]
-            )
-            MemoryTag.objects.bulk_create(
-                [
-                    row
-                    for m, c, entities in zip(memories, cleaned, found, strict=True)
-                    for row in _tag_rows(m, c.tags, entities)
-                ]
-            )
-            if inline:
-                build_graph(
+    with transaction.atomic():
+        # First, so that the quota rows' lock is the first lock this transaction takes.
+        warnings = check_quotas(
+            agent=agent, adding=sum((c.size for c in cleaned), Usage()), enforce=enforce_quotas
+        )
+        claim_embedding_model(agent, embedder)
+        memories = Memory.objects.bulk_create(
+            [
+                Memory(
                     agent=agent,
-                    memories=memories,
-                    mentions=[
-                        memory_mentions(found=entities, speaker=c.speaker, policy=policy)
-                        for c, entities in zip(cleaned, found, strict=True)
-                    ],
-                    vectors=vectors,
-                    stored=nearest,
+                    session=c.session,
+                    user_ref=c.user or None,
+                    speaker=c.speaker,
+                    content=c.content,
+                    memory_type=c.memory_type,
+                    importance=c.importance,
+                    decay_base=c.importance,
+                    decay_from=c.last_accessed_at or c.created_at,
+                    metadata=c.metadata,
+                    source_refs=c.source_refs,
+                    ttl_seconds=c.ttl_seconds,
+                    expires_at=c.expires_at,
+                    created_at=c.created_at,
+                    updated_at=now,
+                    access_count=c.access_count,
+                    last_accessed_at=c.last_accessed_at,
+                    embedding=vector,
+                    embedding_model=embedder.model_id,
+                    stored_bytes=c.size.storage_bytes,
+                    metadata_bytes=c.size.metadata_bytes,
                 )
-            if graph == GraphBuild.WORKER:
-                queue_graph_build(agent=agent)
-            bump_memory_version(agent)
-            record_session_activity(session_ids=sessions, now=now)
-    except QuotaExceeded as exc:
-        keep_recounts(exc)
-        raise
+                for c, vector in zip(cleaned, vectors, strict=True)
+            ]
+        )
+        MemoryTag.objects.bulk_create(
+            [
+                row
+                for m, c, entities in zip(memories, cleaned, found, strict=True)
+                for row in _tag_rows(m, c.tags, entities)
+            ]
+        )
+        if inline:
+            build_graph(
+                agent=agent,
+                memories=memories,
+                mentions=[
+                    memory_mentions(found=entities, speaker=c.speaker, policy=policy)
+                    for c, entities in zip(cleaned, found, strict=True)
+                ],
+                vectors=vectors,
+                stored=nearest,
+            )
+        if graph == GraphBuild.WORKER:
+            queue_graph_build(agent=agent)
+        bump_memory_version(agent)
+        record_session_activity(session_ids=sessions, now=now)
     if quota_warnings is not None:
         quota_warnings.extend(warnings)
     if learning is None:
@@ -413,46 +409,42 @@ def update_memory(
             content=text, embedding=model.embed_one(text), embedding_model=model.model_id
         )
 
-    try:
-        with transaction.atomic():
-            # Locked, so that two edits of one memory do not interleave their tag rewrites.
-            stored = Memory.objects.select_for_update().filter(pk=memory.pk).first()
-            if stored is None:
-                raise MemoryNotFound(f"Memory {memory.pk} not found for this agent")
-            stored.agent = memory.agent
-            resized = "content" in changes or "metadata" in changes or new_tags is not None
-            old_tags = user_tags(stored) if resized else []
-            before = _size_of(stored, old_tags)  # measured anew: older rows have no sizes
-            for name, value in changes.items():
-                setattr(stored, name, value)
-            fields = [*changes, "updated_at"]
-            if resized:
-                size = _size_of(stored, new_tags if new_tags is not None else old_tags)
-                warnings = check_quotas(agent=stored.agent, adding=size - before, existing=True)
-                if quota_warnings is not None:
-                    quota_warnings.extend(warnings)
-                stored.stored_bytes = size.storage_bytes
-                stored.metadata_bytes = size.metadata_bytes
-                fields += ["stored_bytes", "metadata_bytes"]
-            if model is not None:
-                claim_embedding_model(stored.agent, model)
-            stored.updated_at = now
-            stored.save(update_fields=fields)
-            if new_tags is not None or "content" in changes:
-                keep = new_tags if new_tags is not None else old_tags
-                policy = get_memory_policy(stored.agent)
-                entities = allowed_entities(stored.content, policy)
-                MemoryTag.objects.filter(memory=stored).delete()
-                MemoryTag.objects.bulk_create(_tag_rows(stored, keep, entities))
-                if "content" in changes:
-                    _remention(stored, entities, policy)
+    with transaction.atomic():
+        # Locked, so that two edits of one memory do not interleave their tag rewrites.
+        stored = Memory.objects.select_for_update().filter(pk=memory.pk).first()
+        if stored is None:
+            raise MemoryNotFound(f"Memory {memory.pk} not found for this agent")
+        stored.agent = memory.agent
+        resized = "content" in changes or "metadata" in changes or new_tags is not None
+        old_tags = user_tags(stored) if resized else []
+        before = _size_of(stored, old_tags)  # measured anew: older rows have no sizes
+        for name, value in changes.items():
+            setattr(stored, name, value)
+        fields = [*changes, "updated_at"]
+        if resized:
+            size = _size_of(stored, new_tags if new_tags is not None else old_tags)
+            warnings = check_quotas(agent=stored.agent, adding=size - before, existing=True)
+            if quota_warnings is not None:
+                quota_warnings.extend(warnings)
+            stored.stored_bytes = size.storage_bytes
+            stored.metadata_bytes = size.metadata_bytes
+            fields += ["stored_bytes", "metadata_bytes"]
+        if model is not None:
+            claim_embedding_model(stored.agent, model)
+        stored.updated_at = now
+        stored.save(update_fields=fields)
+        if new_tags is not None or "content" in changes:
+            keep = new_tags if new_tags is not None else old_tags
+            policy = get_memory_policy(stored.agent)
+            entities = allowed_entities(stored.content, policy)
+            MemoryTag.objects.filter(memory=stored).delete()
+            MemoryTag.objects.bulk_create(_tag_rows(stored, keep, entities))
             if "content" in changes:
-                bump_memory_version(stored.agent)
-            if stored.session_id is not None:
-                record_session_activity(session_ids=[stored.session_id], now=now)
-    except QuotaExceeded as exc:
-        keep_recounts(exc)
-        raise
+                _remention(stored, entities, policy)
+        if "content" in changes:
+            bump_memory_version(stored.agent)
+        if stored.session_id is not None:
+            record_session_activity(session_ids=[stored.session_id], now=now)
     return stored
 
 
