@@ -53,3 +53,11 @@ class TooManyJobs(DeweeError):
     code = "too_many_jobs"
     # About how long a waiting job takes to start when the worker is not busy.
     retry_after = 60
+
+
+class QuotaExceeded(DeweeError):
+    """A write that would take an agent or workspace over a hard quota; nothing of it was
+    written. ``details`` names the quota, its scope, limit and usage."""
+
+    status = 413
+    code = "quota_exceeded"

@@ -1,5 +1,5 @@
-"""Forms of the dashboard's Memories, Sessions and Entities pages: GET filter forms and the
-delete confirmation."""
+"""Forms of the dashboard's Memories, Sessions, Entities and Quotas pages: GET filter forms,
+the delete confirmation and the quotas of a scope."""
 
 from typing import Any
 
@@ -11,6 +11,8 @@ from memory.entity_queries import ENTITY_QUERY_MAX_CHARS
 from memory.models import EntityType, MaintenanceJob, MemoryType
 from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS
 from memory.recall import RecallFilters
+from tenancy.models import QuotaKind, QuotaMode
+from tenancy.quotas import QUOTA_LIMIT_MAX, QuotaLimit
 from tenancy.validation import REASON_MAX_CHARS
 
 
@@ -119,3 +121,40 @@ class ForgetPersonForm(forms.Form):
             return True
         self.add_error("confirmation", f"Type {self.cleaned_data['user']!r} exactly to erase.")
         return False
+
+
+class QuotaForm(forms.Form):
+    """The quotas of one scope: for each kind a limit (blank: none) and its mode."""
+
+    def __init__(self, data: Any = None, *, initial: dict[str, Any] | None = None) -> None:
+        super().__init__(data, initial=initial, label_suffix="")
+        for kind, label in QuotaKind.choices:
+            self.fields[f"{kind}_limit"] = forms.IntegerField(
+                label=f"Max {label.lower()}",
+                required=False,
+                min_value=0,
+                max_value=QUOTA_LIMIT_MAX,
+                help_text="Blank: no limit.",
+            )
+            self.fields[f"{kind}_mode"] = forms.ChoiceField(
+                label=f"{label} mode", choices=QuotaMode.choices, initial=QuotaMode.HARD
+            )
+
+    def rows(self) -> list[tuple[forms.BoundField, forms.BoundField]]:
+        return [(self[f"{kind}_limit"], self[f"{kind}_mode"]) for kind in QuotaKind.values]
+
+    def limits(self) -> dict[str, QuotaLimit | None]:
+        data = self.cleaned_data
+        return {
+            kind: None
+            if data[f"{kind}_limit"] is None
+            else QuotaLimit(limit=data[f"{kind}_limit"], mode=data[f"{kind}_mode"])
+            for kind in QuotaKind.values
+        }
+
+
+def quota_form_initial(limits: dict[str, QuotaLimit]) -> dict[str, Any]:
+    initial: dict[str, Any] = {}
+    for kind, value in limits.items():
+        initial |= {f"{kind}_limit": value.limit, f"{kind}_mode": value.mode}
+    return initial

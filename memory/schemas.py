@@ -177,15 +177,38 @@ class MemoryOut(Schema):
     updated_at: datetime
 
 
+class QuotaWarningOut(Schema):
+    code: Literal["quota_warning"]
+    message: str
+    quota: Literal["memories", "storage_bytes", "metadata_bytes"]
+    scope: Literal["agent", "workspace"]
+    workspace: str
+    agent_id: str | None
+    limit: int
+    usage: int = Field(description="The usage after this write.")
+    mode: Literal["hard", "soft"]
+
+
+QUOTA_WARNINGS = (
+    "Soft quotas this write went over (it was written); also in the header Dewee-Quota-Warning."
+)
+
+
 class StoredOut(MemoryOut):
     session_state: Literal["active", "ended"] | None
     facts_learned: list[FactOut] | None = Field(
         None, description="With extract_facts=sync: the facts that cite this memory."
     )
+    warnings: list[QuotaWarningOut] = Field(default_factory=list, description=QUOTA_WARNINGS)
+
+
+class PatchedOut(MemoryOut):
+    warnings: list[QuotaWarningOut] = Field(default_factory=list, description=QUOTA_WARNINGS)
 
 
 class BatchOut(Schema):
     items: list[StoredOut]
+    warnings: list[QuotaWarningOut] = Field(default_factory=list, description=QUOTA_WARNINGS)
 
 
 class MemoryPageOut(Schema):

@@ -8,7 +8,7 @@ metadata, sources, sessions, access counts and times.
 """
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -16,7 +16,9 @@ from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput
 from dewee.timeparse import parse_time
+from memory.exceptions import QuotaExceeded
 from memory.models import Memory, Session, SessionState, is_expired
+from memory.quotas import QuotaWarning
 from memory.services.sessions import restore_last_activity, restore_session
 from memory.services.storing import MemoryInput, store_memories, user_tags
 from memory.signals import Learning
@@ -74,6 +76,8 @@ class ImportResult:
     sessions: int = 0
     memories: int = 0
     skipped_expired: int = 0
+    # Soft quotas the import went over (a hard one refuses the whole file).
+    warnings: list[QuotaWarning] = field(default_factory=list)
 
 
 def _session_from(agent: Agent, record: dict[str, Any]) -> Session:
@@ -129,7 +133,14 @@ def import_records(agent: Agent, records: Iterable[tuple[int, dict[str, Any]]]) 
             return
         try:
             # An import restores memories; facts are not learned from them again.
-            store_memories(agent=agent, items=[item for _, item in pending], learning=Learning.OFF)
+            store_memories(
+                agent=agent,
+                items=[item for _, item in pending],
+                learning=Learning.OFF,
+                quota_warnings=result.warnings,
+            )
+        except QuotaExceeded:
+            raise  # the file as a whole is over the quota, not one of its lines
         except DeweeError as exc:
             index = exc.details.get("index", 0) if isinstance(exc.details, dict) else 0
             raise InvalidInput(f"line {pending[index][0]}", exc.message) from None

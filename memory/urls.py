@@ -1,10 +1,10 @@
-"""The dashboard's Memories, Sessions and Entities pages, mounted twice like facts.urls: under
-/dashboard/memory/ (instance namespace "memory") and /app/memory/ (see dewee.dashboard's
-APP_MOUNT)."""
+"""The dashboard's Memories, Sessions, Entities, Maintenance and Quotas pages, mounted twice
+like facts.urls: under /dashboard/memory/ (instance namespace "memory") and /app/memory/
+(see dewee.dashboard's APP_MOUNT)."""
 
 from django.urls import path
 
-from memory import views, views_entities, views_people
+from memory import views, views_entities, views_people, views_quotas
 
 app_name = "memory"
 
@@ -13,6 +13,8 @@ urlpatterns = [
     path("sessions/", views.sessions_list, name="sessions"),
     path("maintenance/", views.maintenance, name="maintenance"),
     path("maintenance/run/", views.maintenance_run, name="maintenance-run"),
+    path("quotas/", views_quotas.quotas_page, name="quotas"),
+    path("quotas/set/", views_quotas.quota_set, name="quota-set"),
     path("entities/", views_entities.entities_list, name="entities"),
     path("entities/<int:entity_id>/", views_entities.entity_page, name="entity"),
     path("people/forget/", views_people.person_forget, name="person_forget"),

@@ -78,6 +78,16 @@ class Access:
             raise AgentNotFound(f"Agent {agent_id!r} not found")
         return self.workspace
 
+    def require_every_agent(self, what: str) -> None:
+        """For what reaches every agent of the workspace (a person's erasure, the
+        workspace's quotas), which a key limited to some agents may not see."""
+        if self.agent_ids is not None:
+            raise InsufficientScope(
+                f"A key limited to some agents cannot {what}, which reaches every agent of "
+                "the workspace: use a key for all agents",
+                details={"required": "all_agents"},
+            )
+
     def require_scope(self, scope: Scope) -> None:
         """For what one operation needs only with some input (e.g. facts/check with
         apply): its declared scope was checked when the key was authenticated."""

@@ -232,6 +232,7 @@ class AuditAction(models.TextChoices):
     KEY_CREATE = "key.create", "API key created"
     KEY_REVOKE = "key.revoke", "API key revoked"
     KEY_UPDATE = "key.update", "API key changed"
+    QUOTA_SET = "quota.set", "Quota changed"
 
 
 class AuditEvent(models.Model):
@@ -283,3 +284,63 @@ class ErasureReceipt(models.Model):
 
     def __str__(self) -> str:
         return f"erasure {self.id} ({self.agent_ref})"
+
+
+class QuotaKind(models.TextChoices):
+    """What a quota limits; see memory.quotas for how each is measured."""
+
+    MEMORIES = "memories"
+    STORAGE_BYTES = "storage_bytes", "Storage bytes"
+    METADATA_BYTES = "metadata_bytes", "Metadata bytes"
+
+
+class QuotaMode(models.TextChoices):
+    """What happens to a write that would take usage over the limit: ``hard`` refuses it,
+    ``soft`` writes it and warns (the agent or workspace is flagged), ``none`` only shows
+    the usage against the limit."""
+
+    HARD = "hard"
+    SOFT = "soft"
+    NONE = "none"
+
+
+class Quota(models.Model):
+    """One limit of a workspace (``agent`` None: all its agents together) or of one of its
+    agents. At most one of each kind per scope."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="quotas")
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, null=True, blank=True, related_name="quotas"
+    )
+    kind = models.CharField(max_length=16, choices=QuotaKind.choices)
+    limit = models.BigIntegerField()
+    mode = models.CharField(max_length=8, choices=QuotaMode.choices, default=QuotaMode.HARD)
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by = models.CharField(max_length=255, blank=True)
+    # The scope's usage of this kind as last counted (null: not yet), over its memories up
+    # to id ``counted_to_id``; with those stored since, an upper bound of the usage that
+    # spares a write a full count while it is far from the limit (memory.quotas).
+    counted = models.BigIntegerField(null=True, blank=True, editable=False)
+    counted_to_id = models.BigIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["workspace_id", "agent_id", "kind"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "agent", "kind"],
+                condition=models.Q(agent__isnull=False),
+                name="quota_agent_kind_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["workspace", "kind"],
+                condition=models.Q(agent__isnull=True),
+                name="quota_workspace_kind_unique",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(limit__gte=0), name="quota_limit_not_negative"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        scope = f"agent {self.agent_id}" if self.agent_id else f"workspace {self.workspace_id}"
+        return f"{self.kind} <= {self.limit} ({self.mode}) for {scope}"

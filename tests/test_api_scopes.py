@@ -299,3 +299,17 @@ def test_erasing_or_exporting_a_person_needs_admin_and_a_key_for_every_agent(wor
     admin = key_with(workspace, "admin")
     assert admin.post("/v1/people/forget", forget).status_code == 200
     assert not Memory.objects.filter(pk=stored.json()["id"]).exists()
+
+
+def test_quotas_are_read_with_read_and_set_with_admin_by_a_key_for_every_agent(workspace, agent):
+    body = {"memories": {"limit": 5, "mode": "hard"}}
+    reader = key_with(workspace, "read")
+    assert reader.get("/v1/workspace/quota").status_code == 200
+    assert_error(call(reader, "PUT", "/v1/workspace/quota", body), 403, "insufficient_scope")
+    limited = key_with(workspace, "read", "admin", agent_ids=[agent.agent_id])
+    assert_error(limited.get("/v1/quotas"), 403, "insufficient_scope")
+    assert_error(call(limited, "PUT", "/v1/workspace/quota", body), 403, "insufficient_scope")
+    assert call(limited, "PUT", f"/v1/agents/{agent.agent_id}/quota", body).status_code == 200
+    admin = key_with(workspace, "read", "admin")
+    assert call(admin, "PUT", "/v1/workspace/quota", body).status_code == 200
+    assert admin.get("/v1/workspace/quota").json()["quotas"]["memories"]["limit"] == 5

@@ -18,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
         memory,
         people,
         privacy,
+        quotas,
         tenancy,
     )
 
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     tenancy.register(commands)
     people.register(commands)
     privacy.register(commands)
+    quotas.register(commands)
     return parser
 
 

@@ -278,7 +278,10 @@ def import_file(args: argparse.Namespace) -> None:
         "sessions": result.sessions,
         "memories": result.memories,
         "skipped_expired": result.skipped_expired,
+        "warnings": [w.as_dict() for w in result.warnings],
     }
+    for warning in result.warnings:
+        print(f"dewee: warning: {warning.message}", file=sys.stderr)
     if args.json:
         print_json(data)
         return

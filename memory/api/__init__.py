@@ -12,11 +12,12 @@ from memory.api import (
     maintenance,
     memories,
     people,
+    quotas,
     sessions,
 )
 
 router = Router()
-# entities and graph before agents and memories: their paths are those resources'
+# entities, graph and quotas before agents and memories: their paths are those resources'
 # sub-resources.
-for module in (entities, graph, agents, memories, feedback, sessions, maintenance, people):
+for module in (entities, graph, quotas, agents, memories, feedback, sessions, maintenance, people):
     router.add_router("", module.router)

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import Router, Status
 
 from dewee.api_auth import ADMIN, READ, WRITE
@@ -17,6 +17,7 @@ from memory.queries import (
     get_memory,
     memory_to_dict,
 )
+from memory.quotas import QuotaWarning
 from memory.recall import RecallRequest, Weights, recall
 from memory.schemas import (
     BatchIn,
@@ -29,6 +30,7 @@ from memory.schemas import (
     MemoryIn,
     MemoryOut,
     MemoryPatchIn,
+    PatchedOut,
     RecallIn,
     RecallOut,
     StoredOut,
@@ -72,6 +74,15 @@ def _learning(requested: str | None) -> Learning | None:
     return Learning(requested) if requested is not None else None
 
 
+def _warn(response: HttpResponse, warnings: list[QuotaWarning]) -> list[dict[str, Any]]:
+    """Soft-quota warnings for the body, and in a header for clients that read no body."""
+    if warnings:
+        response["Dewee-Quota-Warning"] = ", ".join(
+            f"{w.scope} {w.kind} {w.usage}/{w.limit}" for w in warnings
+        )
+    return [w.as_dict() for w in warnings]
+
+
 @router.post(
     "/memories",
     response={201: StoredOut, 409: ErrorOut},
@@ -79,16 +90,18 @@ def _learning(requested: str | None) -> Learning | None:
     summary="Store a memory",
     auth=WRITE,
 )
-def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
+def store_memory(request: HttpRequest, response: HttpResponse, payload: StoreMemoryIn) -> Status:
     workspace = request_access(request).workspace_for_agent(payload.agent_id)
     learning = _learning(payload.extract_facts)
+    warnings: list[QuotaWarning] = []
     (memory,) = services.store_memories_as(
         workspace=workspace,
         agent_id=payload.agent_id,
         items=[_input(payload)],
         learning=learning,
+        quota_warnings=warnings,
     )
-    return Status(201, _stored(memory, learning))
+    return Status(201, {**_stored(memory, learning), "warnings": _warn(response, warnings)})
 
 
 @router.post(
@@ -98,7 +111,7 @@ def store_memory(request: HttpRequest, payload: StoreMemoryIn) -> Status:
     summary="Store up to 1,000 memories, all or nothing",
     auth=WRITE,
 )
-def store_batch(request: HttpRequest, payload: BatchIn) -> Status:
+def store_batch(request: HttpRequest, response: HttpResponse, payload: BatchIn) -> Status:
     workspace = request_access(request).workspace_for_agent(payload.agent_id)
     inputs = []
     for index, item in enumerate(payload.items):
@@ -107,10 +120,16 @@ def store_batch(request: HttpRequest, payload: BatchIn) -> Status:
         except DeweeError as exc:
             raise exc.for_item(index) from None
     learning = _learning(payload.extract_facts)
+    warnings: list[QuotaWarning] = []
     memories = services.store_memories_as(
-        workspace=workspace, agent_id=payload.agent_id, items=inputs, learning=learning
+        workspace=workspace,
+        agent_id=payload.agent_id,
+        items=inputs,
+        learning=learning,
+        quota_warnings=warnings,
     )
-    return Status(201, {"items": [_stored(m, learning) for m in memories]})
+    items = [_stored(m, learning) for m in memories]
+    return Status(201, {"items": items, "warnings": _warn(response, warnings)})
 
 
 @router.post(
@@ -174,12 +193,16 @@ def read_memory(request: HttpRequest, memory_id: int) -> dict[str, Any]:
     return memory_to_dict(get_memory(access=request_access(request), memory_id=memory_id))
 
 
-@router.patch("/memories/{int:memory_id}", response=MemoryOut, tags=["memories"], auth=WRITE)
-def patch_memory(request: HttpRequest, memory_id: int, payload: MemoryPatchIn) -> dict[str, Any]:
+@router.patch("/memories/{int:memory_id}", response=PatchedOut, tags=["memories"], auth=WRITE)
+def patch_memory(
+    request: HttpRequest, response: HttpResponse, memory_id: int, payload: MemoryPatchIn
+) -> dict[str, Any]:
     memory = get_memory(access=request_access(request), memory_id=memory_id)
     changes = payload.model_dump(exclude_unset=True)
-    memory = services.update_memory(memory=memory, **changes)
-    return memory_to_dict(get_memory(access=request_access(request), memory_id=memory.pk))
+    warnings: list[QuotaWarning] = []
+    memory = services.update_memory(memory=memory, quota_warnings=warnings, **changes)
+    stored = get_memory(access=request_access(request), memory_id=memory.pk)
+    return {**memory_to_dict(stored), "warnings": _warn(response, warnings)}
 
 
 @router.delete(

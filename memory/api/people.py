@@ -12,7 +12,7 @@ from memory.people_export import export_person
 from memory.schemas import PersonForgetIn, PersonPreviewOut, PersonReceiptOut
 from memory.services.people import erase_person
 from tenancy.access import Access, request_access
-from tenancy.exceptions import InsufficientScope, WorkspaceNotFound
+from tenancy.exceptions import WorkspaceNotFound
 from tenancy.models import Workspace
 from tenancy.queries import receipt_to_dict
 
@@ -23,13 +23,7 @@ def _workspace(access: Access) -> Workspace:
     # An API key always belongs to one workspace; a person is always sought within one.
     if access.workspace is None:
         raise WorkspaceNotFound("A person is erased or exported within one workspace")
-    if access.agent_ids is not None:
-        # A person is sought across every agent of the workspace, which this key may not see.
-        raise InsufficientScope(
-            "A key limited to some agents cannot erase or export a person, who is sought "
-            "across every agent of the workspace: use a key for all agents",
-            details={"required": "all_agents"},
-        )
+    access.require_every_agent("erase or export a person")
     return access.workspace
 
 

@@ -106,6 +106,11 @@ class Memory(models.Model):
     # "Name: text" (memory.entities.speaker_of); NULL for none. Nullable so that SQLite adds
     # the column in place (a table rebuild would drop the keyword index's triggers).
     speaker = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
+    # What the memory's client-given parts take, as quotas measure it (memory.quotas.
+    # memory_size), kept so that usage is an index-only sum. Nullable: a NOT NULL column
+    # would rebuild this table on SQLite and drop its keyword-index triggers.
+    stored_bytes = models.PositiveIntegerField(null=True, blank=True)
+    metadata_bytes = models.PositiveIntegerField(null=True, blank=True)
 
     objects = MemoryQuerySet.as_manager()
 
@@ -126,6 +131,12 @@ class Memory(models.Model):
                 fields=["expires_at"],
                 condition=Q(expires_at__isnull=False),
                 name="memory_expiry_idx",
+            ),
+            # Covers quota usage: count and both sums of an agent, or of its memories past an
+            # id, without reading their rows.
+            models.Index(
+                fields=["agent", "id", "stored_bytes", "metadata_bytes"],
+                name="memory_agent_usage_idx",
             ),
         ]
 

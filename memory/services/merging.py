@@ -231,6 +231,9 @@ def merge_into_new(
         embedder=embedder,
         # The facts learned from the originals move to it (move_fact_sources).
         learning=Learning.OFF,
+        # A merge replaces its originals by one memory of (at most) their text: counted,
+        # never refused, so a consolidation pass is not cut short by a quota.
+        enforce_quotas=False,
     )
     merged.agent = agent
     # Set here rather than through the store path: a merge is not activity in the session.

@@ -79,7 +79,10 @@ def write_ending(session: Session, ending: Ending, *, reason: EndReason) -> bool
     # One reference to the session, then as many of its memories as fit.
     refs = [f"session:{session.pk}", *(f"memory:{pk}" for pk in ending.memory_ids)]
     # Stored after the end, so it does not count as activity (ended sessions take none).
+    # A client's end is checked against the quotas like any client write; the idle pass's
+    # is counted but never refused, so the worker's pass is not cut short.
     store_memories(
+        enforce_quotas=reason == "client",
         agent=session.agent,
         items=[
             MemoryInput(

@@ -18,6 +18,7 @@ from memory.embeddings.engine import Embedder, get_embedder
 from memory.entities import SPEAKER_MAX_CHARS, Entity, is_entity_tag, speaker_of
 from memory.exceptions import MemoryNotFound, SessionNotFound
 from memory.models import Memory, MemoryTag, MemoryType, Session, is_expired
+from memory.quotas import QuotaWarning, Usage, check_quotas, memory_size
 from memory.services.entities import (
     add_mentions,
     allowed_entities,
@@ -96,6 +97,7 @@ class _CleanMemory:
     created_at: datetime
     access_count: int
     last_accessed_at: datetime | None
+    size: Usage
 
 
 def _clean_expiry(
@@ -172,21 +174,34 @@ def _clean_memory(
     if item.access_count < 0:
         raise InvalidInput("access_count", "must not be negative")
     session = _session_of(agent, item.session_id, sessions)
+    tags = clean_tags(item.tags)
+    metadata = clean_metadata(item.metadata)
+    user = _memory_user(item.user, session)
+    speaker = _speaker(item.speaker, content)
+    source_refs = clean_refs(item.source_refs)
     return _CleanMemory(
         content=content,
         memory_type=clean_choice(item.memory_type, field="memory_type", choices=MemoryType.values),
         importance=clean_unit_interval(item.importance, field="importance"),
-        tags=clean_tags(item.tags),
-        metadata=clean_metadata(item.metadata),
+        tags=tags,
+        metadata=metadata,
         session=session,
-        user=_memory_user(item.user, session),
-        speaker=_speaker(item.speaker, content),
+        user=user,
+        speaker=speaker,
         ttl_seconds=ttl_seconds,
         expires_at=expires_at,
-        source_refs=clean_refs(item.source_refs),
+        source_refs=source_refs,
         created_at=created_at,
         access_count=item.access_count,
         last_accessed_at=item.last_accessed_at,
+        size=memory_size(
+            content=content,
+            metadata=metadata,
+            tags=tags,
+            source_refs=source_refs,
+            user=user,
+            speaker=speaker,
+        ),
     )
 
 
@@ -225,10 +240,16 @@ def store_memories(
     items: Sequence[MemoryInput],
     embedder: Embedder | None = None,
     learning: Learning | None = None,
+    enforce_quotas: bool = True,
+    quota_warnings: list[QuotaWarning] | None = None,
 ) -> list[Memory]:
     """Store a batch all-or-nothing: every item is validated (the error names the first
-    failing item) and embedded before anything is written; then memories, their tags
-    (with entity tags) and the session activity are written in one transaction.
+    failing item) and embedded before anything is written; then, in one transaction, the
+    batch is checked against the agent's and workspace's quotas as a whole (over a hard
+    one: QuotaExceeded, nothing written) and memories, their tags (with entity tags) and
+    the session activity are written. Soft-quota warnings are appended to
+    ``quota_warnings`` when it is given. ``enforce_quotas`` False is for the server's own
+    writes (merges, idle-session summaries), which are counted but never refused.
 
     Then ``memories_stored`` is sent, so that facts are learned from them: as ``learning``
     says, or as the agent's policy says when it is None."""
@@ -254,6 +275,10 @@ def store_memories(
     found = [allowed_entities(c.content, policy) for c in cleaned]
 
     with transaction.atomic():
+        # First, so that the quota rows' lock is the first lock this transaction takes.
+        warnings = check_quotas(
+            agent=agent, adding=sum((c.size for c in cleaned), Usage()), enforce=enforce_quotas
+        )
         claim_embedding_model(agent, embedder)
         memories = Memory.objects.bulk_create(
             [
@@ -277,6 +302,8 @@ def store_memories(
                     last_accessed_at=c.last_accessed_at,
                     embedding=vector,
                     embedding_model=embedder.model_id,
+                    stored_bytes=c.size.storage_bytes,
+                    metadata_bytes=c.size.metadata_bytes,
                 )
                 for c, vector in zip(cleaned, vectors, strict=True)
             ]
@@ -303,6 +330,8 @@ def store_memories(
             queue_graph_build(agent=agent)
         bump_memory_version(agent)
         record_session_activity(session_ids=sessions, now=now)
+    if quota_warnings is not None:
+        quota_warnings.extend(warnings)
     if learning is None:
         learning = Learning.ASYNC if policy.extract_facts else Learning.OFF
     memories_stored.send(sender=Agent, agent=agent, memories=memories, learning=learning)
@@ -315,17 +344,22 @@ def store_memories_as(
     agent_id: str,
     items: Sequence[MemoryInput],
     learning: Learning | None = None,
+    quota_warnings: list[QuotaWarning] | None = None,
 ) -> list[Memory]:
     """Store into the agent ``agent_id`` of ``workspace``, which its first memory creates.
     A new agent is created in the same transaction as its memories, so a refused first
-    batch leaves no agent behind. Only ``workspace``'s agents are looked at: another
-    workspace's agent of the same id is neither written nor revealed."""
+    batch (invalid, or over a quota) leaves no agent behind. Only ``workspace``'s agents are
+    looked at: another workspace's agent of the same id is neither written nor revealed."""
     agent = Agent.objects.in_workspace(workspace).with_id(clean_agent_id(agent_id))
     if agent is None:
         with transaction.atomic():
             agent = ensure_agent(workspace=workspace, agent_id=agent_id)
-            return store_memories(agent=agent, items=items, learning=learning)
-    return store_memories(agent=agent, items=items, learning=learning)
+            return store_memories(
+                agent=agent, items=items, learning=learning, quota_warnings=quota_warnings
+            )
+    return store_memories(
+        agent=agent, items=items, learning=learning, quota_warnings=quota_warnings
+    )
 
 
 _UNSET: Any = object()
@@ -340,13 +374,17 @@ def update_memory(
     tags: list[str] = _UNSET,
     metadata: dict[str, Any] = _UNSET,
     embedder: Embedder | None = None,
+    quota_warnings: list[QuotaWarning] | None = None,
 ) -> Memory:
     """Change what is given, leave the rest; all or nothing. Everything is validated, and
     new content embedded, before anything is written; then the memory's row is locked and
     the memory, its tags (new content is re-tagged; the keyword index follows by trigger or
     generated column), the vector cache's version and its session's activity are written
-    in one transaction. An edit is activity of the memory's session. A memory deleted (or
-    merged away) meanwhile is MemoryNotFound. Returns the memory as stored."""
+    in one transaction. An edit is activity of the memory's session. An edit that grows the
+    memory is checked against the quotas by how much it grows it (QuotaExceeded over a hard
+    one; soft warnings are appended to ``quota_warnings``); one that shrinks it never is.
+    A memory deleted (or merged away) meanwhile is MemoryNotFound. Returns the memory as
+    stored."""
     now = timezone.now()
     changes: dict[str, Any] = {}
     if memory_type is not _UNSET:
@@ -374,14 +412,26 @@ def update_memory(
         if stored is None:
             raise MemoryNotFound(f"Memory {memory.pk} not found for this agent")
         stored.agent = memory.agent
-        if model is not None:
-            claim_embedding_model(stored.agent, model)
+        resized = "content" in changes or "metadata" in changes or new_tags is not None
+        old_tags = user_tags(stored) if resized else []
+        before = _size_of(stored, old_tags)  # measured anew: older rows have no sizes
         for name, value in changes.items():
             setattr(stored, name, value)
+        fields = [*changes, "updated_at"]
+        if resized:
+            size = _size_of(stored, new_tags if new_tags is not None else old_tags)
+            warnings = check_quotas(agent=stored.agent, adding=size - before, existing=True)
+            if quota_warnings is not None:
+                quota_warnings.extend(warnings)
+            stored.stored_bytes = size.storage_bytes
+            stored.metadata_bytes = size.metadata_bytes
+            fields += ["stored_bytes", "metadata_bytes"]
+        if model is not None:
+            claim_embedding_model(stored.agent, model)
         stored.updated_at = now
-        stored.save(update_fields=[*changes, "updated_at"])
+        stored.save(update_fields=fields)
         if new_tags is not None or "content" in changes:
-            keep = new_tags if new_tags is not None else user_tags(stored)
+            keep = new_tags if new_tags is not None else old_tags
             policy = get_memory_policy(stored.agent)
             entities = allowed_entities(stored.content, policy)
             MemoryTag.objects.filter(memory=stored).delete()
@@ -393,6 +443,17 @@ def update_memory(
         if stored.session_id is not None:
             record_session_activity(session_ids=[stored.session_id], now=now)
     return stored
+
+
+def _size_of(memory: Memory, tags: list[str]) -> Usage:
+    return memory_size(
+        content=memory.content,
+        metadata=memory.metadata,
+        tags=tags,
+        source_refs=memory.source_refs,
+        user=memory.user_ref,
+        speaker=memory.speaker,
+    )
 
 
 def _remention(memory: Memory, entities: list[Entity], policy: MemoryPolicy) -> None:
