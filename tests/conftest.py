@@ -140,6 +140,8 @@ def log_output():
         if isinstance(h, logging.StreamHandler) and h.get_name() == "console"
     ]
     output = io.StringIO()
-    previous = handler.setStream(output)
+    # Swapped without setStream, which flushes the stream it replaces: under pytest's
+    # capture that may be a file already closed.
+    previous, handler.stream = handler.stream, output
     yield output
-    handler.setStream(previous)
+    handler.stream = previous
