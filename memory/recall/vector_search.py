@@ -177,6 +177,14 @@ def _pg_vector_search(
             cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             cursor.execute(f"SET LOCAL hnsw.ef_search = {int(max(HNSW_EF_SEARCH, limit))}")
         rows = list(ranked)
+        if len(rows) < limit:
+            # ... but only up to hnsw.max_scan_tuples: where the table's nearest vectors
+            # are other agents' (or dead rows'), the scan can end with fewer of this agent's
+            # than it holds, even none. Fewer than asked means the candidates are few:
+            # rank them all exactly, without the approximate index.
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL enable_indexscan = off")
+            rows = list(ranked.all())
     pairs = [(int(memory_id), 1.0 - float(distance)) for memory_id, distance in rows]
     pairs.sort(key=lambda pair: -pair[1])
     return pairs

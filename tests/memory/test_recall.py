@@ -71,6 +71,40 @@ def test_recall_never_sees_another_agents_memories(agent, other_agent, corpus):
     assert top(other_agent, "golden retriever puppy", top_k=20) == ["Ann owns a parrot"]
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's HNSW index")
+def test_an_agent_whose_memories_the_approximate_index_does_not_reach_is_still_recalled(
+    agent, other_agent
+):
+    """The table's nearest vectors are another agent's, and the HNSW scan may visit only a
+    few tuples beyond its first pass (as on a big table whose index holds many other or
+    dead rows): it ends with none of this agent's memories, which are then ranked exactly."""
+    import numpy as np
+
+    from memory.embeddings.engine import get_embedder
+
+    store_memories(agent=agent, items=[MemoryInput(content="Ann owns a parrot")])
+    (near,) = get_embedder().embed(["golden retriever puppy"])
+    noise = np.random.default_rng(7).normal(0, 0.02, (3000, len(near)))
+    vectors = near + noise
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    Memory.objects.bulk_create(
+        Memory(
+            agent=other_agent,
+            content=f"a dog {i}",
+            embedding=vector.astype(np.float32),
+            created_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
+        for i, vector in enumerate(vectors)
+    )
+    with connection.cursor() as cursor:
+        # Undone with the test's transaction: the index's plan (the one that needs no
+        # sort), and a scan of at most 10 tuples after the first pass.
+        cursor.execute("SET enable_sort = off")
+        cursor.execute("SET hnsw.max_scan_tuples = 10")
+    assert top(agent, "golden retriever puppy", routing="vector") == ["Ann owns a parrot"]
+
+
 def test_filters_by_session_tags_type_importance_and_time(agent):
     session = start_session(agent=agent)
     old = timezone.now() - timedelta(days=30)
