@@ -159,32 +159,32 @@ def _pg_vector_search(
 ) -> list[tuple[int, float]]:
     dim = len(query)
     literal = "[" + ",".join(map(str, query.astype(np.float32).tolist())) + "]"
-    ranked = (
-        candidates.alias(dims=RawSQL("vector_dims(embedding)", ()))
-        .filter(dims=dim)
-        .annotate(
-            distance=RawSQL(
-                f"(embedding::vector({dim})) <=> %s::vector({dim})",
-                (literal,),
-            )
+
+    def ranked(*, exact: bool) -> list[tuple[int, float]]:
+        # "+ 0" orders by an expression the HNSW index cannot serve: an exact ranking,
+        # whatever the planner's settings.
+        distance = f"(embedding::vector({dim})) <=> %s::vector({dim})"
+        if exact:
+            distance = f"({distance}) + 0"
+        return list(
+            candidates.alias(dims=RawSQL("vector_dims(embedding)", ()))
+            .filter(dims=dim)
+            .annotate(distance=RawSQL(distance, (literal,)))
+            .order_by("distance")
+            .values_list("id", "distance")[:limit]
         )
-        .order_by("distance")
-        .values_list("id", "distance")[:limit]
-    )
+
     with transaction.atomic():
         with connection.cursor() as cursor:
             # Filtered HNSW scans keep going until they have enough rows (pgvector 0.8).
             cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             cursor.execute(f"SET LOCAL hnsw.ef_search = {int(max(HNSW_EF_SEARCH, limit))}")
-        rows = list(ranked)
-        if len(rows) < limit:
-            # ... but only up to hnsw.max_scan_tuples: where the table's nearest vectors
-            # are other agents' (or dead rows'), the scan can end with fewer of this agent's
-            # than it holds, even none. Fewer than asked means the candidates are few:
-            # rank them all exactly, without the approximate index.
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL enable_indexscan = off")
-            rows = list(ranked.all())
+        rows = ranked(exact=False)
+    if len(rows) < limit:
+        # ... but only up to hnsw.max_scan_tuples: where the table's nearest vectors are
+        # other agents' (or dead rows'), the scan can end with fewer of this agent's than
+        # it holds, even none. Fewer than asked means the candidates are few: rank them all.
+        rows = ranked(exact=True)
     pairs = [(int(memory_id), 1.0 - float(distance)) for memory_id, distance in rows]
     pairs.sort(key=lambda pair: -pair[1])
     return pairs
