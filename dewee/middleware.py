@@ -1,14 +1,21 @@
 """Keeps the API's promise of one error shape for errors raised outside its views, limits the
-API's request rates, and sends each signed-in person to their own mount of the dashboard."""
+API's request rates, sends each signed-in person to their own mount of the dashboard, sends
+an htmx request that needs sign-in to the sign-in page, and shows times in the viewer's zone."""
 
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, resolve_url
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django_htmx.http import HttpResponseClientRedirect
 
 from dewee.api import body_too_large, error_response
 from dewee.dashboard import mount_of, mount_twin
@@ -86,3 +93,64 @@ class MountGate:
         if request.method not in ("GET", "HEAD"):
             raise PermissionDenied("This page belongs to the other mount.")
         return redirect(mount_twin(request, "dashboard" if user.is_staff else "app"))
+
+
+def htmx_sign_in(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
+    """An htmx request that a view sends to sign in (the session expired, or the person
+    signed out in another tab): htmx would follow the redirect itself and swap the whole
+    sign-in page into the item. The browser is told to go there instead (HX-Redirect, no
+    body), to come back to the page it was on, not to the fragment's URL."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        response = get_response(request)
+        if (
+            response.status_code != 302
+            or not request.headers.get("HX-Request")
+            or request.user.is_authenticated
+        ):
+            return response
+        login_url = resolve_url(settings.LOGIN_URL)
+        if urlsplit(response["Location"]).path != login_url:
+            return response
+        current = request.headers.get("HX-Current-URL", "")
+        if not url_has_allowed_host_and_scheme(
+            current, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        ):
+            return HttpResponseClientRedirect(login_url)
+        page = urlsplit(current)
+        back = page.path + (f"?{page.query}" if page.query else "")
+        return HttpResponseClientRedirect(redirect_to_login(back, login_url)["Location"])
+
+    return middleware
+
+
+TIME_ZONE_COOKIE = "tz"
+
+
+def viewer_time_zone(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
+    """Times on the pages show in the viewer's zone: the IANA name the browser put in the
+    ``tz`` cookie (static/dewee/timezone.js). Without it, or with a name zoneinfo does not
+    know, the server's TIME_ZONE."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        zone = _zone(request.COOKIES.get(TIME_ZONE_COOKIE, ""))
+        if zone is None:
+            timezone.deactivate()
+        else:
+            timezone.activate(zone)
+        try:
+            return get_response(request)
+        finally:
+            # The thread serves other requests next: none inherits this viewer's zone.
+            timezone.deactivate()
+
+    return middleware
+
+
+def _zone(name: str) -> ZoneInfo | None:
+    if not name or len(name) > 64:
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None

@@ -135,6 +135,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "dewee.middleware.htmx_sign_in",
+    "dewee.middleware.viewer_time_zone",
 ]
 
 ROOT_URLCONF = "dewee.urls"
