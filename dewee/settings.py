@@ -155,6 +155,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.csp",
             ],
+            # Every template shows times the same way (dewee/templatetags/times.py).
+            "builtins": ["dewee.templatetags.times"],
         },
     },
 ]

@@ -5,6 +5,7 @@ from dewee.api import api, route_not_found
 from dewee.dashboard import APP_MOUNT
 from dewee.health import healthz, readyz
 from dewee.sign_in import sign_in
+from dewee.site import favicon
 from facts.views import home
 
 # A database outage answers 503 with Retry-After here too, not 500 (dewee.outage).
@@ -33,5 +34,6 @@ urlpatterns = [
     path("app/keys/", include("tenancy.key_urls", namespace=APP_MOUNT["keys"])),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    path("favicon.ico", favicon, name="favicon"),
     path("", home, name="home"),
 ]

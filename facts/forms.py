@@ -1,9 +1,11 @@
 """Forms of the dashboard's Facts pages: the GET filter form, the action forms and the
 text to check."""
 
+from datetime import UTC
 from typing import Any
 
 from django import forms
+from django.utils import timezone
 
 from dewee.errors import InvalidInput
 from dewee.forms import CursorForm
@@ -16,6 +18,19 @@ from tenancy.validation import REASON_MAX_CHARS
 DATETIME_LOCAL_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
 
 
+class UtcDateTimeField(forms.DateTimeField):
+    """Typed and shown in UTC, as its label says, whatever zone the viewer's times are
+    shown in (a link with ``as_of`` means the same moment for everyone)."""
+
+    def to_python(self, value: Any) -> Any:
+        with timezone.override(UTC):
+            return super().to_python(value)
+
+    def prepare_value(self, value: Any) -> Any:
+        with timezone.override(UTC):
+            return super().prepare_value(value)
+
+
 class FactFilterForm(CursorForm):
     """The Facts tab's filters, after the agent and the page's cursor."""
 
@@ -25,14 +40,14 @@ class FactFilterForm(CursorForm):
     status = forms.ChoiceField(
         label="Status", required=False, choices=[("", "Any status"), *Status.choices]
     )
-    as_of = forms.DateTimeField(
+    as_of = UtcDateTimeField(
         label="As of (UTC)",
         required=False,
         input_formats=DATETIME_LOCAL_FORMATS,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         help_text="The facts recorded then, each with the status it had then.",
     )
-    valid_at = forms.DateTimeField(
+    valid_at = UtcDateTimeField(
         label="Valid at (UTC)",
         required=False,
         input_formats=DATETIME_LOCAL_FORMATS,

@@ -2,8 +2,14 @@
 expired, the error pages, times with their zone, the breadcrumb back to a filtered list, the
 favicon, Run now in place, and the decay preview's wording."""
 
+from datetime import UTC, datetime
+from pathlib import Path
+
 import pytest
+from django.contrib.staticfiles import finders
 from django.test import Client
+
+from facts.models import Fact
 
 from tests.dashboard.conftest import app
 from tests.factories import state
@@ -72,3 +78,51 @@ def test_api_errors_stay_json(client: Client):
     response = client.get("/v1/nowhere")
     assert response.status_code == 404
     assert response["Content-Type"].startswith("application/json")
+
+
+def _at_noon_utc(fact) -> None:
+    Fact.objects.filter(pk=fact.pk).update(recorded_at=datetime(2026, 1, 15, 12, 0, 5, tzinfo=UTC))
+
+
+def test_times_show_seconds_and_the_viewers_zone_with_utc_on_hover(staff_client, agent):
+    fact = state(agent, "Acme").fact
+    _at_noon_utc(fact)
+    staff_client.cookies["tz"] = "Europe/Paris"
+    page = staff_client.get(f"/dashboard/facts/{fact.id}/").text
+    assert (
+        '<time datetime="2026-01-15T12:00:05Z" title="2026-01-15 12:00:05 UTC">'
+        "2026-01-15 13:00:05 CET</time>"
+    ) in page
+    listing = staff_client.get("/dashboard/facts/", {"agent": "acme/support-bot"}).text
+    assert "2026-01-15 13:00:05 CET</time>" in listing
+
+
+@pytest.mark.parametrize("cookie", ["", "Mars/Olympus", "../../etc/passwd", "America", "x" * 300])
+def test_without_a_known_zone_times_are_in_the_servers_zone(staff_client, agent, cookie):
+    fact = state(agent, "Acme").fact
+    _at_noon_utc(fact)
+    staff_client.cookies["tz"] = cookie
+    page = staff_client.get(f"/dashboard/facts/{fact.id}/").text
+    assert 'title="2026-01-15 12:00:05 UTC">2026-01-15 12:00:05 UTC</time>' in page
+
+
+def test_the_as_of_filter_stays_in_utc_whatever_the_viewers_zone(staff_client, agent):
+    state(agent, "Acme")
+    staff_client.cookies["tz"] = "America/New_York"
+    response = staff_client.get(
+        "/dashboard/facts/", {"agent": "acme/support-bot", "as_of": "2026-01-15T12:00"}
+    )
+    assert response.context["form"].cleaned_data["as_of"] == datetime(2026, 1, 15, 12, tzinfo=UTC)
+    assert 'value="2026-01-15T12:00"' in response.text
+    assert "2026-01-15 07:00:00 EST</time>" in response.text
+
+
+def test_the_favicon_is_linked_and_answers_at_favicon_ico(client: Client, staff_client):
+    page = staff_client.get("/dashboard/facts/").text
+    assert '<link rel="icon" href="/static/dewee/favicon.svg" type="image/svg+xml">' in page
+    assert 'rel="icon"' in client.get("/nowhere/").text
+    response = client.get("/favicon.ico")
+    assert (response.status_code, response["Location"]) == (302, "/static/dewee/favicon.svg")
+    icon = finders.find("dewee/favicon.svg")
+    assert icon is not None
+    assert Path(icon).read_text().startswith("<svg")
