@@ -10,7 +10,6 @@ from django.contrib.staticfiles import finders
 from django.test import Client
 
 from facts.models import Fact
-
 from tests.dashboard.conftest import app
 from tests.factories import state
 
@@ -59,10 +58,9 @@ def test_the_404_page_has_the_layout_and_a_way_back(manager_client, other_agent)
         assert "Page not found" in response.text
         assert 'href="/"' in response.text
     # Another workspace's fact and a missing one read the same.
-    assert (
-        manager_client.get(app(f"/dashboard/facts/{other.id}/")).text
-        == manager_client.get("/app/facts/999999/").text.replace("999999", str(other.id))
-    )
+    assert manager_client.get(app(f"/dashboard/facts/{other.id}/")).text == manager_client.get(
+        "/app/facts/999999/"
+    ).text.replace("999999", str(other.id))
 
 
 def test_the_viewers_403_says_what_they_may_not_do(viewer_client, agent):
