@@ -11,7 +11,7 @@ from uuid import UUID
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -102,6 +102,7 @@ def facts_list(request: HtmxHttpRequest) -> HttpResponse:
             "total": sum(counts.values()),
             # A tab or pager link replaced the table: redraw the status field to match.
             "sync_status": is_fragment(request) and request.htmx.trigger != "facts-filters",
+            "back": _list_query(form.data),
         }
     return render_page(request, "dashboard/facts.html", "table", access, context)
 
@@ -157,11 +158,30 @@ def _forget_offers(access: Access, fact: Fact) -> list[dict[str, Any]]:
     return offers
 
 
+# A longer ``back`` than any filter form makes is not a list's query: the breadcrumb ignores it.
+BACK_MAX_CHARS = 2000
+
+
+def _list_query(data: QueryDict | dict[str, Any]) -> str:
+    """The Facts list's filters (those set) as a query string, for its links to a fact's page
+    to carry as ``back``, so that the page's breadcrumb returns to the same list."""
+    return urlencode([(name, value) for name, value in data.items() if value])
+
+
+def _breadcrumb_query(request: HttpRequest, agent_ref: str) -> str:
+    """The list's query the breadcrumb returns to: the ``back`` the list's link carried
+    (only ever a query string for the Facts list of this fact's agent), or the agent alone."""
+    back = request.GET.get("back", "")
+    query = QueryDict(back if len(back) <= BACK_MAX_CHARS else "")
+    return _list_query({**query.dict(), "agent": agent_ref})
+
+
 def _detail(request: HtmxHttpRequest, access: Access, fact: Fact, **context: Any) -> HttpResponse:
     detail = fact_detail(fact)
     current = next((f for f in detail["history"] if f["status"] == Status.CURRENT), None)
     context = {"fact": detail, "current": current, "nav": "facts", **context}
     context["agent_ref"] = access.agent_ref(fact.agent)
+    context["list_query"] = _breadcrumb_query(request, context["agent_ref"])
     context.setdefault("delete_form", DeleteForm())
     if access.can_act:
         context["forget_offers"] = _forget_offers(access, fact)
