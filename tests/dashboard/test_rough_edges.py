@@ -129,16 +129,15 @@ def test_the_favicon_is_linked_and_answers_at_favicon_ico(client: Client, staff_
 def test_the_breadcrumb_returns_to_the_filtered_list(staff_client, agent):
     fact = state(agent, "Acme").fact
     listing = staff_client.get("/dashboard/facts/", {"user": "u1", "predicate": "employer"})
-    link = f"/dashboard/facts/{fact.id}/?back=user%3Du1%26predicate%3Demployer%26agent%3Dacme%252Fsupport-bot"
+    back_query = "user%3Du1%26predicate%3Demployer%26agent%3Dacme%252Fsupport-bot"
+    link = f"/dashboard/facts/{fact.id}/?back={back_query}"
     assert f'href="{link}"' in listing.text
     page = staff_client.get(link).text
     back = "/dashboard/facts/?user=u1&amp;predicate=employer&amp;agent=acme%2Fsupport-bot"
     assert f'<a href="{back}">← Facts of support-bot</a>' in page
 
 
-def test_the_breadcrumb_only_ever_leads_to_the_facts_list_of_the_facts_agent(
-    manager_client, agent
-):
+def test_the_breadcrumb_only_ever_leads_to_the_facts_list_of_the_facts_agent(manager_client, agent):
     fact = state(agent, "Acme").fact
     url = app(f"/dashboard/facts/{fact.id}/")
     for back in ("agent=globex-bot&user=u2", "https://evil.example/", "user=u1&" * 400):
