@@ -16,6 +16,7 @@ from memory.models import (
     MaintenanceJob,
     MaintenanceRun,
     Memory,
+    QueuedJob,
     RunStatus,
     Session,
 )
@@ -164,9 +165,11 @@ def run_to_dict(run: MaintenanceRun, *, workspace: Workspace | None = None) -> d
     }
 
 
-def maintenance_status(*, access: Access, recent: int = RECENT_RUNS) -> list[dict[str, Any]]:
-    """Each background job: whether it is on, how often, when it runs next, and its last
-    runs (newest first) with what they did."""
+def maintenance_status(
+    *, access: Access, recent: int = RECENT_RUNS, only: str | None = None
+) -> list[dict[str, Any]]:
+    """Each background job (or ``only`` that one): whether it is on, how often, when it runs
+    next, and its last runs (newest first) with what they did."""
     from django_q.models import Schedule
 
     from memory.services.maintenance import JOBS
@@ -182,6 +185,8 @@ def maintenance_status(*, access: Access, recent: int = RECENT_RUNS) -> list[dic
         runs = runs.filter(Q(agent__isnull=True) | Q(agent__in=access.agents()))
     status = []
     for spec in JOBS.values():
+        if only is not None and spec.job != only:
+            continue
         schedule = schedules.get(spec.schedule_name)
         last = [
             run_to_dict(run, workspace=access.workspace)
@@ -202,6 +207,18 @@ def maintenance_status(*, access: Access, recent: int = RECENT_RUNS) -> list[dic
             }
         )
     return status
+
+
+def queued_jobs(*, access: Access) -> dict[str, Any]:
+    """The jobs handed to the worker on request that have not started yet, with when each
+    was queued (the earliest, where several scopes wait): those the viewer may see."""
+    waiting = QueuedJob.objects.waiting(timezone.now())
+    if access.workspace is not None:
+        waiting = waiting.filter(Q(workspace__isnull=True) | Q(workspace=access.workspace))
+    queued: dict[str, Any] = {}
+    for job, queued_at in waiting.order_by("-queued_at").values_list("job", "queued_at"):
+        queued[job] = queued_at
+    return queued
 
 
 def importance_history(*, agent: Agent, points: int = SNAPSHOT_POINTS) -> list[ImportanceSnapshot]:

@@ -13,6 +13,7 @@ urlpatterns = [
     path("sessions/", views.sessions_list, name="sessions"),
     path("maintenance/", views.maintenance, name="maintenance"),
     path("maintenance/run/", views.maintenance_run, name="maintenance-run"),
+    path("maintenance/jobs/<str:job>/", views.maintenance_job, name="maintenance-job"),
     path("quotas/", views_quotas.quotas_page, name="quotas"),
     path("quotas/set/", views_quotas.quota_set, name="quota-set"),
     path("entities/", views_entities.entities_list, name="entities"),

@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
-from django.http import HttpResponse
-from django.shortcuts import redirect
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
@@ -43,6 +43,7 @@ from memory.queries import (
     list_sessions,
     maintenance_status,
     memory_to_dict,
+    queued_jobs,
 )
 from memory.recall import RecallRequest, recall
 from memory.services import delete_memory
@@ -200,7 +201,7 @@ def maintenance(request: HtmxHttpRequest) -> HttpResponse:
     importance distribution over time. With htmx, the jobs table alone (it refreshes itself
     while the page is open)."""
     access = operator_access(request)
-    context: dict[str, Any] = {"jobs": maintenance_status(access=access), "nav": "maintenance"}
+    context: dict[str, Any] = {"jobs": _jobs(access), "nav": "maintenance"}
     if is_fragment(request):  # the table's own refresh: no agents, no chart
         return render_page(request, "dashboard/maintenance.html", "jobs", access, context)
     choices, data = agent_picker(access, request)
@@ -212,21 +213,49 @@ def maintenance(request: HtmxHttpRequest) -> HttpResponse:
     return render_page(request, "dashboard/maintenance.html", "jobs", access, context)
 
 
+def _jobs(access: Access, only: str | None = None) -> list[dict[str, Any]]:
+    """The jobs' status, each with whether it waits for the worker or runs (``busy``): its
+    row then follows the run every second until it is done."""
+    queued = queued_jobs(access=access)
+    jobs = maintenance_status(access=access, only=only)
+    for job in jobs:
+        last = job["last_runs"][0] if job["last_runs"] else None
+        job["queued_at"] = queued.get(job["job"])
+        job["busy"] = bool(job["queued_at"]) or (last is not None and last["status"] == "running")
+    return jobs
+
+
+@login_required
+@require_GET
+@domain_errors
+def maintenance_job(request: HtmxHttpRequest, job: str) -> HttpResponse:
+    """One job's row of the table: what a row polls while its job waits or runs."""
+    access = operator_access(request)
+    if job not in MaintenanceJob.values:
+        raise Http404("No such job.")
+    (status,) = _jobs(access, only=job)
+    return render(request, "dashboard/maintenance.html#job_row", {"job": status})
+
+
 @login_required
 @require_POST
 @domain_errors
 def maintenance_run(request: HtmxHttpRequest) -> HttpResponse:
-    """Run now: the job goes to the worker; its run appears in the table when it starts."""
-    operator_access(request)
+    """Run now: the job goes to the worker. With htmx, its row comes back at once and follows
+    the run in place (queued, running, then its result); without, the page says so."""
+    access = operator_access(request)
     form = RunJobForm(request.POST)
     if not form.is_valid():
         raise BadRequest("Unknown job.")
     job = form.cleaned_data["job"]
     (queued,) = queue_maintenance(jobs=[job])
+    if request.htmx:
+        (status,) = _jobs(access, only=job)
+        context = {"job": status, "coalesced": queued["coalesced"]}
+        return render(request, "dashboard/maintenance.html#job_row", context)
     label = MaintenanceJob(job).label
     if queued["coalesced"]:
         flash(request, f"{label} was already queued and has not started yet: not queued twice.")
     else:
         flash(request, f"{label} queued: the worker runs it in a moment.")
-    url = mount_url(request, "memory:maintenance")
-    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    return redirect(mount_url(request, "memory:maintenance"))

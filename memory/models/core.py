@@ -272,6 +272,12 @@ class QueuedJobQuerySet(models.QuerySet["QueuedJob"]):
             queued_at__lt=now - timedelta(seconds=settings.DEWEE_QUEUED_JOB_STALE_SECS)
         )
 
+    def waiting(self, now: datetime) -> "QueuedJobQuerySet":
+        """Not stale: still waiting for the worker to start them."""
+        return self.filter(
+            queued_at__gte=now - timedelta(seconds=settings.DEWEE_QUEUED_JOB_STALE_SECS)
+        )
+
 
 class QueuedJob(models.Model):
     """A maintenance job handed to the worker on request (Run now, the API trigger, the CLI)

@@ -8,8 +8,13 @@ from pathlib import Path
 import pytest
 from django.contrib.staticfiles import finders
 from django.test import Client
+from django.utils import timezone
+from django_q.models import OrmQ
+from django_q.signing import SignedPackage
 
 from facts.models import Fact
+from memory.models import MaintenanceRun
+from memory.tasks import run_job
 from tests.dashboard.conftest import app
 from tests.factories import state
 
@@ -148,3 +153,41 @@ def test_the_breadcrumb_only_ever_leads_to_the_facts_list_of_the_facts_agent(man
         assert "globex" not in crumb
         assert "evil" not in crumb
         assert len(crumb) < 100
+
+
+MAINTENANCE = "/dashboard/memory/maintenance/"
+
+
+def test_run_now_follows_the_run_in_its_row_until_it_is_done(staff_client, agent):
+    response = staff_client.post(f"{MAINTENANCE}run/", {"job": "expiry"}, headers=HTMX)
+    row = response.content.decode()
+    # Its row, at once, queued, and asking again every second.
+    assert row.lstrip().startswith(
+        '<tr id="job-expiry" hx-get="/dashboard/memory/maintenance/jobs/expiry/"'
+    )
+    assert 'hx-trigger="every 1s"' in row
+    assert "waiting for the worker" in row
+    again = staff_client.post(f"{MAINTENANCE}run/", {"job": "expiry"}, headers=HTMX)
+    assert "already," in again.content.decode()
+
+    # What the worker does: it starts the run (still followed), then finishes it.
+    (task,) = [SignedPackage.loads(t.payload) for t in OrmQ.objects.all()]
+    run_job(*task["args"], **task["kwargs"])
+    done = staff_client.get(f"{MAINTENANCE}jobs/expiry/", headers=HTMX).content.decode()
+    assert "succeeded" in done
+    assert "manual" in done
+    assert "waiting for the worker" not in done
+    assert "hx-trigger" not in done  # done: it stops asking
+
+
+def test_a_running_run_is_followed_with_its_time_so_far(staff_client, agent):
+    MaintenanceRun.objects.create(job="decay", status="running", started_at=timezone.now())
+    row = staff_client.get(f"{MAINTENANCE}jobs/decay/", headers=HTMX).content.decode()
+    assert 'hx-trigger="every 1s"' in row
+    assert "running for" in row
+
+
+def test_the_job_row_is_for_operators_and_known_jobs(staff_client, manager_client):
+    assert staff_client.get(f"{MAINTENANCE}jobs/vacuum/").status_code == 404
+    response = manager_client.get(app(f"{MAINTENANCE}jobs/decay/"))
+    assert response.status_code == 403
