@@ -39,15 +39,16 @@ def status(args: argparse.Namespace) -> None:
     rows = []
     for job in jobs:
         last = job["last_runs"][0] if job["last_runs"] else {}
+        status = last.get("status")
         rows.append(
             {
                 "job": job["job"],
                 "every": f"{job['interval_secs'] // 60} min" if job["enabled"] else "off",
                 "next": job["next_run"],
                 "last": last.get("started_at"),
-                "status": last.get("status"),
+                "status": f"{status}, dry run" if last.get("dry_run") else status,
                 "ms": last.get("duration_ms"),
-                "touched": last.get("touched"),
+                "touched": _touched(last) if last else None,
             }
         )
     print_table(
@@ -86,6 +87,9 @@ def trigger(args: argparse.Namespace) -> None:
         return
     for run in runs:
         counts = ", ".join(f"{k} {v}" for k, v in run["counts"].items()) or "nothing to do"
-        print(
-            f"{run['job']}: {run['touched']} memories touched in {run['duration_ms']} ms ({counts})"
-        )
+        print(f"{run['job']}: {_touched(run)} memories in {run['duration_ms']} ms ({counts})")
+
+
+def _touched(run: dict[str, Any]) -> str:
+    """A dry run changed nothing: its count is what it would have touched."""
+    return f"would touch {run['touched']}" if run["dry_run"] else f"touched {run['touched']}"

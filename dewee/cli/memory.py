@@ -222,7 +222,7 @@ def decay(args: argparse.Namespace) -> None:
             }
         )
         return
-    verb = "Would change" if args.dry_run else "Changed"
+    verb = "Dry run, nothing written: would change" if args.dry_run else "Changed"
     print(f"{verb} the importance of {changed} of {memories} memories of {agent.agent_id}.")
     rows = [
         {"band": f"{i / 10:.1f}-{(i + 1) / 10:.1f}", "before": before, "after": after}

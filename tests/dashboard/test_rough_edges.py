@@ -12,11 +12,13 @@ from django.utils import timezone
 from django_q.models import OrmQ
 from django_q.signing import SignedPackage
 
+from dewee.cli import main
 from facts.models import Fact
 from memory.models import MaintenanceRun
 from memory.tasks import run_job
 from tests.dashboard.conftest import app
 from tests.factories import state
+from tests.memory.test_decay import aged
 
 pytestmark = pytest.mark.django_db
 
@@ -191,3 +193,18 @@ def test_the_job_row_is_for_operators_and_known_jobs(staff_client, manager_clien
     assert staff_client.get(f"{MAINTENANCE}jobs/vacuum/").status_code == 404
     response = manager_client.get(app(f"{MAINTENANCE}jobs/decay/"))
     assert response.status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_decay_dry_run_reads_as_a_preview_wherever_it_shows(capsys, staff_client, agent):
+    aged(agent, base=0.9, hours=168, start=timezone.now())
+    assert main(["memory", "decay", "--agent", "support-bot", "--dry-run"]) == 0
+    preview = capsys.readouterr().out.splitlines()[0]
+    assert preview.startswith("Dry run, nothing written: would change the importance of 1 of 1")
+    assert main(["memory", "autopilot", "status"]) == 0
+    (decay,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("decay")]
+    assert "succeeded, dry run" in decay
+    assert decay.endswith("would touch 1")
+    row = staff_client.get(f"{MAINTENANCE}jobs/decay/").content.decode()
+    assert "would touch 1" in row
+    assert "dry run" in row
