@@ -13,7 +13,7 @@ from django.utils.html import format_html_join
 from dewee.errors import DeweeError
 from facts import services
 from facts.models import Fact, FactSource
-from tenancy.admin import admin_actor
+from tenancy.admin import AgentListFilter, WorkspaceListFilter, admin_actor
 from tenancy.validation import REASON_MAX_CHARS
 
 
@@ -41,7 +41,7 @@ def _apply(
 ) -> None:
     """Run one service per selected fact; each failure is reported, not fatal."""
     done, failed = 0, []
-    for fact in queryset.select_related("agent"):
+    for fact in queryset.select_related("agent__workspace"):
         try:
             operation(fact=fact, actor=admin_actor(request), **kwargs)
             done += 1
@@ -100,9 +100,16 @@ class FactAdmin(admin.ModelAdmin):
         "confidence",
         "recorded_at",
     ]
-    list_filter = ["status", "verification", "predicate", "category"]
+    list_filter = [
+        "status",
+        WorkspaceListFilter,
+        AgentListFilter,
+        "verification",
+        "predicate",
+        "category",
+    ]
     search_fields = ["value", "subject", "predicate", "user_ref", "agent__agent_id"]
-    list_select_related = ["agent"]
+    list_select_related = ["agent__workspace"]
     inlines = [FactSourceInline]
     actions = [accept_facts, reject_facts, delete_facts]
     readonly_fields = [f.name for f in Fact._meta.get_fields() if f.concrete and f.name != "id"] + [
@@ -133,6 +140,11 @@ class FactAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        # The list's actions (accept, reject, delete through the services) need "change";
+        # a fact's own page has nothing to save: it is shown read-only, without Save buttons.
+        return obj is None and super().has_change_permission(request)
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         # No hard deletes (and so no bulk "delete selected"): facts are deleted softly, with

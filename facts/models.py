@@ -200,10 +200,11 @@ class Fact(models.Model):
         ]
 
     def __str__(self) -> str:
-        slot = f"{self.subject}.{self.predicate}"
-        if self.qualifier:
-            slot += f"[{self.qualifier}]"
-        return f"{slot} = {self.value} ({self.status})"
+        """``employer of ana = Acme (current)``: about its user when its subject is the
+        user placeholder, else about its subject."""
+        about = self.user_ref if self.subject == USER_SUBJECT and self.user_ref else self.subject
+        predicate = f"{self.predicate}[{self.qualifier}]" if self.qualifier else self.predicate
+        return f"{predicate} of {about} = {self.value} ({self.status})"
 
     @property
     def slot(self) -> Slot:

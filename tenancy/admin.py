@@ -152,6 +152,7 @@ class AgentAdmin(admin.ModelAdmin):
     list_display = ["agent_id", "workspace", "name", "created_at"]
     list_filter = ["workspace"]
     search_fields = ["agent_id", "name"]
+    list_select_related = ["workspace"]
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -345,6 +346,8 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records: viewed, never added, changed or deleted here (no Save or Delete buttons)."""
+
     def has_add_permission(self, request: object) -> bool:
         return False
 
@@ -355,11 +358,48 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class WorkspaceListFilter(admin.SimpleListFilter):
+    """By the workspace of the row's agent (``agent_path``: how the row reaches it)."""
+
+    title = "workspace"
+    parameter_name = "workspace"
+    agent_path = "agent"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(str(pk), slug) for pk, slug in Workspace.objects.values_list("pk", "slug")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        if value is None or not value.isdigit():
+            return queryset
+        return queryset.filter(**{f"{self.agent_path}__workspace_id": int(value)})
+
+
+class AgentListFilter(admin.SimpleListFilter):
+    """By agent, named ``workspace/agent`` (agent ids repeat across workspaces); one query
+    for the whole list, not one per agent."""
+
+    title = "agent"
+    parameter_name = "agent"
+    agent_path = "agent"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        agents = Agent.objects.select_related("workspace").order_by("workspace__slug", "agent_id")
+        return [(str(agent.pk), agent.qualified_id) for agent in agents]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        if value is None or not value.isdigit():
+            return queryset
+        return queryset.filter(**{f"{self.agent_path}_id": int(value)})
+
+
 @admin.register(AuditEvent)
 class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "actor", "action", "target_type", "target_id", "agent"]
-    list_filter = ["action", "target_type"]
+    list_filter = ["action", "target_type", WorkspaceListFilter, AgentListFilter]
     search_fields = ["actor", "target_id"]
+    list_select_related = ["agent__workspace"]
 
 
 @admin.register(ErasureReceipt)

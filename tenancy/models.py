@@ -124,7 +124,9 @@ class Agent(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.agent_id
+        # Agent ids repeat across workspaces: only the qualified id names one (load lists
+        # with select_related("workspace")).
+        return self.qualified_id
 
     @property
     def qualified_id(self) -> str:

@@ -47,7 +47,8 @@ class Session(models.Model):
         indexes = [models.Index(fields=["agent", "state", "-id"], name="session_agent_state_idx")]
 
     def __str__(self) -> str:
-        return f"session {self.pk} ({self.state})"
+        who = f" with {self.user_ref}" if self.user_ref else ""
+        return f"session {self.pk}{who} ({self.state})"
 
 
 def is_expired(expires_at: datetime | None, now: datetime) -> bool:
@@ -141,7 +142,8 @@ class Memory(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.content[:60]
+        content = self.content if len(self.content) <= 60 else f"{self.content[:59]}…"
+        return f"{self.memory_type} memory {self.pk}: {content}"
 
     def is_expired(self, now: datetime) -> bool:
         """The test of MemoryQuerySet.expired, for a memory already loaded."""

@@ -5,7 +5,7 @@ import pytest
 
 from facts.models import Fact, Status
 from tenancy.models import AuditAction, AuditEvent
-from tests.factories import state
+from tests.factories import make_agent, state
 
 pytestmark = pytest.mark.django_db
 CHANGELIST = "/admin/facts/fact/"
@@ -76,3 +76,43 @@ def test_admin_cannot_hard_delete_or_add_facts(admin_client, agent):
     assert admin_client.get(f"{CHANGELIST}{fact.pk}/delete/").status_code == 403
     page = admin_client.get(CHANGELIST).content.decode()
     assert "delete_selected" not in page
+
+
+def test_changelist_filters_by_workspace_and_agent(admin_client, agent, other_agent):
+    state(agent, "Acme")
+    state(other_agent, "Globex")
+    by_workspace = admin_client.get(CHANGELIST, {"workspace": other_agent.workspace_id}).text
+    assert "Globex" in by_workspace
+    assert "= Acme" not in by_workspace
+    by_agent = admin_client.get(CHANGELIST, {"agent": agent.pk}).text
+    assert "Acme" in by_agent
+    assert "Globex" not in by_agent
+    assert "globex/globex-bot" in by_agent  # each agent named with its workspace
+
+
+def test_a_facts_page_has_no_save_buttons_and_refuses_a_post(admin_client, agent):
+    fact = state(agent, "Acme").fact
+    url = f"{CHANGELIST}{fact.pk}/change/"
+    page = admin_client.get(url).text
+    assert 'name="_save"' not in page
+    assert 'name="_continue"' not in page
+    assert admin_client.post(url, {"value": "Globex"}).status_code == 403
+    assert Fact.objects.get(pk=fact.pk).value == "Acme"
+
+
+def test_the_changelist_stays_flat_as_it_grows(admin_client, agent, django_assert_max_num_queries):
+    others = [make_agent(agent.workspace) for _ in range(3)]
+    for n, owner in enumerate(others):
+        state(owner, f"Value {n}", user=f"u{n}")
+    with django_assert_max_num_queries(20) as few:
+        admin_client.get(CHANGELIST)
+    for n in range(12):
+        state(others[n % 3], f"More {n}", user=f"v{n}")
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        admin_client.get(CHANGELIST)
+
+
+def test_a_fact_reads_as_what_it_says(agent):
+    assert str(state(agent, "Acme", user="ana").fact) == "employer of ana = Acme (current)"
+    about_a_thing = state(agent, "Lisbon", subject="acme", predicate="hq", qualifier="main")
+    assert str(about_a_thing.fact) == "hq[main] of acme = Lisbon (current)"
