@@ -124,16 +124,15 @@ def htmx_sign_in(get_response: Callable[[HttpRequest], HttpResponse]) -> Callabl
     return middleware
 
 
-TIME_ZONE_COOKIE = "tz"
-
-
 def viewer_time_zone(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
     """Times on the pages show in the viewer's zone: the IANA name the browser put in the
     ``tz`` cookie (static/dewee/timezone.js). Without it, or with a name zoneinfo does not
-    know, the server's TIME_ZONE."""
+    know, the server's TIME_ZONE. The API answers the same whoever asks: never in a
+    cookie's zone."""
 
     def middleware(request: HttpRequest) -> HttpResponse:
-        zone = _zone(request.COOKIES.get(TIME_ZONE_COOKIE, ""))
+        cookie = "" if request.path.startswith(API_PREFIX) else request.COOKIES.get("tz", "")
+        zone = _zone(cookie)
         if zone is None:
             timezone.deactivate()
         else:

@@ -5,6 +5,7 @@ they may see; an object of another workspace is a 404, exactly like a missing on
 htmx, a view returns the named partial that changed; without JavaScript, the whole page.
 """
 
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
@@ -162,7 +163,7 @@ def _forget_offers(access: Access, fact: Fact) -> list[dict[str, Any]]:
 BACK_MAX_CHARS = 2000
 
 
-def _list_query(data: QueryDict | dict[str, Any]) -> str:
+def _list_query(data: Mapping[str, Any]) -> str:
     """The Facts list's filters (those set) as a query string, for its links to a fact's page
     to carry as ``back``, so that the page's breadcrumb returns to the same list."""
     return urlencode([(name, value) for name, value in data.items() if value])
