@@ -107,6 +107,18 @@ class RunJobForm(forms.Form):
     job = forms.ChoiceField(choices=MaintenanceJob.choices)
 
 
+class PersonForm(forms.Form):
+    """The person page's GET form: one user id, as clients give it (any character)."""
+
+    user = forms.CharField(
+        label="User id",
+        required=False,
+        max_length=KEY_MAX_CHARS,
+        strip=True,
+        widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
+    )
+
+
 class ForgetPersonForm(forms.Form):
     """Erasure of everything about one person in the workspace of ``agent`` (the agent the
     operator came from), confirmed by typing the person's user id."""
