@@ -258,3 +258,23 @@ def test_reading_the_page_writes_nothing(staff_client, viewer_client, person):
     assert Fact.objects.filter(access_count__gt=0).count() == 0
     assert Memory.objects.filter(access_count__gt=0).count() == 0
     assert Session.objects.count() == 1
+
+
+def test_every_place_that_shows_the_user_links_to_their_page(
+    manager_client, staff_client, person, agent
+):
+    link = 'href="/app/memory/people/?user=ana/7%20%C3%BC"'
+    memory = Memory.objects.get(content="Ana asked about invoices")
+    pages = {
+        "fact": f"/app/facts/{person['employer'].pk}/",
+        "facts": f"/app/facts/?agent={agent.agent_id}",
+        "memory": f"/app/memory/{memory.pk}/",
+        "memories": f"/app/memory/?agent={agent.agent_id}",
+        "sessions": f"/app/memory/sessions/?agent={agent.agent_id}",
+        "review": "/app/review/",
+    }
+    missing = [name for name, url in pages.items() if link not in manager_client.get(url).text]
+    assert missing == []
+    # Staff follow it in their own mount.
+    staff_page = staff_client.get(f"/dashboard/facts/{person['employer'].pk}/").text
+    assert link.replace("/app/", "/dashboard/") in staff_page
