@@ -279,3 +279,14 @@ def test_every_place_that_shows_the_user_links_to_their_page(
     # Staff follow it in their own mount.
     staff_page = staff_client.get(f"/dashboard/facts/{person['employer'].pk}/").text
     assert link.replace("/app/", "/dashboard/") in staff_page
+
+
+def test_the_memories_list_filters_by_user_as_the_person_page_links_it(
+    manager_client, person, agent
+):
+    rows = manager_client.get(app("/dashboard/memory/"), {"agent": agent.agent_id, "user": USER})
+    assert [r["content"] for r in rows.context["rows"]] == ["Ana asked about invoices"]
+    searched = manager_client.get(
+        app("/dashboard/memory/"), {"agent": agent.agent_id, "user": OTHER, "q": "likes trains"}
+    )
+    assert [r["content"] for r in searched.context["rows"]] == ["Bob likes trains"]
