@@ -51,7 +51,7 @@ def person_page(request: HtmxHttpRequest) -> HttpResponse:
     access = access_for_user(request.user)
     form = PersonForm(request.GET)
     if not form.is_valid():
-        raise BadRequest(" ".join(form.errors["user"]))
+        raise BadRequest(" ".join(str(error) for error in form.errors["user"]))
     context: dict[str, object] = {"form": form, "person": form.cleaned_data["user"]}
     if context["person"]:
         context["overview"] = person_overview(access=access, user=form.cleaned_data["user"])
