@@ -197,6 +197,8 @@ class Fact(models.Model):
             models.Index(fields=["agent", "subject", "-id"], name="fact_agent_subject_idx"),
             models.Index(fields=["agent", "predicate", "-id"], name="fact_agent_predicate_idx"),
             models.Index(fields=["agent", "believed_from"], name="fact_agent_believed_idx"),
+            # A person's page reads their facts across agents by the person first.
+            models.Index(fields=["user_ref", "status"], name="fact_user_status_idx"),
         ]
 
     def __str__(self) -> str:

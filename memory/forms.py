@@ -29,6 +29,7 @@ class MemoryFilterForm(CursorForm):
     )
     tag = forms.CharField(label="Tag", required=False, max_length=200)
     session = forms.IntegerField(label="Session", required=False, min_value=1)
+    user = forms.CharField(label="User", required=False, max_length=KEY_MAX_CHARS)
     min_importance = forms.FloatField(
         label="Min importance", required=False, min_value=0, max_value=1, step_size=0.05
     )
@@ -42,6 +43,7 @@ class MemoryFilterForm(CursorForm):
         "memory_type",
         "tag",
         "session",
+        "user",
         "min_importance",
         "max_importance",
     ]
@@ -61,6 +63,7 @@ class MemoryFilterForm(CursorForm):
             memory_type=data["memory_type"] or None,
             min_importance=data["min_importance"],
             max_importance=data["max_importance"],
+            user=data["user"] or None,
         )
 
 
@@ -105,6 +108,18 @@ class RunJobForm(forms.Form):
     """Run now on the Maintenance page: one of the background jobs."""
 
     job = forms.ChoiceField(choices=MaintenanceJob.choices)
+
+
+class PersonForm(forms.Form):
+    """The person page's GET form: one user id, as clients give it (any character)."""
+
+    user = forms.CharField(
+        label="User id",
+        required=False,
+        max_length=KEY_MAX_CHARS,
+        strip=True,
+        widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
+    )
 
 
 class ForgetPersonForm(forms.Form):

@@ -18,6 +18,7 @@ urlpatterns = [
     path("quotas/set/", views_quotas.quota_set, name="quota-set"),
     path("entities/", views_entities.entities_list, name="entities"),
     path("entities/<int:entity_id>/", views_entities.entity_page, name="entity"),
+    path("people/", views_people.person_page, name="person"),
     path("people/forget/", views_people.person_forget, name="person_forget"),
     path("people/export/", views_people.person_export, name="person_export"),
     path("<int:memory_id>/", views.memory_page, name="detail"),

@@ -1,7 +1,9 @@
-"""The dashboard's pages for one person: the erasure of everything about them (a preview
-naming what goes, per kind and per agent, then the typed confirmation) and their export.
-Both are for staff and workspace managers; the person is sought in the workspace of the
-agent the operator came from (a fact's, or the facts list's)."""
+"""The dashboard's pages for one person: what the agents the viewer sees hold about them
+(the person page, for everyone who may read), the erasure of everything about them (a
+preview naming what goes, per kind and per agent, then the typed confirmation) and their
+export. The erasure and the export are for staff and workspace managers; the person is
+sought in the workspace of the agent the operator came from (a fact's, the facts list's,
+or one the person page names in that workspace)."""
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
@@ -12,11 +14,12 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from dewee.dashboard import HtmxHttpRequest, acting_access, domain_errors, mount_url, render_page
-from memory.forms import ForgetPersonForm
+from memory.forms import ForgetPersonForm, PersonForm
 from memory.people import COUNT_KINDS, find_person
 from memory.people_export import export_person
+from memory.person_queries import person_overview
 from memory.services.people import erase_person
-from tenancy.access import Access
+from tenancy.access import Access, access_for_user
 from tenancy.models import Agent
 
 # How the preview names each kind.
@@ -34,6 +37,25 @@ KIND_LABELS = {
     "audit_events": "Audit events about or quoting them",
     "admin_log_entries": "Admin log entries about their facts, memories or sessions",
 }
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def person_page(request: HtmxHttpRequest) -> HttpResponse:
+    """Everything about ``?user=`` across the agents the viewer sees, at a glance; without
+    it, a form asking for one. A user id is a query parameter, not a path segment: ids may
+    hold any character, '/' included. Someone nothing visible is about gets the same empty
+    page whether another workspace knows them or not."""
+    access = access_for_user(request.user)
+    form = PersonForm(request.GET)
+    if not form.is_valid():
+        raise BadRequest(" ".join(str(error) for error in form.errors["user"]))
+    context: dict[str, object] = {"form": form, "person": form.cleaned_data["user"]}
+    if context["person"]:
+        context["overview"] = person_overview(access=access, user=form.cleaned_data["user"])
+    return render_page(request, "dashboard/person.html", "person", access, context)
 
 
 def _person_form(request: HtmxHttpRequest, access: Access) -> tuple[ForgetPersonForm, Agent]:

@@ -44,7 +44,11 @@ class Session(models.Model):
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["agent", "state", "-id"], name="session_agent_state_idx")]
+        indexes = [
+            models.Index(fields=["agent", "state", "-id"], name="session_agent_state_idx"),
+            # A person's newest sessions across agents (memory.person_queries).
+            models.Index(fields=["user_ref", "-id"], name="session_user_idx"),
+        ]
 
     def __str__(self) -> str:
         who = f" with {self.user_ref}" if self.user_ref else ""
@@ -128,6 +132,10 @@ class Memory(models.Model):
             models.Index(fields=["agent", "-id"], name="memory_agent_idx"),
             models.Index(fields=["agent", "session", "id"], name="memory_agent_session_idx"),
             models.Index(fields=["agent", "created_at"], name="memory_agent_created_idx"),
+            # A person's newest memories across agents (memory.person_queries). An index
+            # only: SQLite adds it without rebuilding the table (which would drop the
+            # keyword index's triggers).
+            models.Index(fields=["user_ref", "-id"], name="memory_user_idx"),
             models.Index(
                 fields=["expires_at"],
                 condition=Q(expires_at__isnull=False),

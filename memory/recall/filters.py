@@ -20,6 +20,8 @@ class RecallFilters:
     max_importance: float | None = None
     since: datetime | None = None
     until: datetime | None = None
+    # The user the memories are about (Memory.user_ref), as the dashboard's list filters.
+    user: str | None = None
 
     @property
     def any(self) -> bool:
@@ -33,6 +35,7 @@ class RecallFilters:
                 self.max_importance,
                 self.since,
                 self.until,
+                self.user,
             )
         )
 
@@ -71,6 +74,8 @@ def candidate_memories(agent: Agent, filters: RecallFilters, now: datetime) -> M
         memories = memories.filter(session_id=filters.session_id)
     if filters.memory_type:
         memories = memories.filter(memory_type=filters.memory_type)
+    if filters.user:
+        memories = memories.filter(user_ref=filters.user)
     if filters.min_importance is not None:
         memories = memories.filter(importance__gte=filters.min_importance)
     if filters.max_importance is not None:

@@ -194,6 +194,8 @@ def test_screenshots(live_server, page: Page, django_user_model):
     _shoot(page, "entity")
     page.goto(f"{live_server.url}/dashboard/memory/sessions/?agent=support-bot")
     _shoot(page, "sessions")
+    page.goto(f"{live_server.url}/dashboard/memory/people/?user=u-ana")
+    _shoot(page, "person")
     page.goto(f"{live_server.url}/dashboard/members/?workspace=acme")
     _shoot(page, "members")
     _maintenance_history(agent)
