@@ -4,12 +4,13 @@
 
 from django.urls import path
 
-from facts import views, views_check
+from facts import views, views_check, views_search
 
 app_name = "facts"
 
 urlpatterns = [
     path("", views.dashboard_home, name="home"),
+    path("search/", views_search.search_page, name="search"),
     path("review/", views.review, name="review"),
     path("review/<int:fact_id>/resolve/", views.review_resolve, name="review_resolve"),
     path(
