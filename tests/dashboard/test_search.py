@@ -2,6 +2,8 @@
 lists' "all agents" default: scoping, isolation, reads that write nothing, flat query
 counts."""
 
+import re
+
 import pytest
 
 from facts.models import Fact
@@ -110,12 +112,7 @@ def test_suggestions_keep_to_the_picked_agent_and_the_viewers_workspace(
     assert suggest_keys(agent, field="user", prefix="an") == ["ana", "andre", "Anouk"]
     theirs = signed_in(member(django_user_model, other_agent.workspace, MemberRole.VIEWER, "gus"))
     response = theirs.get(app(SUGGEST), {"field": "user", "q": "an"})
-    assert '<option value="anastasia">' in response.text
-    assert (
-        "ana<" not in response.text
-        and "annie" not in response.text
-        and "andre" not in response.text
-    )
+    assert re.findall(r'<option value="([^"]*)">', response.text) == ["anastasia"]
     # Another workspace's agent named by hand: a 404, exactly like a missing one.
     assert (
         theirs.get(app(SUGGEST), {"field": "user", "q": "an", "agent": "support-bot"}).status_code
@@ -143,7 +140,8 @@ def test_search_finds_users_agents_facts_and_memories(staff_client, agent, finda
     assert response.status_code == 200
     results = response.context["results"]
     assert results.users == ["ana", "anabel", "anastasia", "andre", "Anouk"]
-    assert [u["url"] for u in response.context["users"]][0].endswith("?user=ana")
+    # Until the person page exists: the facts about them (see views_search.person_url).
+    assert response.context["users"][0]["url"] == "/dashboard/facts/?user=ana"
     assert staff_client.get(SEARCH, {"q": "support"}).context["results"].agents[0]["ref"] == (
         "acme/support-bot"
     )
@@ -233,7 +231,8 @@ def test_staff_start_on_all_agents_of_all_workspaces(staff_client, agent, other_
     assert users_listed(response) == {"ana", "andre", "Anouk", "bob", "gina"}
     assert '<option value="" selected>All agents of all workspaces</option>' in response.text
     # Each row names its agent, qualified.
-    assert "acme/support-bot" in response.text and "globex/globex-bot" in response.text
+    assert "acme/support-bot" in response.text
+    assert "globex/globex-bot" in response.text
 
 
 def test_members_start_on_all_agents_of_their_workspace(
@@ -244,7 +243,7 @@ def test_members_start_on_all_agents_of_their_workspace(
     response = manager_client.get(app(LIST))
     assert users_listed(response) == {"ana", "andre", "Anouk", "bob", "ivy"}
     assert "All agents of acme" in response.text
-    counts = dict((value, n) for value, _label, n in response.context["status_tabs"])
+    counts = {value: n for value, _label, n in response.context["status_tabs"]}
     assert counts["current"] == 6
 
 
