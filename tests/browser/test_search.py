@@ -23,7 +23,7 @@ def rows(page: Page):
 
 def test_search_a_user_then_filter_with_a_suggestion(sign_in, live_server, people):
     page = sign_in("ops", staff=True)
-    box = page.locator(".global-search").get_by_label("Search")
+    box = page.get_by_role("searchbox", name="Find")
     box.fill("AN")
     box.press("Enter")
     expect(page).to_have_url(re.compile(r"/dashboard/search/\?q=AN"))
