@@ -48,6 +48,7 @@ from facts.queries import (
     get_fact,
     get_receipt,
     list_facts,
+    plan_prefix_filters,
     review_queue,
     status_counts,
     suggest_keys,
@@ -100,7 +101,7 @@ def facts_list(request: HtmxHttpRequest) -> HttpResponse:
     if choices and form.is_valid():
         agent = picked_scope(access, form)
         scope = agent or access
-        filters = form.filters()
+        filters = plan_prefix_filters(scope, form.filters())
         page = list_facts(
             agent=scope, filters=filters, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE
         )

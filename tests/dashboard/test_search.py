@@ -7,7 +7,14 @@ import re
 import pytest
 
 from facts.models import Fact
-from facts.queries import FactFilters, filter_facts, suggest_keys
+from facts.queries import (
+    FactFilters,
+    filter_facts,
+    list_facts,
+    plan_prefix_filters,
+    status_counts,
+    suggest_keys,
+)
 from memory.models import Memory, Session
 from memory.services import MemoryInput, start_session, store_memories
 from tenancy.access import Access
@@ -305,3 +312,21 @@ def test_everyone_scope_is_not_narrowed_for_staff(agent, other_agent, people):
     # Staff see every agent: no join or subquery, so the id index serves the page.
     sql = str(filter_facts(Access(actor="ops"), FactFilters()).query)
     assert "tenancy_agent" not in sql
+
+
+def test_few_prefix_matches_are_sorted_and_give_the_same_page(agent, people, monkeypatch):
+    # Whichever way the planner is led (few matches: sorted; many: walked newest first),
+    # the page and the counts are the same.
+    prefix = FactFilters(user="an", prefix=True)
+    few = plan_prefix_filters(agent, prefix)
+    assert few.few_by_prefix
+    monkeypatch.setattr("facts.queries.FEW_BY_PREFIX", 2)
+    many = plan_prefix_filters(agent, prefix)
+    assert not many.few_by_prefix
+    pages = [list_facts(agent=agent, filters=f, limit=2) for f in (few, many)]
+    assert [[f.pk for f in p.items] for p in pages] == [[f.pk for f in pages[1].items]] * 2
+    assert pages[0].next_cursor == pages[1].next_cursor
+    rest = [list_facts(agent=agent, filters=f, cursor=pages[0].next_cursor) for f in (few, many)]
+    assert [f.pk for f in rest[0].items] == [f.pk for f in rest[1].items]
+    assert status_counts(agent, few) == status_counts(agent, many)
+    assert plan_prefix_filters(agent, FactFilters(user="an")) == FactFilters(user="an")
