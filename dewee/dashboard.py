@@ -87,10 +87,27 @@ def agent_choices(access: Access) -> AgentChoices:
     return list(groups.items())
 
 
-def agent_picker(access: Access, request: HttpRequest) -> tuple[AgentChoices, QueryDict]:
-    """The picker's options, and the query string with the first agent as the default."""
+# The picker's value for "every agent the viewer may see" (the lists' default).
+ALL_AGENTS = ""
+
+
+def all_agents_label(access: Access) -> str:
+    if access.workspace is None:
+        return "All agents of all workspaces"
+    return f"All agents of {access.workspace.slug}"
+
+
+def agent_picker(
+    access: Access, request: HttpRequest, *, all_agents: bool = False
+) -> tuple[AgentChoices, QueryDict]:
+    """The picker's options, and the query string with its default agent. With
+    ``all_agents`` (the Facts, Memories and Sessions lists) the first option is every agent
+    the viewer may see, and the default; otherwise the first agent is."""
     choices = agent_choices(access)
     data = request.GET.copy()
+    if choices and all_agents:
+        everyone: AgentChoices = [(ALL_AGENTS, all_agents_label(access))]
+        return everyone + choices, data  # type: ignore[operator]
     if choices:
         first = choices[0][1]
         data.setdefault("agent", first if isinstance(first, str) else first[0][0])
@@ -109,6 +126,14 @@ def picked_agent(access: Access, form: forms.Form) -> Agent:
     else:
         form.data = {**form.data, "agent": access.agent_ref(agent)}
     return agent
+
+
+def picked_scope(access: Access, form: forms.Form) -> Agent | None:
+    """The agent picked in a list offering "all agents", or None for all of them (every
+    agent ``access`` sees)."""
+    if form.cleaned_data["agent"] == ALL_AGENTS:
+        return None
+    return picked_agent(access, form)
 
 
 def is_fragment(request: HtmxHttpRequest) -> bool:

@@ -37,3 +37,5 @@ class CursorForm(PageForm):
         workspace where every workspace is visible)."""
         super().__init__(data, label_suffix="")
         self.fields["agent"].widget.choices = agent_choices
+        # A picker that offers "all agents" (its value "") may be left on it.
+        self.fields["agent"].required = not agent_choices or agent_choices[0][0] != ""

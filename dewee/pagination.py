@@ -3,6 +3,7 @@ continues after it."""
 
 import base64
 import binascii
+from typing import Any
 
 from django.db.models import Model, QuerySet
 
@@ -38,13 +39,14 @@ def clean_limit(limit: object) -> int:
 
 
 def keyset_page[M: Model, R: Model](
-    rows: QuerySet[M, R], *, cursor: str | None, limit: int
+    rows: QuerySet[M, R], *, cursor: str | None, limit: int, newest_first: Any = "-id"
 ) -> tuple[list[R], str | None]:
     """Up to ``limit`` rows older than ``cursor`` (all of them without one), newest first,
     and the cursor to the next page, None on the last. ``limit`` is already clean: callers
-    check it with clean_limit() before any other input."""
+    check it with clean_limit() before any other input. ``newest_first``: the ordering, an
+    expression equal to the id's descending order when the primary key must not serve it."""
     if cursor:
         rows = rows.filter(id__lt=decode_cursor(cursor))
-    items = list(rows.order_by("-id")[: limit + 1])
+    items = list(rows.order_by(newest_first)[: limit + 1])
     next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
     return items[:limit], next_cursor

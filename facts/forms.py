@@ -10,7 +10,7 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from dewee.forms import CursorForm
 from facts.models import KEY_MAX_CHARS, Status
-from facts.queries import FactFilters
+from facts.queries import PREFIX_FIELDS, FactFilters
 from facts.services import ForgetScope, Resolution, forget_scope
 from facts.services.checking import TEXT_MAX_CHARS
 from tenancy.validation import REASON_MAX_CHARS
@@ -56,6 +56,26 @@ class FactFilterForm(CursorForm):
     )
     q = forms.CharField(label="Value contains", required=False, max_length=200)
 
+    def __init__(self, data: Any, *, agent_choices: list[Any], suggest_url: str = "") -> None:
+        """``suggest_url``: the suggestions endpoint that fills each key filter's
+        ``<datalist>`` as the person types (with htmx; without it the filters work alike,
+        without suggestions)."""
+        super().__init__(data, agent_choices=agent_choices)
+        if suggest_url:
+            for name in PREFIX_FIELDS:
+                self.fields[name].widget.attrs |= {
+                    "list": f"suggest-{name}",
+                    "autocomplete": "off",
+                    "hx-get": suggest_url,
+                    "hx-trigger": "input changed delay:200ms",
+                    "hx-target": f"#suggest-{name}",
+                    "hx-include": "#id_agent",
+                    "hx-vals": f'{{"field": "{name}"}}',
+                    "hx-push-url": "false",
+                }
+        for name in PREFIX_FIELDS:
+            self.fields[name].help_text = "Its start, any case."
+
     def filters(self) -> FactFilters:
         data = self.cleaned_data
         return FactFilters(
@@ -66,7 +86,24 @@ class FactFilterForm(CursorForm):
             as_of=data["as_of"],
             valid_at=data["valid_at"],
             search=data["q"] or None,
+            prefix=True,
         )
+
+
+class SuggestForm(forms.Form):
+    """What a filter's suggestions are asked for: the key, its start, and the agent picked
+    (empty: all the viewer sees)."""
+
+    field = forms.ChoiceField(choices=[(name, name) for name in PREFIX_FIELDS])
+    q = forms.CharField(required=False, max_length=KEY_MAX_CHARS)
+    agent = forms.CharField(required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        # htmx sends the filter's input under its own name (``user=an``): no script renames it.
+        if not data.get("q") and data.get("field"):
+            data["q"] = self.data.get(data["field"], "").strip()[:KEY_MAX_CHARS]
+        return data
 
 
 class ResolveForm(forms.Form):

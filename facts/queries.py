@@ -7,7 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from django.core.exceptions import ValidationError
-from django.db.models import Case, Prefetch, Q, QuerySet, Subquery, Value, When
+from django.db.models import Case, F, Prefetch, Q, QuerySet, Subquery, Value, When
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
@@ -38,6 +38,13 @@ class FactFilters:
     # Valid time: only facts whose valid window holds at this moment.
     valid_at: datetime | None = None
     search: str | None = None
+    # The dashboard's forgiving filters: user, subject and predicate match by their start,
+    # whatever the case. The API and the CLI match them exactly (an agent asking for
+    # "ana"'s facts must never get "anastasia"'s).
+    prefix: bool = False
+    # Set by ``plan_prefix_filters``: few facts match the prefixes, so they are read through
+    # the prefix indexes and sorted, rather than found walking every fact newest first.
+    few_by_prefix: bool = False
 
 
 def parse_statuses(raw: str | list[str] | None) -> list[str]:
@@ -59,14 +66,42 @@ def status_field(filters: FactFilters) -> str:
     return "status_then" if filters.as_of is not None else "status"
 
 
-def filter_facts(agent: Agent, filters: FactFilters) -> FactQuerySet:
-    facts = Fact.objects.filter(agent=agent)
+# The dashboard's filters that match a key by its start, whatever its case: "AN" finds
+# "ana" and "andre". Django's istartswith is UPPER(col::text) LIKE UPPER(x) || '%' on
+# PostgreSQL, which the expression indexes of migration 0006 serve; SQLite's LIKE is
+# case-insensitive for ASCII (only: "É" does not find "é" there).
+PREFIX_FIELDS = {"user": "user_ref", "subject": "subject", "predicate": "predicate"}
+
+
+# One agent's facts, or those of every agent an Access sees ("all agents" in the dashboard).
+AgentScope = Agent | Access
+
+
+def facts_of(scope: AgentScope) -> FactQuerySet:
+    """The facts of ``scope``. Staff see every agent: their "all agents" is not narrowed at
+    all, so the planner walks the id index newest first instead of joining the agents."""
+    if isinstance(scope, Agent):
+        return Fact.objects.filter(agent=scope)
+    if scope.workspace is None and scope.agent_ids is None:
+        return Fact.objects.all()
+    return Fact.objects.filter(agent__in=scope.agents().values("id"))
+
+
+def _key_match(filters: FactFilters, field: str, value: str) -> Q:
+    # An empty value is exact even with prefix (the API's user="": about no one).
+    if filters.prefix and value:
+        return Q(**{f"{field}__istartswith": value})
+    return Q(**{field: value})
+
+
+def filter_facts(agent: AgentScope, filters: FactFilters) -> FactQuerySet:
+    facts = facts_of(agent)
     if filters.user is not None:
-        facts = facts.filter(user_ref=filters.user)
+        facts = facts.filter(_key_match(filters, "user_ref", filters.user))
     if filters.subject:
-        facts = facts.filter(subject=filters.subject)
+        facts = facts.filter(_key_match(filters, "subject", filters.subject))
     if filters.predicate:
-        facts = facts.filter(predicate=filters.predicate)
+        facts = facts.filter(_key_match(filters, "predicate", filters.predicate))
     if filters.as_of is not None:
         facts = facts.with_status_at(filters.as_of)
     if filters.statuses:
@@ -78,27 +113,85 @@ def filter_facts(agent: Agent, filters: FactFilters) -> FactQuerySet:
     return facts
 
 
+SUGGESTIONS_MAX = 10
+# A suggestion list reads at most this many index entries: the first distinct keys among
+# them are offered, so a prefix shared by a million facts costs what a rare one does.
+# Typing one more letter narrows it.
+SUGGESTION_SCAN = 500
+
+
+def suggest_keys(
+    scope: AgentScope, *, field: str, prefix: str, limit: int = SUGGESTIONS_MAX
+) -> list[str]:
+    """Up to ``limit`` distinct values of the key ``field`` ("user", "subject" or
+    "predicate") starting with ``prefix`` (any case) among the facts of ``scope``, sorted;
+    none for an empty prefix."""
+    column = PREFIX_FIELDS[field]
+    if not prefix:
+        return []
+    rows = (
+        facts_of(scope)
+        .filter(**{f"{column}__istartswith": prefix})
+        .exclude(**{column: ""})
+        .order_by()
+        .values_list(column, flat=True)[:SUGGESTION_SCAN]
+    )
+    return sorted(set(rows), key=lambda key: (key.casefold(), key))[:limit]
+
+
 # Counts on the dashboard stop here: beyond it a count reads "1,000+", and a count never
 # reads more than this many index entries, whatever the size of the agent.
 COUNT_CAP = 1000
 
 
-def bounded_count(facts: QuerySet[Fact]) -> int:
-    """The number of ``facts``, or COUNT_CAP + 1 when there are more than COUNT_CAP."""
-    return facts[: COUNT_CAP + 1].count()
+def bounded_count(facts: QuerySet[Fact], *, in_id_order: bool = True) -> int:
+    """The number of ``facts``, or COUNT_CAP + 1 when there are more than COUNT_CAP.
+    ``in_id_order``: read newest first (the id index walks to the first COUNT_CAP of a
+    common status); without it, whichever index the planner picks (see FEW_BY_PREFIX)."""
+    ordered = facts.order_by("-id") if in_id_order else facts.order_by()
+    return ordered[: COUNT_CAP + 1].count()
+
+
+# A prefix shared by fewer facts than this is read through its index and sorted (a few
+# milliseconds); a commoner one lets the planner walk the facts newest first, where its
+# matches are dense enough to fill a page soon. Without this, PostgreSQL estimates a
+# prefix's matches as spread evenly over time and walks the id index for them all, which
+# for one user's facts recorded long ago reads most of the table (480 ms at 200,000 facts).
+FEW_BY_PREFIX = 20_000
+# An ordering equal to "-id" that the primary key cannot serve (see FEW_BY_PREFIX).
+SORTED_NEWEST_FIRST = (F("id") + 0).desc()
+
+
+def plan_prefix_filters(scope: "AgentScope", filters: FactFilters) -> FactFilters:
+    """``filters`` with ``few_by_prefix`` set when prefix filters match fewer than
+    FEW_BY_PREFIX facts: one bounded count, only when a prefix filter is given."""
+    keyed = filters.prefix and any((filters.user, filters.subject, filters.predicate))
+    if not keyed:
+        return filters
+    matches = filter_facts(scope, replace(filters, statuses=[], as_of=None, valid_at=None))
+    few = matches.order_by()[:FEW_BY_PREFIX].count() < FEW_BY_PREFIX
+    return replace(filters, few_by_prefix=few)
+
+
+def _newest_first(filters: FactFilters) -> Any:
+    return SORTED_NEWEST_FIRST if filters.few_by_prefix else "-id"
 
 
 def count_label(count: int) -> str:
     return f"{COUNT_CAP:,}+" if count > COUNT_CAP else f"{count:,}"
 
 
-def status_counts(agent: Agent, filters: FactFilters) -> dict[str, int]:
+def status_counts(agent: AgentScope, filters: FactFilters) -> dict[str, int]:
     """How many facts of each status match ``filters`` but their statuses (bounded, one
     short index read per status); every status is a key, 0 when none match. As of a time,
     each fact counts under the status it had then."""
     facts = filter_facts(agent, replace(filters, statuses=[]))
     field = status_field(filters)
-    return {status: bounded_count(facts.filter(**{field: status})) for status in Status.values}
+    walk = not filters.few_by_prefix
+    return {
+        status: bounded_count(facts.filter(**{field: status}), in_id_order=walk)
+        for status in Status.values
+    }
 
 
 def disputed_count(access: Access) -> int:
@@ -108,7 +201,7 @@ def disputed_count(access: Access) -> int:
 
 def list_facts(
     *,
-    agent: Agent,
+    agent: AgentScope,
     filters: FactFilters,
     cursor: str | None = None,
     limit: int = DEFAULT_PAGE_SIZE,
@@ -117,9 +210,17 @@ def list_facts(
     limit = clean_limit(limit)
     # No join to the agent: every row has the same one, and the join leads SQLite's
     # planner away from walking the primary key in order.
-    items, next_cursor = keyset_page(filter_facts(agent, filters), cursor=cursor, limit=limit)
-    for fact in items:
-        fact.agent = agent
+    facts = filter_facts(agent, filters)
+    if not isinstance(agent, Agent):
+        # Several agents: each row's own, with its workspace (named in the list), in one
+        # more query: a join would lead SQLite's planner away from the id index's order.
+        agents = Agent.objects.select_related("workspace")
+        facts = facts.prefetch_related(Prefetch("agent", queryset=agents))
+    order = _newest_first(filters)
+    items, next_cursor = keyset_page(facts, cursor=cursor, limit=limit, newest_first=order)
+    if isinstance(agent, Agent):
+        for fact in items:
+            fact.agent = agent
     return FactPage(items=items, next_cursor=next_cursor)
 
 

@@ -4,12 +4,13 @@
 
 from django.urls import path
 
-from facts import views, views_check
+from facts import views, views_check, views_search
 
 app_name = "facts"
 
 urlpatterns = [
     path("", views.dashboard_home, name="home"),
+    path("search/", views_search.search_page, name="search"),
     path("review/", views.review, name="review"),
     path("review/<int:fact_id>/resolve/", views.review_resolve, name="review_resolve"),
     path(
@@ -21,6 +22,7 @@ urlpatterns = [
     path("review/<int:fact_id>/end/", views.review_freshness, {"action": "end"}, name="review_end"),
     path("receipts/<uuid:receipt_id>/", views.receipt_page, name="receipt"),
     path("facts/", views.facts_list, name="list"),
+    path("facts/suggest/", views.suggest, name="suggest"),
     path("facts/forget/", views.facts_forget, name="forget"),
     path("facts/check/", views_check.check_page, name="check"),
     path("facts/check/preview/", views_check.check_preview, name="check_preview"),

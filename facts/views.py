@@ -6,6 +6,7 @@ htmx, a view returns the named partial that changed; without JavaScript, the who
 """
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
@@ -23,15 +24,23 @@ from dewee.dashboard import (
     HtmxHttpRequest,
     acting_access,
     agent_picker,
+    all_agents_label,
     domain_errors,
     flash,
     is_fragment,
     mount_url,
-    picked_agent,
+    picked_scope,
     render_page,
 )
 from dewee.errors import Conflict
-from facts.forms import DeleteForm, FactFilterForm, ForgetForm, ReasonForm, ResolveForm
+from facts.forms import (
+    DeleteForm,
+    FactFilterForm,
+    ForgetForm,
+    ReasonForm,
+    ResolveForm,
+    SuggestForm,
+)
 from facts.models import USER_SUBJECT, Fact, Status
 from facts.queries import (
     disputed_count,
@@ -40,8 +49,10 @@ from facts.queries import (
     get_fact,
     get_receipt,
     list_facts,
+    plan_prefix_filters,
     review_queue,
     status_counts,
+    suggest_keys,
 )
 from facts.services import (
     ForgetCoverage,
@@ -84,21 +95,24 @@ def home(request: HttpRequest) -> HttpResponse:
 @domain_errors
 def facts_list(request: HtmxHttpRequest) -> HttpResponse:
     access = access_for_user(request.user)
-    choices, data = agent_picker(access, request)
-    form = FactFilterForm(data, agent_choices=choices)
+    choices, data = agent_picker(access, request, all_agents=True)
+    suggest_url = mount_url(request, "facts:suggest")
+    form = FactFilterForm(data, agent_choices=choices, suggest_url=suggest_url)
     context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "facts"}
     if choices and form.is_valid():
-        agent = picked_agent(access, form)
-        filters = form.filters()
+        agent = picked_scope(access, form)
+        scope = agent or access
+        filters = plan_prefix_filters(scope, form.filters())
         page = list_facts(
-            agent=agent, filters=filters, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE
+            agent=scope, filters=filters, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE
         )
         now = timezone.now()
-        counts = status_counts(agent, filters)
+        counts = status_counts(scope, filters)
         context |= {
             "agent": agent,
+            "scope_label": agent.agent_id if agent else all_agents_label(access).lower(),
             "page": page,
-            "rows": [fact_to_dict(fact, now=now) for fact in page.items],
+            "rows": [_row(access, fact, now) for fact in page.items],
             "status_tabs": [(v, str(label), counts[v]) for v, label in Status.choices],
             "total": sum(counts.values()),
             # A tab or pager link replaced the table: redraw the status field to match.
@@ -106,6 +120,28 @@ def facts_list(request: HtmxHttpRequest) -> HttpResponse:
             "back": _list_query(form.data),
         }
     return render_page(request, "dashboard/facts.html", "table", access, context)
+
+
+def _row(access: Access, fact: Fact, now: datetime) -> dict[str, Any]:
+    """A fact of the list, with how this viewer names its agent (its rows may be of
+    several agents, in several workspaces)."""
+    return {**fact_to_dict(fact, now=now), "agent_ref": access.agent_ref(fact.agent)}
+
+
+@login_required
+@require_GET
+@domain_errors
+def suggest(request: HtmxHttpRequest) -> HttpResponse:
+    """The ``<option>``s of a filter's ``<datalist>``: the values of ``field`` starting with
+    ``q`` among the facts of the picked agent (all the viewer sees when none is picked)."""
+    access = access_for_user(request.user)
+    form = SuggestForm(request.GET)
+    if not form.is_valid():
+        raise BadRequest("Give field (user, subject or predicate) and q.")
+    agent = form.cleaned_data["agent"]
+    scope = access.agent(agent) if agent else access
+    values = suggest_keys(scope, field=form.cleaned_data["field"], prefix=form.cleaned_data["q"])
+    return render(request, "dashboard/facts.html#suggestions", {"values": values})
 
 
 def _facts(n: int) -> str:

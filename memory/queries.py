@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Count, Q
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from dewee.pagination import clean_limit, keyset_page
@@ -17,6 +17,7 @@ from memory.models import (
     MaintenanceRun,
     Memory,
     QueuedJob,
+    MemoryTag,
     RunStatus,
     Session,
 )
@@ -54,23 +55,44 @@ class MemoryPage:
 
 def list_memories(
     *,
-    agent: Agent,
+    agent: Agent | Access,
     filters: "RecallFilters",
     cursor: str | None = None,
     limit: int = 50,
 ) -> MemoryPage:
-    """Newest first with keyset pagination; the same filters as recall."""
+    """Newest first with keyset pagination; the same filters as recall. ``agent`` is one
+    agent, or an Access for every agent it sees (the dashboard's "all agents")."""
     from memory.recall import candidate_memories, clean_importance_range
+    from memory.recall.filters import narrow_memories
 
     limit = clean_limit(limit)
     clean_importance_range(filters)
-    memories = candidate_memories(agent, filters, timezone.now())
+    now = timezone.now()
+    if isinstance(agent, Agent):
+        memories = candidate_memories(agent, filters, now)
+    else:
+        mine, tags = visible_of(agent, Memory.objects.all()), MemoryTag.objects.all()
+        memories = narrow_memories(mine, filters, now, tags=visible_of(agent, tags))
+        # Each row's own agent, in one more query (a join would lead SQLite's planner away
+        # from the id index's order).
+        memories = memories.prefetch_related(
+            Prefetch("agent", queryset=Agent.objects.select_related("workspace"))
+        )
     items, next_cursor = keyset_page(
         memories.select_related("session").prefetch_related("tag_rows"), cursor=cursor, limit=limit
     )
-    for memory in items:
-        memory.agent = agent
+    if isinstance(agent, Agent):
+        for memory in items:
+            memory.agent = agent
     return MemoryPage(items=items, next_cursor=next_cursor)
+
+
+def visible_of[R: QuerySet[Any]](access: Access, rows: R) -> R:
+    """The rows (of a model with an ``agent``) of every agent ``access`` sees; for staff,
+    all of them, with no join to narrow them."""
+    if access.workspace is None and access.agent_ids is None:
+        return rows
+    return rows.filter(agent__in=access.agents().values("id"))
 
 
 def memory_to_dict(memory: Memory) -> dict[str, Any]:
@@ -121,15 +143,28 @@ class SessionPage:
     next_cursor: str | None
 
 
-def list_sessions(*, agent: Agent, cursor: str | None = None, limit: int = 50) -> SessionPage:
+def list_sessions(
+    *, agent: Agent | Access, cursor: str | None = None, limit: int = 50
+) -> SessionPage:
     """Newest first with keyset pagination, as dicts with their ``memory_count`` (counted
-    in the page's one query, however many sessions it holds)."""
+    in the page's one query, however many sessions it holds). ``agent`` is one agent, or
+    an Access for every agent it sees."""
     limit = clean_limit(limit)
-    sessions = Session.objects.filter(agent=agent).annotate(memory_count=Count("memories"))
+    if isinstance(agent, Agent):
+        sessions = Session.objects.filter(agent=agent)
+    else:
+        sessions = visible_of(agent, Session.objects.all()).prefetch_related(
+            Prefetch("agent", queryset=Agent.objects.select_related("workspace"))
+        )
+    sessions = sessions.annotate(memory_count=Count("memories"))
     items, next_cursor = keyset_page(sessions, cursor=cursor, limit=limit)
-    for session in items:
-        session.agent = agent
+    if isinstance(agent, Agent):
+        for session in items:
+            session.agent = agent
     rows = [session_to_dict(s, memory_count=s.memory_count) for s in items]
+    if not isinstance(agent, Agent):
+        for row, session in zip(rows, items, strict=True):
+            row["agent_ref"] = agent.agent_ref(session.agent)
     return SessionPage(items=rows, next_cursor=next_cursor)
 
 

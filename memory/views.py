@@ -22,12 +22,14 @@ from dewee.dashboard import (
     HtmxHttpRequest,
     acting_access,
     agent_picker,
+    all_agents_label,
     domain_errors,
     flash,
     is_fragment,
     mount_url,
     operator_access,
     picked_agent,
+    picked_scope,
     render_page,
 )
 from dewee.forms import CursorForm
@@ -49,6 +51,7 @@ from memory.recall import RecallRequest, recall
 from memory.services import delete_memory
 from memory.services.maintenance import queue_maintenance
 from tenancy.access import Access, access_for_user
+from tenancy.models import Agent
 
 PAGE_SIZE = 25
 # The element the memory page's depth links replace with htmx.
@@ -56,8 +59,11 @@ NEIGHBOURHOOD_TARGET = "neighbourhood"
 SEARCH_TOP_K = 20
 
 
-def _row(memory: Memory, score: float | None = None, explanation: Any = None) -> dict[str, Any]:
-    return {**memory_to_dict(memory), "score": score, "explanation": explanation}
+def _row(
+    access: Access, memory: Memory, score: float | None = None, explanation: Any = None
+) -> dict[str, Any]:
+    row = {**memory_to_dict(memory), "score": score, "explanation": explanation}
+    return row | {"agent_ref": access.agent_ref(memory.agent)}
 
 
 @login_required
@@ -65,28 +71,36 @@ def _row(memory: Memory, score: float | None = None, explanation: Any = None) ->
 @vary_on_headers("HX-Request")
 @domain_errors
 def memories_list(request: HtmxHttpRequest) -> HttpResponse:
-    """With a query, recall's best ``SEARCH_TOP_K`` with their scores; without, the agent's
-    memories newest first, a page at a time."""
+    """With a query, recall's best ``SEARCH_TOP_K`` of the picked agent with their scores
+    (recall ranks one agent's memories: all agents ask to pick one); without, the memories
+    newest first, a page at a time, of the picked agent or of all the viewer sees."""
     access = access_for_user(request.user)
-    choices, data = agent_picker(access, request)
+    choices, data = agent_picker(access, request, all_agents=True)
     form = MemoryFilterForm(data, agent_choices=choices)
     context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "memories"}
     if choices and form.is_valid():
-        agent = picked_agent(access, form)
-        context["agent"] = agent
-        if query := form.cleaned_data["q"]:
+        agent = picked_scope(access, form)
+        context |= {"agent": agent, "scope_label": _scope_label(access, agent)}
+        query = form.cleaned_data["q"]
+        if query and agent is not None:
             asked = RecallRequest(query=query, top_k=SEARCH_TOP_K, filters=form.filters())
             hits = recall(agent=agent, request=asked).hits
-            context["rows"] = [_row(h.memory, h.score, h.explanation) for h in hits]
+            context["rows"] = [_row(access, h.memory, h.score, h.explanation) for h in hits]
+        elif query:
+            context["recall_needs_agent"] = True
         else:
             page = list_memories(
-                agent=agent,
+                agent=agent or access,
                 filters=form.filters(),
                 cursor=form.cleaned_data["cursor"] or None,
                 limit=PAGE_SIZE,
             )
-            context |= {"page": page, "rows": [_row(m) for m in page.items]}
+            context |= {"page": page, "rows": [_row(access, m) for m in page.items]}
     return render_page(request, "dashboard/memories.html", "table", access, context)
+
+
+def _scope_label(access: Access, agent: Agent | None) -> str:
+    return agent.agent_id if agent else all_agents_label(access).lower()
 
 
 def _detail(
@@ -157,13 +171,16 @@ def memory_delete(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
 @domain_errors
 def sessions_list(request: HtmxHttpRequest) -> HttpResponse:
     access = access_for_user(request.user)
-    choices, data = agent_picker(access, request)
+    choices, data = agent_picker(access, request, all_agents=True)
     form = CursorForm(data, agent_choices=choices)
     context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "sessions"}
     if choices and form.is_valid():
-        agent = picked_agent(access, form)
-        page = list_sessions(agent=agent, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE)
+        agent = picked_scope(access, form)
+        page = list_sessions(
+            agent=agent or access, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE
+        )
         context |= {"agent": agent, "page": page, "rows": page.items}
+        context["scope_label"] = _scope_label(access, agent)
     return render_page(request, "dashboard/sessions.html", "table", access, context)
 
 

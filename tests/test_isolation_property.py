@@ -143,6 +143,13 @@ DASHBOARD_PAGES = [
     "/app/memory/",
     "/app/memory/sessions/",
     "/app/memory/entities/",
+    # The search box and the filters' suggestions, with the first letter of each side's
+    # names (the page repeats the text asked, so it must not be a side's whole token).
+    "/app/search/?q=a",
+    "/app/search/?q=b",
+    "/app/facts/suggest/?field=user&q=a",
+    "/app/facts/suggest/?field=user&q=b",
+    "/app/facts/suggest/?field=subject&q=a",
 ]
 
 

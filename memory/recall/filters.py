@@ -4,6 +4,8 @@ checked once and applied as one queryset."""
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.db.models import QuerySet
+
 from dewee.errors import InvalidInput
 from memory.exceptions import SessionNotFound
 from memory.models import Memory, MemoryQuerySet, MemoryTag, MemoryType, Session
@@ -69,7 +71,17 @@ def clean_importance_range(filters: RecallFilters) -> None:
 
 def candidate_memories(agent: Agent, filters: RecallFilters, now: datetime) -> MemoryQuerySet:
     """The agent's live memories that pass ``filters``."""
-    memories = Memory.objects.filter(agent=agent).live(now)
+    return narrow_memories(
+        Memory.objects.filter(agent=agent), filters, now, tags=MemoryTag.objects.filter(agent=agent)
+    )
+
+
+def narrow_memories(
+    memories: MemoryQuerySet, filters: RecallFilters, now: datetime, *, tags: QuerySet[MemoryTag]
+) -> MemoryQuerySet:
+    """The live ones of ``memories`` that pass ``filters``; ``tags`` the tag rows of the
+    same agents (a tag filter reads them through their agent's index)."""
+    memories = memories.live(now)
     if filters.session_id is not None:
         memories = memories.filter(session_id=filters.session_id)
     if filters.memory_type:
@@ -85,7 +97,5 @@ def candidate_memories(agent: Agent, filters: RecallFilters, now: datetime) -> M
     if filters.until:
         memories = memories.filter(created_at__lte=filters.until)
     for tag in filters.tags:
-        memories = memories.filter(
-            pk__in=MemoryTag.objects.filter(agent=agent, name=tag).values("memory_id")
-        )
+        memories = memories.filter(pk__in=tags.filter(name=tag).values("memory_id"))
     return memories

@@ -171,6 +171,8 @@ def test_screenshots(live_server, page: Page, django_user_model):
     page.wait_for_url("**/dashboard/**")
     page.goto(f"{live_server.url}/dashboard/facts/")
     _shoot(page, "facts")
+    page.goto(f"{live_server.url}/dashboard/search/?q=u-a")
+    _shoot(page, "search")
     page.goto(f"{live_server.url}/dashboard/facts/?status=disputed")
     page.locator("#facts-table tbody a").first.click()
     page.wait_for_load_state()

@@ -29,8 +29,10 @@ def test_an_operator_picks_one_of_two_agents_with_the_same_id(sign_in, live_serv
     picker = page.get_by_label("Agent")
     expect(picker.locator("optgroup")).to_have_count(2)
     expect(picker.locator('optgroup[label="globex"] option')).to_have_text("support-bot")
-    expect(rows(page)).to_have_count(1)
-    expect(rows(page).first).to_contain_text("Acme ships tea")
+    # An operator starts on every agent of every workspace, each row naming its agent.
+    expect(picker).to_have_value("")
+    expect(rows(page)).to_have_count(2)
+    expect(rows(page).filter(has_text="Acme ships tea")).to_contain_text("acme/support-bot")
 
     picker.select_option("globex/support-bot")
     expect(rows(page).first).to_contain_text("Globex ships coffee")

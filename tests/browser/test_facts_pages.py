@@ -57,8 +57,11 @@ def test_point_in_time_shows_what_was_believed_then(sign_in, live_server, agent)
     # Then Globex was current and Acme its history: each row with the status it had then.
     rows = page.locator("#facts-table tbody tr")
     expect(rows).to_have_count(2)
-    expect(rows.filter(has_text="Globex")).to_contain_text("current")
-    expect(rows.filter(has_text="Acme")).to_contain_text("history")
+    # Rows are told apart by their value's link: each row also names its agent, acme/….
+    expect(rows.filter(has=page.get_by_role("link", name="Globex"))).to_contain_text("current")
+    expect(rows.filter(has=page.get_by_role("link", name="Acme", exact=True))).to_contain_text(
+        "history"
+    )
 
 
 def test_delete_requires_a_reason(sign_in, live_server, agent):
@@ -109,7 +112,10 @@ def test_check_text_previews_two_contradictions_then_applies_them(sign_in, live_
     state(agent, "Google", user="ana")
     state(agent, "Jakarta", user="ana", predicate="city")
     page = sign_in("ops", staff=True)
+    # Text is checked against one agent's facts: the link shows once an agent is picked.
     page.goto(f"{live_server.url}/dashboard/facts/?user=ana")
+    expect(page.get_by_role("link", name="Check text against these facts")).to_have_count(0)
+    page.get_by_label("Agent").select_option(agent.qualified_id)
     page.get_by_role("link", name="Check text against these facts").click()
     page.get_by_label("Text").fill("I just moved to Surabaya for my new job at Anthropic")
     page.evaluate("window.notReloaded = true")

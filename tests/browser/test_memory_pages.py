@@ -22,7 +22,7 @@ DENTIST = "Ana (ana@example.com) asked to move her dentist appointment to Friday
 @pytest.fixture
 def memories(workspace, agent):
     """support-bot remembers four things, one of them the only source of a fact; alpha-bot
-    comes first in the agent picker, so the test has to pick support-bot."""
+    one, so the lists' "all agents" holds both and the test picks support-bot."""
     store_memories(
         agent=make_agent(workspace, "alpha-bot"),
         items=[MemoryInput(content="Alpha's only note")],
@@ -56,8 +56,9 @@ def rows(page: Page):
 def test_operator_searches_filters_opens_and_deletes_a_memory(sign_in, live_server, memories):
     page = sign_in("ops", staff=True)
     page.goto(f"{live_server.url}/dashboard/memory/")
-    expect(rows(page)).to_have_count(1)
-    expect(rows(page).first).to_contain_text("Alpha's only note")
+    # An operator starts on every agent: alpha-bot's note among support-bot's four.
+    expect(rows(page)).to_have_count(5)
+    expect(rows(page).filter(has_text="Alpha's only note")).to_contain_text("alpha-bot")
     page.get_by_label("Agent").select_option("support-bot")
     expect(rows(page)).to_have_count(4)
     expect(page.locator("#memories-table")).to_contain_text("Globex last month")
@@ -133,7 +134,9 @@ def test_sessions_tab_lists_sessions_and_opens_one_to_its_memories(
     ended = memories["session"]
     page = sign_in("ops", staff=True)
     page.goto(f"{live_server.url}/dashboard/memory/sessions/")
-    expect(page.locator("#sessions-table")).to_contain_text("No sessions yet for alpha-bot")
+    # Every agent's sessions first (alpha-bot has none), each naming its agent.
+    expect(page.locator("#sessions-table tbody tr")).to_have_count(2)
+    expect(page.locator("#sessions-table tbody")).to_contain_text("support-bot")
     page.get_by_label("Agent").select_option("support-bot")
     table = page.locator("#sessions-table tbody")
     expect(table.locator("tr")).to_have_count(2)

@@ -79,7 +79,9 @@ def test_list_is_newest_first_with_filters(staff_client, agent):
 def test_search_keeps_to_the_importance_range(staff_client, agent):
     remember(agent, "Tea: the user likes green tea", importance=0.9)
     remember(agent, "Tea: the user dislikes black tea", importance=0.3)
-    rows = staff_client.get(LIST, {"q": "tea", "max_importance": "0.5"}).context["rows"]
+    rows = staff_client.get(
+        LIST, {"agent": agent.agent_id, "q": "tea", "max_importance": "0.5"}
+    ).context["rows"]
     assert [r["content"] for r in rows] == ["Tea: the user dislikes black tea"]
 
 
@@ -98,7 +100,9 @@ def test_search_ranks_the_answering_memory_first_with_its_scores(staff_client, a
     remember(agent, "The weather was rainy on Monday", "We talked about football results")
     remember(agent, "The user's favourite programming language is Haskell")
     remember(agent, "Lunch was a sandwich")
-    response = staff_client.get(LIST, {"q": "favourite programming language"})
+    response = staff_client.get(
+        LIST, {"agent": agent.agent_id, "q": "favourite programming language"}
+    )
     rows = response.context["rows"]
     assert rows[0]["content"] == "The user's favourite programming language is Haskell"
     assert rows[0]["score"] > 0
@@ -126,7 +130,8 @@ def test_searching_changes_no_memory_nor_session(staff_client, agent, headers):
     before = sorted(memories.values_list("pk", *ACCESS))
     active = Session.objects.get(pk=session.pk).last_activity_at
     for params in ({"q": "favourite tea"}, {"q": "tea", "session": session.pk}):
-        response = staff_client.get(LIST, params, headers=headers)
+        # Recall ranks one agent's memories: the list searches the agent picked.
+        response = staff_client.get(LIST, {"agent": agent.agent_id, **params}, headers=headers)
         assert response.status_code == 200
         rows = response.context["rows"]
         assert rows
