@@ -207,10 +207,18 @@ def _list_query(data: Mapping[str, Any]) -> str:
 
 def _breadcrumb_query(request: HttpRequest, agent_ref: str) -> str:
     """The list's query the breadcrumb returns to: the ``back`` the list's link carried
-    (only ever a query string for the Facts list of this fact's agent), or the agent alone."""
+    (only ever a query string for the Facts list of this fact's agent, or of every agent
+    when the list showed them all), or the agent alone."""
     back = request.GET.get("back", "")
-    query = QueryDict(back if len(back) <= BACK_MAX_CHARS else "")
-    return _list_query({**query.dict(), "agent": agent_ref})
+    given = QueryDict(back if len(back) <= BACK_MAX_CHARS else "")
+    query = {
+        name: given[name]
+        for name in given
+        if name in FactFilterForm.base_fields and name != "cursor" and given.get(name)
+    }
+    if "agent" in query or not query:
+        query["agent"] = agent_ref
+    return _list_query(query)
 
 
 def _detail(request: HtmxHttpRequest, access: Access, fact: Fact, **context: Any) -> HttpResponse:

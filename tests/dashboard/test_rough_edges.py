@@ -135,13 +135,21 @@ def test_the_favicon_is_linked_and_answers_at_favicon_ico(client: Client, staff_
 
 def test_the_breadcrumb_returns_to_the_filtered_list(staff_client, agent):
     fact = state(agent, "Acme").fact
-    listing = staff_client.get("/dashboard/facts/", {"user": "u1", "predicate": "employer"})
+    listing = staff_client.get(
+        "/dashboard/facts/", {"user": "u1", "predicate": "employer", "agent": "support-bot"}
+    )
     back_query = "user%3Du1%26predicate%3Demployer%26agent%3Dacme%252Fsupport-bot"
     link = f"/dashboard/facts/{fact.id}/?back={back_query}"
     assert f'href="{link}"' in listing.text
     page = staff_client.get(link).text
     back = "/dashboard/facts/?user=u1&amp;predicate=employer&amp;agent=acme%2Fsupport-bot"
     assert f'<a href="{back}">← Facts of support-bot</a>' in page
+    # From the list of every agent, back to that list with its filters.
+    everyone = staff_client.get("/dashboard/facts/", {"user": "u1"})
+    link = f"/dashboard/facts/{fact.id}/?back=user%3Du1"
+    assert f'href="{link}"' in everyone.text
+    page = staff_client.get(link).text
+    assert '<a href="/dashboard/facts/?user=u1">← Facts of all agents</a>' in page
 
 
 def test_the_breadcrumb_only_ever_leads_to_the_facts_list_of_the_facts_agent(manager_client, agent):
