@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from dewee.pagination import clean_limit, keyset_page
@@ -70,6 +70,40 @@ def list_memories(
     for memory in items:
         memory.agent = agent
     return MemoryPage(items=items, next_cursor=next_cursor)
+
+
+def memories_for_export(*, agent: Agent, filters: "RecallFilters") -> QuerySet[Memory]:
+    """Every live memory of ``agent`` that ``filters`` let through, newest first as the list
+    shows them, with their tags, unevaluated: the export streams it a chunk at a time."""
+    from memory.recall import candidate_memories, clean_importance_range
+
+    clean_importance_range(filters)
+    memories = candidate_memories(agent, filters, timezone.now())
+    return memories.prefetch_related("tag_rows").order_by("-id")
+
+
+# The columns of a memories export (dewee.export): memory_to_dict's keys, in its order.
+MEMORY_EXPORT_COLUMNS = [
+    "id",
+    "agent_id",
+    "content",
+    "memory_type",
+    "importance",
+    "tags",
+    "entities",
+    "metadata",
+    "source_refs",
+    "session_id",
+    "user",
+    "speaker",
+    "ttl_seconds",
+    "expires_at",
+    "access_count",
+    "last_accessed_at",
+    "flagged_at",
+    "created_at",
+    "updated_at",
+]
 
 
 def memory_to_dict(memory: Memory) -> dict[str, Any]:

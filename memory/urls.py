@@ -10,6 +10,7 @@ app_name = "memory"
 
 urlpatterns = [
     path("", views.memories_list, name="list"),
+    path("export/", views.memories_export, name="export"),
     path("sessions/", views.sessions_list, name="sessions"),
     path("maintenance/", views.maintenance, name="maintenance"),
     path("maintenance/run/", views.maintenance_run, name="maintenance-run"),

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -30,6 +30,7 @@ from dewee.dashboard import (
     picked_agent,
     render_page,
 )
+from dewee.export import export_response
 from dewee.forms import CursorForm
 from facts.queries import fact_to_dict, facts_learned_from
 from memory.entity_queries import memory_entities
@@ -37,11 +38,13 @@ from memory.forms import DeleteMemoryForm, MemoryFilterForm, NeighbourhoodForm, 
 from memory.models import MaintenanceJob, Memory
 from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS, memory_neighbourhood
 from memory.queries import (
+    MEMORY_EXPORT_COLUMNS,
     get_memory,
     importance_history,
     list_memories,
     list_sessions,
     maintenance_status,
+    memories_for_export,
     memory_to_dict,
 )
 from memory.recall import RecallRequest, recall
@@ -86,6 +89,36 @@ def memories_list(request: HtmxHttpRequest) -> HttpResponse:
             )
             context |= {"page": page, "rows": [_row(m) for m in page.items]}
     return render_page(request, "dashboard/memories.html", "table", access, context)
+
+
+@login_required
+@require_GET
+@domain_errors
+def memories_export(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpResponse:
+    """The Memories list with its filters as CSV or JSON (``format``): every page of it, or
+    with a search, the same best ``SEARCH_TOP_K`` with their scores. Whoever may see the
+    list may export it, viewers included: it is a read."""
+    access = access_for_user(request.user)
+    choices, data = agent_picker(access, request)
+    form = MemoryFilterForm(data, agent_choices=choices)
+    if not choices or not form.is_valid():
+        raise BadRequest("Fix the filters of the Memories list to export it.")
+    agent = picked_agent(access, form)
+    name = f"memories-{agent.agent_id}"
+    if query := form.cleaned_data["q"]:
+        asked = RecallRequest(query=query, top_k=SEARCH_TOP_K, filters=form.filters())
+        hits = recall(agent=agent, request=asked).hits
+        columns = ["score", *MEMORY_EXPORT_COLUMNS]
+        return export_response(
+            request, hits, to_row=lambda h: _row(h.memory, h.score), columns=columns, name=name
+        )
+
+    def row(memory: Memory) -> dict[str, Any]:
+        memory.agent = agent  # one agent for every row: no join, no query per row
+        return memory_to_dict(memory)
+
+    memories = memories_for_export(agent=agent, filters=form.filters())
+    return export_response(request, memories, to_row=row, columns=MEMORY_EXPORT_COLUMNS, name=name)
 
 
 def _detail(
