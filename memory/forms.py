@@ -101,6 +101,46 @@ class DeleteMemoryForm(forms.Form):
         super().__init__(data, label_suffix="")
 
 
+class EditMemoryForm(forms.Form):
+    """The memory page's edit: its importance and the tags a caller gave (one a line, so a
+    tag may hold a comma). Entity tags are derived from the text, not edited."""
+
+    importance = forms.FloatField(
+        label="Importance",
+        min_value=0,
+        max_value=1,
+        # Decay leaves any value: a step would make the browser refuse the current one.
+        widget=forms.NumberInput(attrs={"step": "any"}),
+        help_text="0 to 1. Decay starts again from the new value.",
+    )
+    tags = forms.CharField(
+        label="Tags",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One tag a line.",
+    )
+
+    def __init__(self, data: Any = None, *, memory: dict[str, Any] | None = None) -> None:
+        initial = None
+        if memory is not None:
+            initial = {"importance": memory["importance"], "tags": "\n".join(memory["tags"])}
+        super().__init__(data, initial=initial, label_suffix="")
+
+    def clean_tags(self) -> list[str]:
+        lines = self.cleaned_data["tags"].splitlines()
+        return list(dict.fromkeys(line.strip() for line in lines if line.strip()))
+
+    def changes(self, memory: dict[str, Any]) -> dict[str, Any]:
+        """What differs from ``memory`` (memory_to_dict's shape): an unchanged importance
+        is not given, so that a tags-only edit does not restart its decay."""
+        data, changes = self.cleaned_data, {}
+        if data["importance"] != memory["importance"]:
+            changes["importance"] = data["importance"]
+        if data["tags"] != memory["tags"]:
+            changes["tags"] = data["tags"]
+        return changes
+
+
 class RunJobForm(forms.Form):
     """Run now on the Maintenance page: one of the background jobs."""
 

@@ -21,5 +21,6 @@ urlpatterns = [
     path("people/forget/", views_people.person_forget, name="person_forget"),
     path("people/export/", views_people.person_export, name="person_export"),
     path("<int:memory_id>/", views.memory_page, name="detail"),
+    path("<int:memory_id>/edit/", views.memory_edit, name="edit"),
     path("<int:memory_id>/delete/", views.memory_delete, name="delete"),
 ]

@@ -30,11 +30,18 @@ from dewee.dashboard import (
     picked_agent,
     render_page,
 )
+from dewee.errors import DeweeError
 from dewee.export import export_response
 from dewee.forms import CursorForm
 from facts.queries import fact_to_dict, facts_learned_from
 from memory.entity_queries import memory_entities
-from memory.forms import DeleteMemoryForm, MemoryFilterForm, NeighbourhoodForm, RunJobForm
+from memory.forms import (
+    DeleteMemoryForm,
+    EditMemoryForm,
+    MemoryFilterForm,
+    NeighbourhoodForm,
+    RunJobForm,
+)
 from memory.models import MaintenanceJob, Memory
 from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS, memory_neighbourhood
 from memory.queries import (
@@ -48,7 +55,7 @@ from memory.queries import (
     memory_to_dict,
 )
 from memory.recall import RecallRequest, recall
-from memory.services import delete_memory
+from memory.services import delete_memory, update_memory
 from memory.services.maintenance import queue_maintenance
 from tenancy.access import Access, access_for_user
 
@@ -125,23 +132,32 @@ def _detail(
     request: HtmxHttpRequest,
     access: Access,
     memory: Memory,
-    form: DeleteMemoryForm,
+    *,
     depth: int = NEIGHBOURHOOD_DEPTHS[0],
+    delete_form: DeleteMemoryForm | None = None,
+    edit_form: EditMemoryForm | None = None,
+    notice: str = "",
+    status: int = 200,
 ) -> HttpResponse:
     neighbourhood = memory_neighbourhood(memory, depth=depth)
     if is_fragment(request) and request.htmx.target == NEIGHBOURHOOD_TARGET:
         context: dict[str, Any] = {"memory": {"id": memory.pk}, "neighbourhood": neighbourhood}
         return render_page(request, "dashboard/memory_detail.html", "graph", access, context)
+    row = memory_to_dict(memory)
     context = {
-        "memory": memory_to_dict(memory),
+        "memory": row,
         "agent_ref": access.agent_ref(memory.agent),
         "entities": memory_entities(memory),
         "facts": [fact_to_dict(fact) for fact in facts_learned_from(memory)],
         "neighbourhood": neighbourhood,
-        "form": form,
+        "form": delete_form or DeleteMemoryForm(),
+        "edit_form": edit_form or EditMemoryForm(memory=row),
+        "notice": notice,
         "nav": "memories",
     }
-    return render_page(request, "dashboard/memory_detail.html", "detail", access, context)
+    response = render_page(request, "dashboard/memory_detail.html", "detail", access, context)
+    response.status_code = status
+    return response
 
 
 @login_required
@@ -157,7 +173,35 @@ def memory_page(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
     form = NeighbourhoodForm(request.GET)
     if not form.is_valid():
         raise BadRequest("The neighbourhood's depth must be 1 or 2.")
-    return _detail(request, access, memory, DeleteMemoryForm(), form.depth_or_default())
+    return _detail(request, access, memory, depth=form.depth_or_default())
+
+
+@login_required
+@require_POST
+@domain_errors
+def memory_edit(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
+    """Importance and tags, through the service the REST PATCH uses (audited). Without
+    JavaScript, back to the page; with htmx, the detail in place. Errors come back in the
+    form: a 400 without htmx, a 200 with it (the site's htmx swaps only 2xx answers)."""
+    access = acting_access(request)
+    memory = get_memory(access=access, memory_id=memory_id)
+    form = EditMemoryForm(request.POST)
+    changes = form.changes(memory_to_dict(memory)) if form.is_valid() else {}
+    if changes:
+        try:
+            memory = update_memory(memory=memory, actor=access.actor, **changes)
+        except DeweeError as exc:
+            field = exc.details.get("field") if isinstance(exc.details, dict) else None
+            form.add_error(field if field in form.fields else None, exc.message)
+    if form.errors:
+        status = 200 if request.htmx else 400
+        return _detail(request, access, memory, edit_form=form, status=status)
+    notice = "Memory saved." if changes else "Nothing to save: no change."
+    if request.htmx:
+        memory = get_memory(access=access, memory_id=memory_id)
+        return _detail(request, access, memory, notice=notice)
+    flash(request, notice)
+    return redirect(mount_url(request, "memory:detail", memory_id))
 
 
 @login_required
@@ -170,7 +214,7 @@ def memory_delete(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
     memory = get_memory(access=access, memory_id=memory_id)
     form = DeleteMemoryForm(request.POST)
     if not form.is_valid():
-        return _detail(request, access, memory, form)
+        return _detail(request, access, memory, delete_form=form)
     agent_ref = access.agent_ref(memory.agent)
     counts = delete_memory(memory=memory, actor=access.actor, reason=form.cleaned_data["reason"])
     facts = counts["facts"]
