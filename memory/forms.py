@@ -8,7 +8,7 @@ from django import forms
 from dewee.forms import CursorForm
 from facts.models import KEY_MAX_CHARS
 from memory.entity_queries import ENTITY_QUERY_MAX_CHARS
-from memory.models import EntityType, MaintenanceJob, MemoryType
+from memory.models import EntityType, MaintenanceJob, MemoryType, SessionState
 from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS
 from memory.recall import RecallFilters
 from tenancy.models import QuotaKind, QuotaMode
@@ -62,6 +62,17 @@ class MemoryFilterForm(CursorForm):
             min_importance=data["min_importance"],
             max_importance=data["max_importance"],
         )
+
+
+class SessionFilterForm(CursorForm):
+    """The Sessions list's filters: one person's sessions (their id as stored), a state."""
+
+    user = forms.CharField(label="User", required=False, max_length=KEY_MAX_CHARS)
+    state = forms.ChoiceField(
+        label="State", required=False, choices=[("", "Any state"), *SessionState.choices]
+    )
+
+    field_order = ["agent", "user", "state"]
 
 
 class EntityFilterForm(CursorForm):

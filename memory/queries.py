@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from dewee.pagination import clean_limit, keyset_page
+from dewee.pagination import clean_limit, decode_cursor, encode_cursor, keyset_page
 from memory.entities import ENTITY_PREFIX
 from memory.exceptions import MemoryNotFound, SessionNotFound
 from memory.models import (
@@ -154,16 +154,43 @@ class SessionPage:
     next_cursor: str | None
 
 
-def list_sessions(*, agent: Agent, cursor: str | None = None, limit: int = 50) -> SessionPage:
+def list_sessions(
+    *,
+    agent: Agent,
+    user: str | None = None,
+    state: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> SessionPage:
     """Newest first with keyset pagination, as dicts with their ``memory_count`` (counted
-    in the page's one query, however many sessions it holds)."""
+    in the page's one query, however many sessions it holds); only ``user``'s sessions
+    (their id as stored) and only those in ``state`` when given."""
     limit = clean_limit(limit)
-    sessions = Session.objects.filter(agent=agent).annotate(memory_count=Count("memories"))
-    items, next_cursor = keyset_page(sessions, cursor=cursor, limit=limit)
+    sessions = Session.objects.filter(agent=agent)
+    if user is not None:
+        sessions = sessions.filter(user_ref=user)
+    if state is not None:
+        sessions = sessions.filter(state=state)
+    items, next_cursor = keyset_page(
+        sessions.annotate(memory_count=Count("memories")), cursor=cursor, limit=limit
+    )
     for session in items:
         session.agent = agent
     rows = [session_to_dict(s, memory_count=s.memory_count) for s in items]
     return SessionPage(items=rows, next_cursor=next_cursor)
+
+
+def session_turns(*, session: Session, cursor: str | None = None, limit: int = 50) -> MemoryPage:
+    """The session's live memories in the order they were stored (oldest first), a page at
+    a time: ``next_cursor`` continues after the page's last memory. Without their tags
+    (a turn is shown by its text): one query a page."""
+    limit = clean_limit(limit)
+    turns = Memory.objects.filter(session=session).live(timezone.now())
+    if cursor:
+        turns = turns.filter(id__gt=decode_cursor(cursor))
+    items = list(turns.order_by("id")[: limit + 1])
+    next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
+    return MemoryPage(items=items[:limit], next_cursor=next_cursor)
 
 
 RECENT_RUNS = 5

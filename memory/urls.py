@@ -4,14 +4,15 @@ like facts.urls: under /dashboard/memory/ (instance namespace "memory") and /app
 
 from django.urls import path
 
-from memory import views, views_entities, views_people, views_quotas
+from memory import views, views_entities, views_people, views_quotas, views_sessions
 
 app_name = "memory"
 
 urlpatterns = [
     path("", views.memories_list, name="list"),
     path("export/", views.memories_export, name="export"),
-    path("sessions/", views.sessions_list, name="sessions"),
+    path("sessions/", views_sessions.sessions_list, name="sessions"),
+    path("sessions/<int:session_id>/", views_sessions.session_page, name="session"),
     path("maintenance/", views.maintenance, name="maintenance"),
     path("maintenance/run/", views.maintenance_run, name="maintenance-run"),
     path("quotas/", views_quotas.quotas_page, name="quotas"),

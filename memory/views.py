@@ -1,6 +1,6 @@
-"""The dashboard's Memories and Sessions pages: HTML adapters over memory.queries,
-memory.recall, memory.neighbourhood and memory.services (the Entities pages:
-memory.views_entities).
+"""The dashboard's Memories and Maintenance pages: HTML adapters over memory.queries,
+memory.recall, memory.neighbourhood and memory.services (the Sessions pages:
+memory.views_sessions; the Entities pages: memory.views_entities).
 
 Every view starts with one call to the access helper; an object of another workspace is a
 404, exactly like a missing one. With htmx, a view returns the named partial that changed;
@@ -49,7 +49,6 @@ from memory.queries import (
     get_memory,
     importance_history,
     list_memories,
-    list_sessions,
     maintenance_status,
     memories_for_export,
     memory_to_dict,
@@ -225,22 +224,6 @@ def memory_delete(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
     )
     url = f"{mount_url(request, 'memory:list')}?{urlencode({'agent': agent_ref})}"
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-
-
-@login_required
-@require_GET
-@vary_on_headers("HX-Request")
-@domain_errors
-def sessions_list(request: HtmxHttpRequest) -> HttpResponse:
-    access = access_for_user(request.user)
-    choices, data = agent_picker(access, request)
-    form = CursorForm(data, agent_choices=choices)
-    context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "sessions"}
-    if choices and form.is_valid():
-        agent = picked_agent(access, form)
-        page = list_sessions(agent=agent, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE)
-        context |= {"agent": agent, "page": page, "rows": page.items}
-    return render_page(request, "dashboard/sessions.html", "table", access, context)
 
 
 CHART_HEIGHT = 160
