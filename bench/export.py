@@ -37,9 +37,12 @@ from facts.models import Fact
 from tenancy.services import create_agent, default_workspace
 
 
-def export(client: Client, params: dict[str, str]) -> tuple[float, float, int, int]:
-    """Seconds to the first chunk and to the end, bytes and lines of one export."""
+def export(client: Client, params: dict[str, str]) -> tuple[float, float, float, int, int]:
+    """Seconds to the first chunk and to the end, CPU seconds of this process, bytes and
+    lines of one export. (On a shared machine the wall time waits for the CPU; the CPU time
+    is this process's own work, the database's included on SQLite.)"""
     begun = time.perf_counter()
+    cpu = time.process_time()
     response = client.get("/dashboard/facts/export/", params)
     assert response.status_code == 200, response.status_code
     assert isinstance(response, StreamingHttpResponse)
@@ -51,7 +54,7 @@ def export(client: Client, params: dict[str, str]) -> tuple[float, float, int, i
         size += len(chunk)
         lines += chunk.count(b"\n")
     response.close()
-    return first or 0.0, time.perf_counter() - begun, size, lines
+    return first or 0.0, time.perf_counter() - begun, time.process_time() - cpu, size, lines
 
 
 def main() -> None:
@@ -72,12 +75,13 @@ def main() -> None:
     )
     client = Client(HTTP_HOST="127.0.0.1")
     client.force_login(staff)
+    client.get("/healthz")  # the first request loads the middleware: not timed
     print(f"\n## Facts export on {connection.vendor} ({users * 100:,} facts)\n")
-    print("| format | rows | MB | first chunk ms | total s | rows/s | peak Python MB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| format | rows | MB | first chunk ms | total s | CPU s | rows/s | peak Python MB |")
+    print("|---|---|---|---|---|---|---|---|")
     for fmt in ("csv", "json"):
         params = {"agent": agent.agent_id, "format": fmt}
-        first, total, size, lines = export(client, params)
+        first, total, cpu, size, lines = export(client, params)
         tracemalloc.start()
         export(client, params)
         _, peak = tracemalloc.get_traced_memory()
@@ -85,7 +89,7 @@ def main() -> None:
         rows = lines - 1 if fmt == "csv" else lines - 2  # the header; the brackets' lines
         print(
             f"| {fmt} | {rows:,} | {size / 1e6:.1f} | {1000 * first:.0f} | {total:.2f} | "
-            f"{rows / total:,.0f} | {peak / 1e6:.1f} |"
+            f"{cpu:.2f} | {rows / total:,.0f} | {peak / 1e6:.1f} |"
         )
 
 
