@@ -312,6 +312,48 @@ def fact_to_dict(fact: Fact, *, now: datetime | None = None) -> dict[str, Any]:
     }
 
 
+# The columns of a facts export (dewee.export): fact_to_dict's keys, in its order.
+FACT_EXPORT_COLUMNS = [
+    "id",
+    "agent_id",
+    "user",
+    "subject",
+    "predicate",
+    "qualifier",
+    "value",
+    "status",
+    "status_now",
+    "verification",
+    "confidence",
+    "category",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "last_confirmed_at",
+    "believed_from",
+    "believed_until",
+    "disputed_until",
+    "access_count",
+    "last_accessed_at",
+    "freshness",
+    "freshness_label",
+    "days_until_stale",
+    "status_changed_by",
+    "status_reason",
+]
+
+
+def facts_for_export(*, agent: AgentScope, filters: FactFilters) -> FactQuerySet:
+    """Every fact of ``agent`` (one agent, or every agent an Access sees) that ``filters``
+    let through, newest first as the list shows them, unevaluated: the export streams it a
+    chunk at a time (with several agents, each chunk's agents in one more query)."""
+    facts = filter_facts(agent, filters).order_by("-id")
+    if not isinstance(agent, Agent):
+        agents = Agent.objects.select_related("workspace")
+        facts = facts.prefetch_related(Prefetch("agent", queryset=agents))
+    return facts
+
+
 def source_to_dict(source: FactSource) -> dict[str, Any]:
     return {
         "kind": source.kind,

@@ -23,6 +23,7 @@ urlpatterns = [
     path("receipts/<uuid:receipt_id>/", views.receipt_page, name="receipt"),
     path("facts/", views.facts_list, name="list"),
     path("facts/suggest/", views.suggest, name="suggest"),
+    path("facts/export/", views.facts_export, name="export"),
     path("facts/forget/", views.facts_forget, name="forget"),
     path("facts/check/", views_check.check_page, name="check"),
     path("facts/check/preview/", views_check.check_preview, name="check_preview"),

@@ -8,7 +8,7 @@ from django import forms
 from dewee.forms import CursorForm
 from facts.models import KEY_MAX_CHARS
 from memory.entity_queries import ENTITY_QUERY_MAX_CHARS
-from memory.models import EntityType, MaintenanceJob, MemoryType
+from memory.models import EntityType, MaintenanceJob, MemoryType, SessionState
 from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS
 from memory.recall import RecallFilters
 from tenancy.models import QuotaKind, QuotaMode
@@ -67,6 +67,17 @@ class MemoryFilterForm(CursorForm):
         )
 
 
+class SessionFilterForm(CursorForm):
+    """The Sessions list's filters: one person's sessions (their id as stored), a state."""
+
+    user = forms.CharField(label="User", required=False, max_length=KEY_MAX_CHARS)
+    state = forms.ChoiceField(
+        label="State", required=False, choices=[("", "Any state"), *SessionState.choices]
+    )
+
+    field_order = ["agent", "user", "state"]
+
+
 class EntityFilterForm(CursorForm):
     q = forms.CharField(
         label="Name",
@@ -102,6 +113,46 @@ class DeleteMemoryForm(forms.Form):
 
     def __init__(self, data: Any = None) -> None:
         super().__init__(data, label_suffix="")
+
+
+class EditMemoryForm(forms.Form):
+    """The memory page's edit: its importance and the tags a caller gave (one a line, so a
+    tag may hold a comma). Entity tags are derived from the text, not edited."""
+
+    importance = forms.FloatField(
+        label="Importance",
+        min_value=0,
+        max_value=1,
+        # Decay leaves any value: a step would make the browser refuse the current one.
+        widget=forms.NumberInput(attrs={"step": "any"}),
+        help_text="0 to 1. Decay starts again from the new value.",
+    )
+    tags = forms.CharField(
+        label="Tags",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One tag a line.",
+    )
+
+    def __init__(self, data: Any = None, *, memory: dict[str, Any] | None = None) -> None:
+        initial = None
+        if memory is not None:
+            initial = {"importance": memory["importance"], "tags": "\n".join(memory["tags"])}
+        super().__init__(data, initial=initial, label_suffix="")
+
+    def clean_tags(self) -> list[str]:
+        lines = self.cleaned_data["tags"].splitlines()
+        return list(dict.fromkeys(line.strip() for line in lines if line.strip()))
+
+    def changes(self, memory: dict[str, Any]) -> dict[str, Any]:
+        """What differs from ``memory`` (memory_to_dict's shape): an unchanged importance
+        is not given, so that a tags-only edit does not restart its decay."""
+        data, changes = self.cleaned_data, {}
+        if data["importance"] != memory["importance"]:
+            changes["importance"] = data["importance"]
+        if data["tags"] != memory["tags"]:
+            changes["tags"] = data["tags"]
+        return changes
 
 
 class RunJobForm(forms.Form):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
-from dewee.pagination import clean_limit, keyset_page
+from dewee.pagination import clean_limit, decode_cursor, encode_cursor, keyset_page
 from memory.entities import ENTITY_PREFIX
 from memory.exceptions import MemoryNotFound, SessionNotFound
 from memory.models import (
@@ -95,6 +95,47 @@ def visible_of[R: QuerySet[Any]](access: Access, rows: R) -> R:
     return rows.filter(agent__in=access.agents().values("id"))
 
 
+def memories_for_export(*, agent: "Agent | Access", filters: "RecallFilters") -> QuerySet[Memory]:
+    """Every live memory of ``agent`` (one agent, or every agent an Access sees) that
+    ``filters`` let through, newest first as the list shows them, with their tags (and
+    their agents, for several), unevaluated: the export streams it a chunk at a time."""
+    from memory.recall import candidate_memories, clean_importance_range
+    from memory.recall.filters import narrow_memories
+
+    clean_importance_range(filters)
+    now = timezone.now()
+    if isinstance(agent, Agent):
+        return candidate_memories(agent, filters, now).prefetch_related("tag_rows").order_by("-id")
+    tags = visible_of(agent, MemoryTag.objects.all())
+    memories = narrow_memories(visible_of(agent, Memory.objects.all()), filters, now, tags=tags)
+    agents = Agent.objects.select_related("workspace")
+    return memories.prefetch_related("tag_rows", Prefetch("agent", queryset=agents)).order_by("-id")
+
+
+# The columns of a memories export (dewee.export): memory_to_dict's keys, in its order.
+MEMORY_EXPORT_COLUMNS = [
+    "id",
+    "agent_id",
+    "content",
+    "memory_type",
+    "importance",
+    "tags",
+    "entities",
+    "metadata",
+    "source_refs",
+    "session_id",
+    "user",
+    "speaker",
+    "ttl_seconds",
+    "expires_at",
+    "access_count",
+    "last_accessed_at",
+    "flagged_at",
+    "created_at",
+    "updated_at",
+]
+
+
 def memory_to_dict(memory: Memory) -> dict[str, Any]:
     tags = memory_tags(memory)
     return {
@@ -144,10 +185,16 @@ class SessionPage:
 
 
 def list_sessions(
-    *, agent: Agent | Access, cursor: str | None = None, limit: int = 50
+    *,
+    agent: Agent | Access,
+    user: str | None = None,
+    state: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
 ) -> SessionPage:
     """Newest first with keyset pagination, as dicts with their ``memory_count`` (counted
-    in the page's one query, however many sessions it holds). ``agent`` is one agent, or
+    in the page's one query, however many sessions it holds); only ``user``'s sessions
+    (their id as stored) and only those in ``state`` when given. ``agent`` is one agent, or
     an Access for every agent it sees."""
     limit = clean_limit(limit)
     if isinstance(agent, Agent):
@@ -156,6 +203,10 @@ def list_sessions(
         sessions = visible_of(agent, Session.objects.all()).prefetch_related(
             Prefetch("agent", queryset=Agent.objects.select_related("workspace"))
         )
+    if user is not None:
+        sessions = sessions.filter(user_ref=user)
+    if state is not None:
+        sessions = sessions.filter(state=state)
     sessions = sessions.annotate(memory_count=Count("memories"))
     items, next_cursor = keyset_page(sessions, cursor=cursor, limit=limit)
     if isinstance(agent, Agent):
@@ -166,6 +217,19 @@ def list_sessions(
         for row, session in zip(rows, items, strict=True):
             row["agent_ref"] = agent.agent_ref(session.agent)
     return SessionPage(items=rows, next_cursor=next_cursor)
+
+
+def session_turns(*, session: Session, cursor: str | None = None, limit: int = 50) -> MemoryPage:
+    """The session's live memories in the order they were stored (oldest first), a page at
+    a time: ``next_cursor`` continues after the page's last memory. Without their tags
+    (a turn is shown by its text): one query a page."""
+    limit = clean_limit(limit)
+    turns = Memory.objects.filter(session=session).live(timezone.now())
+    if cursor:
+        turns = turns.filter(id__gt=decode_cursor(cursor))
+    items = list(turns.order_by("id")[: limit + 1])
+    next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
+    return MemoryPage(items=items[:limit], next_cursor=next_cursor)
 
 
 RECENT_RUNS = 5

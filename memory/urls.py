@@ -4,13 +4,15 @@ like facts.urls: under /dashboard/memory/ (instance namespace "memory") and /app
 
 from django.urls import path
 
-from memory import views, views_entities, views_people, views_quotas
+from memory import views, views_entities, views_people, views_quotas, views_sessions
 
 app_name = "memory"
 
 urlpatterns = [
     path("", views.memories_list, name="list"),
-    path("sessions/", views.sessions_list, name="sessions"),
+    path("export/", views.memories_export, name="export"),
+    path("sessions/", views_sessions.sessions_list, name="sessions"),
+    path("sessions/<int:session_id>/", views_sessions.session_page, name="session"),
     path("maintenance/", views.maintenance, name="maintenance"),
     path("maintenance/run/", views.maintenance_run, name="maintenance-run"),
     path("maintenance/jobs/<str:job>/", views.maintenance_job, name="maintenance-job"),
@@ -22,5 +24,6 @@ urlpatterns = [
     path("people/forget/", views_people.person_forget, name="person_forget"),
     path("people/export/", views_people.person_export, name="person_export"),
     path("<int:memory_id>/", views.memory_page, name="detail"),
+    path("<int:memory_id>/edit/", views.memory_edit, name="edit"),
     path("<int:memory_id>/delete/", views.memory_delete, name="delete"),
 ]

@@ -1,6 +1,6 @@
-"""The dashboard's Memories and Sessions pages: HTML adapters over memory.queries,
-memory.recall, memory.neighbourhood and memory.services (the Entities pages:
-memory.views_entities).
+"""The dashboard's Memories and Maintenance pages: HTML adapters over memory.queries,
+memory.recall, memory.neighbourhood and memory.services (the Sessions pages:
+memory.views_sessions; the Entities pages: memory.views_entities).
 
 Every view starts with one call to the access helper; an object of another workspace is a
 404, exactly like a missing one. With htmx, a view returns the named partial that changed;
@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -32,23 +32,32 @@ from dewee.dashboard import (
     picked_scope,
     render_page,
 )
+from dewee.errors import DeweeError
+from dewee.export import export_response
 from dewee.forms import CursorForm
 from facts.queries import fact_to_dict, facts_learned_from
 from memory.entity_queries import memory_entities
-from memory.forms import DeleteMemoryForm, MemoryFilterForm, NeighbourhoodForm, RunJobForm
+from memory.forms import (
+    DeleteMemoryForm,
+    EditMemoryForm,
+    MemoryFilterForm,
+    NeighbourhoodForm,
+    RunJobForm,
+)
 from memory.models import MaintenanceJob, Memory
 from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS, memory_neighbourhood
 from memory.queries import (
+    MEMORY_EXPORT_COLUMNS,
     get_memory,
     importance_history,
     list_memories,
-    list_sessions,
     maintenance_status,
+    memories_for_export,
     memory_to_dict,
     queued_jobs,
 )
 from memory.recall import RecallRequest, recall
-from memory.services import delete_memory
+from memory.services import delete_memory, update_memory
 from memory.services.maintenance import queue_maintenance
 from tenancy.access import Access, access_for_user
 from tenancy.models import Agent
@@ -103,27 +112,69 @@ def _scope_label(access: Access, agent: Agent | None) -> str:
     return agent.agent_id if agent else all_agents_label(access).lower()
 
 
+@login_required
+@require_GET
+@domain_errors
+def memories_export(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpResponse:
+    """The Memories list with its filters as CSV or JSON (``format``): every page of it, or
+    with a search, the same best ``SEARCH_TOP_K`` with their scores. Whoever may see the
+    list may export it, viewers included: it is a read."""
+    access = access_for_user(request.user)
+    choices, data = agent_picker(access, request, all_agents=True)
+    form = MemoryFilterForm(data, agent_choices=choices)
+    if not choices or not form.is_valid():
+        raise BadRequest("Fix the filters of the Memories list to export it.")
+    agent = picked_scope(access, form)
+    name = f"memories-{agent.agent_id if agent else 'all-agents'}"
+    if query := form.cleaned_data["q"]:
+        if agent is None:
+            raise BadRequest("Pick an agent to export a search: recall ranks one agent's memories.")
+        asked = RecallRequest(query=query, top_k=SEARCH_TOP_K, filters=form.filters())
+        hits = recall(agent=agent, request=asked).hits
+        columns = ["score", *MEMORY_EXPORT_COLUMNS]
+        return export_response(
+            request, hits, to_row=lambda h: _row(h.memory, h.score), columns=columns, name=name
+        )
+
+    def row(memory: Memory) -> dict[str, Any]:
+        if agent is not None:
+            memory.agent = agent  # one agent for every row: no join, no query per row
+        return memory_to_dict(memory) | {"agent_id": access.agent_ref(memory.agent)}
+
+    memories = memories_for_export(agent=agent or access, filters=form.filters())
+    return export_response(request, memories, to_row=row, columns=MEMORY_EXPORT_COLUMNS, name=name)
+
+
 def _detail(
     request: HtmxHttpRequest,
     access: Access,
     memory: Memory,
-    form: DeleteMemoryForm,
+    *,
     depth: int = NEIGHBOURHOOD_DEPTHS[0],
+    delete_form: DeleteMemoryForm | None = None,
+    edit_form: EditMemoryForm | None = None,
+    notice: str = "",
+    status: int = 200,
 ) -> HttpResponse:
     neighbourhood = memory_neighbourhood(memory, depth=depth)
     if is_fragment(request) and request.htmx.target == NEIGHBOURHOOD_TARGET:
         context: dict[str, Any] = {"memory": {"id": memory.pk}, "neighbourhood": neighbourhood}
         return render_page(request, "dashboard/memory_detail.html", "graph", access, context)
+    row = memory_to_dict(memory)
     context = {
-        "memory": memory_to_dict(memory),
+        "memory": row,
         "agent_ref": access.agent_ref(memory.agent),
         "entities": memory_entities(memory),
         "facts": [fact_to_dict(fact) for fact in facts_learned_from(memory)],
         "neighbourhood": neighbourhood,
-        "form": form,
+        "form": delete_form or DeleteMemoryForm(),
+        "edit_form": edit_form or EditMemoryForm(memory=row),
+        "notice": notice,
         "nav": "memories",
     }
-    return render_page(request, "dashboard/memory_detail.html", "detail", access, context)
+    response = render_page(request, "dashboard/memory_detail.html", "detail", access, context)
+    response.status_code = status
+    return response
 
 
 @login_required
@@ -139,7 +190,35 @@ def memory_page(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
     form = NeighbourhoodForm(request.GET)
     if not form.is_valid():
         raise BadRequest("The neighbourhood's depth must be 1 or 2.")
-    return _detail(request, access, memory, DeleteMemoryForm(), form.depth_or_default())
+    return _detail(request, access, memory, depth=form.depth_or_default())
+
+
+@login_required
+@require_POST
+@domain_errors
+def memory_edit(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
+    """Importance and tags, through the service the REST PATCH uses (audited). Without
+    JavaScript, back to the page; with htmx, the detail in place. Errors come back in the
+    form: a 400 without htmx, a 200 with it (the site's htmx swaps only 2xx answers)."""
+    access = acting_access(request)
+    memory = get_memory(access=access, memory_id=memory_id)
+    form = EditMemoryForm(request.POST)
+    changes = form.changes(memory_to_dict(memory)) if form.is_valid() else {}
+    if changes:
+        try:
+            memory = update_memory(memory=memory, actor=access.actor, **changes)
+        except DeweeError as exc:
+            field = exc.details.get("field") if isinstance(exc.details, dict) else None
+            form.add_error(field if field in form.fields else None, exc.message)
+    if form.errors:
+        status = 200 if request.htmx else 400
+        return _detail(request, access, memory, edit_form=form, status=status)
+    notice = "Memory saved." if changes else "Nothing to save: no change."
+    if request.htmx:
+        memory = get_memory(access=access, memory_id=memory_id)
+        return _detail(request, access, memory, notice=notice)
+    flash(request, notice)
+    return redirect(mount_url(request, "memory:detail", memory_id))
 
 
 @login_required
@@ -152,7 +231,7 @@ def memory_delete(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
     memory = get_memory(access=access, memory_id=memory_id)
     form = DeleteMemoryForm(request.POST)
     if not form.is_valid():
-        return _detail(request, access, memory, form)
+        return _detail(request, access, memory, delete_form=form)
     agent_ref = access.agent_ref(memory.agent)
     counts = delete_memory(memory=memory, actor=access.actor, reason=form.cleaned_data["reason"])
     facts = counts["facts"]
@@ -182,6 +261,8 @@ def sessions_list(request: HtmxHttpRequest) -> HttpResponse:
         context |= {"agent": agent, "page": page, "rows": page.items}
         context["scope_label"] = _scope_label(access, agent)
     return render_page(request, "dashboard/sessions.html", "table", access, context)
+
+
 
 
 CHART_HEIGHT = 160

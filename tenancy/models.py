@@ -222,6 +222,7 @@ class AuditAction(models.TextChoices):
     FACT_END = "fact.end", "Fact ended"
     FACTS_FORGET = "facts.forget", "Facts forgotten"
     MEMORY_DELETE = "memory.delete", "Memories deleted"
+    MEMORY_UPDATE = "memory.update", "Memory edited"
     MEMORY_MERGE = "memory.merge", "Memories merged"
     MEMORY_LINK = "memory.link", "Memories linked"
     MEMORY_UNLINK = "memory.unlink", "Memories unlinked"

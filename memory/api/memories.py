@@ -197,11 +197,14 @@ def read_memory(request: HttpRequest, memory_id: int) -> dict[str, Any]:
 def patch_memory(
     request: HttpRequest, response: HttpResponse, memory_id: int, payload: MemoryPatchIn
 ) -> dict[str, Any]:
-    memory = get_memory(access=request_access(request), memory_id=memory_id)
+    access = request_access(request)
+    memory = get_memory(access=access, memory_id=memory_id)
     changes = payload.model_dump(exclude_unset=True)
     warnings: list[QuotaWarning] = []
-    memory = services.update_memory(memory=memory, quota_warnings=warnings, **changes)
-    stored = get_memory(access=request_access(request), memory_id=memory.pk)
+    memory = services.update_memory(
+        memory=memory, quota_warnings=warnings, actor=access.actor, **changes
+    )
+    stored = get_memory(access=access, memory_id=memory.pk)
     return {**memory_to_dict(stored), "warnings": _warn(response, warnings)}
 
 

@@ -37,7 +37,8 @@ from memory.services.policy import MemoryPolicy, get_memory_policy
 from memory.services.sessions import record_session_activity
 from memory.services.vectors import bump_memory_version, claim_embedding_model, embedding_text
 from memory.signals import Learning, memories_stored
-from tenancy.models import Agent, Workspace
+from tenancy.audit import record_event
+from tenancy.models import Agent, AuditAction, Workspace
 from tenancy.services import ensure_agent
 from tenancy.validation import (
     CONTENT_MAX_CHARS,
@@ -375,6 +376,7 @@ def update_memory(
     metadata: dict[str, Any] = _UNSET,
     embedder: Embedder | None = None,
     quota_warnings: list[QuotaWarning] | None = None,
+    actor: str | None = None,
 ) -> Memory:
     """Change what is given, leave the rest; all or nothing. Everything is validated, and
     new content embedded, before anything is written; then the memory's row is locked and
@@ -383,8 +385,11 @@ def update_memory(
     in one transaction. An edit is activity of the memory's session. An edit that grows the
     memory is checked against the quotas by how much it grows it (QuotaExceeded over a hard
     one; soft warnings are appended to ``quota_warnings``); one that shrinks it never is.
-    A memory deleted (or merged away) meanwhile is MemoryNotFound. Returns the memory as
-    stored."""
+    A memory deleted (or merged away) meanwhile is MemoryNotFound. With an ``actor`` (a
+    person or an API key), the edit is audited in the same transaction (``memory.update``:
+    the fields given, importance before and after, how many tags came and went; never the
+    content or the tags themselves, which the memory's own erasure must not leave behind).
+    Returns the memory as stored."""
     now = timezone.now()
     changes: dict[str, Any] = {}
     if memory_type is not _UNSET:
@@ -415,6 +420,7 @@ def update_memory(
         resized = "content" in changes or "metadata" in changes or new_tags is not None
         old_tags = user_tags(stored) if resized else []
         before = _size_of(stored, old_tags)  # measured anew: older rows have no sizes
+        before_importance = stored.importance
         for name, value in changes.items():
             setattr(stored, name, value)
         fields = [*changes, "updated_at"]
@@ -442,6 +448,26 @@ def update_memory(
             bump_memory_version(stored.agent)
         if stored.session_id is not None:
             record_session_activity(session_ids=[stored.session_id], now=now)
+        if actor is not None:
+            derived = {"decay_base", "decay_from", "embedding", "embedding_model"}
+            given = sorted({*changes} - derived) + (["tags"] if new_tags is not None else [])
+            details: dict[str, Any] = {"fields": given}
+            if "importance" in changes:
+                details["importance"] = {"from": before_importance, "to": stored.importance}
+            if new_tags is not None:
+                details["tags"] = {
+                    "added": len(set(new_tags) - set(old_tags)),
+                    "removed": len(set(old_tags) - set(new_tags)),
+                }
+            record_event(
+                workspace_id=stored.agent.workspace_id,
+                agent=stored.agent,
+                actor=actor,
+                action=AuditAction.MEMORY_UPDATE,
+                target_type="memory",
+                target_id=str(stored.pk),
+                details=details,
+            )
     return stored
 
 

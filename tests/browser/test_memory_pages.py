@@ -148,7 +148,7 @@ def test_sessions_tab_lists_sessions_and_opens_one_to_its_memories(
     expect(older.locator("td[data-label=Summary]")).to_have_text(
         "Ana rescheduled her dentist visit"
     )
-    older.get_by_role("link", name=str(ended.pk)).click()
+    older.locator("td[data-label=Memories]").get_by_role("link", name="2").click()
     expect(page.get_by_label("Session")).to_have_value(str(ended.pk))
     expect(rows(page)).to_have_count(2)
     expect(page.locator("#memories-table")).to_contain_text("prefers email")
