@@ -315,6 +315,7 @@ def fact_to_dict(fact: Fact, *, now: datetime | None = None) -> dict[str, Any]:
 # The columns of a facts export (dewee.export): fact_to_dict's keys, in its order.
 FACT_EXPORT_COLUMNS = [
     "id",
+    "workspace",
     "agent_id",
     "user",
     "subject",

@@ -165,7 +165,7 @@ def facts_export(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpRespon
     def row(fact: Fact) -> dict[str, Any]:
         if agent is not None:
             fact.agent = agent  # one agent for every row: no join, no query per row
-        return _row(access, fact, now) | {"agent_id": access.agent_ref(fact.agent)}
+        return fact_to_dict(fact, now=now) | {"workspace": fact.agent.workspace.slug}
 
     filters = plan_prefix_filters(scope, form.filters())
     facts = facts_for_export(agent=scope, filters=filters)

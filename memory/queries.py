@@ -16,8 +16,8 @@ from memory.models import (
     MaintenanceJob,
     MaintenanceRun,
     Memory,
-    QueuedJob,
     MemoryTag,
+    QueuedJob,
     RunStatus,
     Session,
 )
@@ -115,6 +115,7 @@ def memories_for_export(*, agent: "Agent | Access", filters: "RecallFilters") ->
 # The columns of a memories export (dewee.export): memory_to_dict's keys, in its order.
 MEMORY_EXPORT_COLUMNS = [
     "id",
+    "workspace",
     "agent_id",
     "content",
     "memory_type",

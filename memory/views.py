@@ -132,14 +132,19 @@ def memories_export(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpRes
         asked = RecallRequest(query=query, top_k=SEARCH_TOP_K, filters=form.filters())
         hits = recall(agent=agent, request=asked).hits
         columns = ["score", *MEMORY_EXPORT_COLUMNS]
+        workspace = agent.workspace.slug
         return export_response(
-            request, hits, to_row=lambda h: _row(h.memory, h.score), columns=columns, name=name
+            request,
+            hits,
+            to_row=lambda hit: _row(access, hit.memory, hit.score) | {"workspace": workspace},
+            columns=columns,
+            name=name,
         )
 
     def row(memory: Memory) -> dict[str, Any]:
         if agent is not None:
             memory.agent = agent  # one agent for every row: no join, no query per row
-        return memory_to_dict(memory) | {"agent_id": access.agent_ref(memory.agent)}
+        return memory_to_dict(memory) | {"workspace": memory.agent.workspace.slug}
 
     memories = memories_for_export(agent=agent or access, filters=form.filters())
     return export_response(request, memories, to_row=row, columns=MEMORY_EXPORT_COLUMNS, name=name)
@@ -242,27 +247,6 @@ def memory_delete(request: HtmxHttpRequest, memory_id: int) -> HttpResponse:
     )
     url = f"{mount_url(request, 'memory:list')}?{urlencode({'agent': agent_ref})}"
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-
-
-@login_required
-@require_GET
-@vary_on_headers("HX-Request")
-@domain_errors
-def sessions_list(request: HtmxHttpRequest) -> HttpResponse:
-    access = access_for_user(request.user)
-    choices, data = agent_picker(access, request, all_agents=True)
-    form = CursorForm(data, agent_choices=choices)
-    context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "sessions"}
-    if choices and form.is_valid():
-        agent = picked_scope(access, form)
-        page = list_sessions(
-            agent=agent or access, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE
-        )
-        context |= {"agent": agent, "page": page, "rows": page.items}
-        context["scope_label"] = _scope_label(access, agent)
-    return render_page(request, "dashboard/sessions.html", "table", access, context)
-
-
 
 
 CHART_HEIGHT = 160

@@ -18,6 +18,7 @@ from facts.models import Fact
 from memory.models import Memory, Session
 from memory.services import MemoryInput, start_session, store_memories
 from tenancy.models import Agent, AuditEvent
+from tenancy.services import create_agent, create_workspace
 from tests.dashboard.conftest import app
 from tests.factories import state
 
@@ -194,6 +195,17 @@ def test_staff_export_names_a_workspace_agent_by_its_qualified_id(staff_client, 
     assert [r["value"] for r in csv_rows(response)] == ["Acme"]
 
 
+@pytest.mark.parametrize("url", [FACTS, MEMORIES])
+def test_staff_export_of_all_agents_names_each_rows_workspace(staff_client, agent, url):
+    other = create_agent(workspace=create_workspace(slug="globex", name="Globex"), agent_id="bot")
+    for each, word in ((agent, "Acme"), (other, "Globex")):
+        state(each, word)
+        remember(each, f"memo of {word}")
+    rows = csv_rows(staff_client.get(url, {"agent": "", "format": "csv"}))
+    named = {(r["workspace"], r["agent_id"]) for r in rows}
+    assert named == {("acme", "support-bot"), ("globex", "bot")}
+
+
 def _snapshot() -> tuple:
     return (
         sorted(Fact.objects.values_list("pk", "status", "access_count", "last_accessed_at")),
@@ -222,9 +234,9 @@ def test_exporting_writes_nothing(staff_client, agent, url, fmt):
 
 @pytest.mark.parametrize("url", [FACTS, MEMORIES])
 def test_export_runs_the_same_queries_however_many_rows(staff_client, agent, url):
-    def exported() -> tuple[int, int]:
+    def exported(agent_ref: str = "support-bot") -> tuple[int, int]:
         with CaptureQueriesContext(connection) as queries:
-            response = staff_client.get(url, {"agent": "support-bot", "format": "csv"})
+            response = staff_client.get(url, {"agent": agent_ref, "format": "csv"})
             rows = len(csv_rows(response))
         return rows, len(queries.captured_queries)
 
@@ -235,10 +247,12 @@ def test_export_runs_the_same_queries_however_many_rows(staff_client, agent, url
 
     add(3, 0)
     few, few_queries = exported()
+    few_everyone = exported("")
     add(40, 3)
     many, many_queries = exported()
     assert (few, many) == (3, 43)
     assert many_queries == few_queries
+    assert exported("")[1] == few_everyone[1]
 
 
 @pytest.mark.parametrize(
@@ -248,9 +262,13 @@ def test_list_links_to_its_export_with_its_query_string(staff_client, agent, pag
     state(agent, "Acme", user="ana")
     remember(agent, "memo", memory_type="semantic")
     params = {"user": "ana"} if export == FACTS else {"memory_type": "semantic"}
-    text = staff_client.get(page, params).text
     filters = "user=ana" if export == FACTS else "memory_type=semantic"
-    assert f"{export}?{filters}&amp;agent=acme%2Fsupport-bot&amp;format=csv" in text
-    assert f"{export}?{filters}&amp;agent=acme%2Fsupport-bot&amp;format=json" in text
+    everyone = staff_client.get(page, params).text
+    assert f"{export}?{filters}&amp;agent=&amp;format=csv" in everyone
+    params["agent"] = "support-bot"
+    text = staff_client.get(page, params).text
+    filters += "&amp;agent=acme%2Fsupport-bot"
+    assert f"{export}?{filters}&amp;format=csv" in text
+    assert f"{export}?{filters}&amp;format=json" in text
     paged = staff_client.get(page, {**params, "cursor": encode_cursor(10**6)}).text
     assert "cursor" not in paged.split('id="export-links"')[1].split("</p>")[0]

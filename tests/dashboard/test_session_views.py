@@ -38,8 +38,10 @@ def test_sessions_filter_by_user_and_state(staff_client, agent):
     assert ids(state="active") == [bob_active.pk, ana_active.pk]
     assert ids(user="ana", state="ended") == [ana_ended.pk]
     assert ids(user="Ana") == []  # user ids are compared as stored
-    empty = staff_client.get(SESSIONS, {"user": "carol"}).text
+    empty = staff_client.get(SESSIONS, {"user": "carol", "agent": "support-bot"}).text
     assert "No session of support-bot matches these filters" in empty
+    everyone = staff_client.get(SESSIONS, {"user": "carol"}).text
+    assert "No session of all agents of all workspaces matches these filters" in everyone
 
 
 def test_sessions_filters_are_a_get_form_and_bad_state_is_an_error(staff_client, agent):
