@@ -154,10 +154,15 @@ def decode_change_cursor(cursor: str) -> tuple[datetime, int, str]:
 
 def _branch(
     facts: QuerySet[Fact], kind: ChangeKind, filters: ChangeFilters, after: Any
-) -> QuerySet[Fact, dict[str, Any]]:
+) -> QuerySet[Any, Any]:
+    """The changes of one ``kind``: each fact's id, the change's time, kind and (for a
+    resolved dispute) how it was settled. Typed loosely: the annotations are not fields of
+    Fact, and the union is ordered by them."""
     column, applies = KIND_RULES[kind]
-    rows = facts.order_by().filter(applies).filter(
-        **{f"{column}__gte": filters.since, f"{column}__lt": filters.until}
+    rows = (
+        facts.order_by()
+        .filter(applies)
+        .filter(**{f"{column}__gte": filters.since, f"{column}__lt": filters.until})
     )
     if after is not None:
         # Newest first: the rows after the cursor's (time, fact, kind) position.

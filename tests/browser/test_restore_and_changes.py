@@ -24,7 +24,9 @@ def test_delete_restore_then_both_changes_are_listed(sign_in, live_server, works
     # The box must be ticked: the browser does not send the form without it.
     assert page.locator("#restore-confirm").evaluate("el => el.validity.valueMissing") is True
     assert Fact.objects.get(pk=fact.pk).status == "deleted"
-    page.locator("#delete").get_by_label("Reason (optional)").fill("it was the right user after all")
+    page.locator("#delete").get_by_label("Reason (optional)").fill(
+        "it was the right user after all"
+    )
     page.get_by_label("Yes, restore this fact").check()
     restore.click()
     expect(page.get_by_text("it is the current value again")).to_be_visible()

@@ -30,9 +30,7 @@ def deleted(agent, value="Acme", **claim):
 # --- restore ---------------------------------------------------------------------------
 
 
-def test_deleted_fact_page_offers_restore_to_managers_only(
-    manager_client, viewer_client, agent
-):
+def test_deleted_fact_page_offers_restore_to_managers_only(manager_client, viewer_client, agent):
     fact = deleted(agent)
     page = manager_client.get(app(f"/dashboard/facts/{fact.pk}/")).text
     assert "Restore fact" in page
@@ -170,7 +168,8 @@ def test_changes_page_pages_with_a_cursor(manager_client, agent):
     first = manager_client.get(app(CHANGES))
     assert len(first.context["rows"]) == 25
     cursor = first.context["page"].next_cursor
-    assert cursor and "Next page" in first.text
+    assert cursor
+    assert "Next page" in first.text
     second = manager_client.get(app(CHANGES), {"cursor": cursor})
     assert len(second.context["rows"]) == 5
     values = [r["fact"]["value"] for r in first.context["rows"] + second.context["rows"]]

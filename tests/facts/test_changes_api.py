@@ -66,9 +66,7 @@ def test_restore_of_an_erased_fact_is_not_found(api, agent):
     assert_error(api.post(f"/v1/facts/{fact.pk}/restore"), 404, "fact_not_found")
 
 
-def test_restore_of_another_workspaces_fact_is_not_found_and_writes_nothing(
-    other_api, agent
-):
+def test_restore_of_another_workspaces_fact_is_not_found_and_writes_nothing(other_api, agent):
     fact = state(agent, "Acme").fact
     delete_fact(fact=fact, actor="ops")
     assert_error(other_api.post(f"/v1/facts/{fact.pk}/restore"), 404, "fact_not_found")
@@ -146,14 +144,15 @@ def test_changes_outside_the_window_are_left_out(api, agent):
     acme, globex, _initech = every_kind(agent)
     deleted_at = refreshed(globex).deleted_at
     restored_at = refreshed(globex).restored_at
+    assert deleted_at is not None
+    assert restored_at is not None
     # [deleted_at, restored_at): the deletion only; the window's end is exclusive.
     window = api.get("/v1/facts/changes", since=iso(deleted_at), until=iso(restored_at))
     assert kinds_of(window.json()) == [("deleted", "Globex")]
     # Before anything happened, and after everything: nothing.
     earlier = acme.recorded_at - timedelta(hours=1)
-    assert api.get("/v1/facts/changes", since=iso(earlier), until=iso(acme.recorded_at)).json()[
-        "items"
-    ] == []
+    nothing_yet = api.get("/v1/facts/changes", since=iso(earlier), until=iso(acme.recorded_at))
+    assert nothing_yet.json()["items"] == []
     later = restored_at + timedelta(microseconds=1)
     assert api.get("/v1/facts/changes", since=iso(later)).json()["items"] == []
 
