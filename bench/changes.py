@@ -98,11 +98,15 @@ def main() -> None:
     for target in (agent, other):
         for chunk in range(0, args.facts, 10_000):
             batch = min(10_000, args.facts - chunk)
-            Fact.objects.bulk_create(facts_of(target, chunk, batch, args.days, rng), batch_size=2000)
+            Fact.objects.bulk_create(
+                facts_of(target, chunk, batch, args.days, rng), batch_size=2000
+            )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
-    print(f"{connection.vendor} {platform.python_version()}: {2 * args.facts:,} facts loaded "
-          f"in {time.perf_counter() - start:.1f} s")
+    print(
+        f"{connection.vendor} {platform.python_version()}: {2 * args.facts:,} facts loaded "
+        f"in {time.perf_counter() - start:.1f} s"
+    )
 
     now = timezone.now()
     week = now - timedelta(days=7)

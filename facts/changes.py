@@ -66,7 +66,8 @@ KIND_RULES: dict[ChangeKind, tuple[str, Q]] = {
     ChangeKind.RESTORED: ("restored_at", Q()),
 }
 
-# Kinds sort by name at equal times and facts (the third key of the order).
+# A dispute settled by being believed (accepted, or corroborated by a new source) became
+# current at that very moment; otherwise it was rejected (or deleted, left out above).
 _RESOLUTION = Case(
     When(believed_from=F("disputed_until"), then=Value("accepted")),
     default=Value("rejected"),
@@ -197,6 +198,7 @@ def list_changes(
         facts = facts.filter(user_ref=filters.user)
     branches = [_branch(facts, kind, filters, after) for kind in filters.kinds]
     union = branches[0].union(*branches[1:], all=True) if len(branches) > 1 else branches[0]
+    # The kind breaks the tie of one fact changed twice at one moment, so the order is total.
     rows = list(union.order_by("-change_at", "-id", "-change_kind")[: limit + 1])
     loaded = Fact.objects.select_related("agent__workspace").in_bulk([r["id"] for r in rows])
     changes = [
