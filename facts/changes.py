@@ -181,6 +181,39 @@ def _branch(
     ).values("id", "change_at", "change_kind", "change_resolution")
 
 
+def _of_user(facts: QuerySet[Fact], filters: ChangeFilters) -> QuerySet[Fact]:
+    return facts if filters.user is None else facts.filter(user_ref=filters.user)
+
+
+# Up to this many agents, PostgreSQL reads each agent's changes of each kind from its own
+# index range; beyond, one range per kind over every agent (read whole, then sorted).
+AGENT_BRANCHES_MAX = 20
+
+
+def _limited_branches(
+    agents: QuerySet[Agent] | list[Agent], filters: ChangeFilters, after: Any, limit: int
+) -> list[QuerySet[Any, Any]]:
+    """PostgreSQL: each branch reads at most one page, newest first, from its (agent, time)
+    index, so a busy window costs no more than a quiet one. Measured with bench/changes.py:
+    two agents of 100,000 facts, every agent's first page 256 ms as one range per kind, 55
+    ms as one per agent and kind."""
+    agent_ids = [a.pk for a in agents]
+    if len(agent_ids) <= AGENT_BRANCHES_MAX:
+        scopes = [Fact.objects.filter(agent_id=agent_id) for agent_id in agent_ids]
+    else:
+        scopes = [Fact.objects.filter(agent_id__in=agent_ids)]
+    if not scopes:
+        scopes = [Fact.objects.none()]
+    branches = [
+        _branch(_of_user(facts, filters), kind, filters, after)
+        for facts in scopes
+        for kind in filters.kinds
+    ]
+    if len(branches) == 1:  # no union: the outer order and limit are the branch's own
+        return branches
+    return [branch.order_by("-change_at", "-id")[: limit + 1] for branch in branches]
+
+
 def list_changes(
     *,
     agents: QuerySet[Agent] | list[Agent],
@@ -190,18 +223,16 @@ def list_changes(
 ) -> ChangePage:
     """The changes to the facts of ``agents`` (of ``filters.user`` only, when given) dated
     in [since, until), newest first (then by fact id and kind, descending), ``limit`` per
-    page; ``next_cursor`` continues after the last. Two queries: one over every kind of
-    change (a UNION ALL of index range reads), one for the facts they name."""
+    page; ``next_cursor`` continues after the last. Two queries (on PostgreSQL, a third
+    for the agents' ids): one over every kind of change (a UNION ALL of index range
+    reads), one for the facts they name."""
     limit = clean_limit(limit)
     after = decode_change_cursor(cursor) if cursor else None
-    facts = Fact.objects.filter(agent__in=agents)
-    if filters.user is not None:
-        facts = facts.filter(user_ref=filters.user)
-    branches = [_branch(facts, kind, filters, after) for kind in filters.kinds]
-    if len(branches) > 1 and connection.features.supports_slicing_ordering_in_compound:
-        # PostgreSQL: each kind reads at most one page from its index, newest first, so a
-        # busy window costs no more than a quiet one (SQLite allows no LIMIT in a UNION).
-        branches = [b.order_by("-change_at", "-id")[: limit + 1] for b in branches]
+    if connection.features.supports_slicing_ordering_in_compound:
+        branches = _limited_branches(agents, filters, after, limit)
+    else:
+        facts = _of_user(Fact.objects.filter(agent__in=agents), filters)
+        branches = [_branch(facts, kind, filters, after) for kind in filters.kinds]
     union = branches[0].union(*branches[1:], all=True) if len(branches) > 1 else branches[0]
     # The kind breaks the tie of one fact changed twice at one moment, so the order is total.
     rows = list(union.order_by("-change_at", "-id", "-change_kind")[: limit + 1])

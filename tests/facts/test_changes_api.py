@@ -237,3 +237,20 @@ def test_reading_changes_writes_nothing(api, agent):
 def test_changes_need_a_key(agent):
     response = ApiClient(None).get("/v1/facts/changes", since="2026-01-01T00:00:00Z")
     assert response.status_code == 401
+
+
+def test_changes_of_many_agents_page_in_order(api, workspace, agent):
+    """More agents than read one by one (facts.changes.AGENT_BRANCHES_MAX): one range per
+    kind over all of them, the same order and pages."""
+    before = timezone.now()
+    for i in range(21):
+        state(make_agent(workspace, f"bot-{i}"), f"v{i}")
+    seen, cursor = [], None
+    for _page in range(10):
+        params = {"since": iso(before), "limit": 8, **({"cursor": cursor} if cursor else {})}
+        body = api.get("/v1/facts/changes", **params).json()
+        seen += [item["fact"]["value"] for item in body["items"]]
+        cursor = body["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == [f"v{i}" for i in reversed(range(21))]
