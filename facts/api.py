@@ -7,12 +7,14 @@ from pydantic import Field
 
 from dewee.api_auth import ADMIN, READ, WRITE
 from dewee.errors import ConfirmationRequired
+from dewee.pagination import clean_limit
 from dewee.schemas import ErrorOut
 from dewee.timeparse import parse_time
-from facts import queries, services
+from facts import changes, queries, services
 from facts.models import KEY_MAX_CHARS, VALUE_MAX_CHARS, Fact
 from facts.schemas import (
     AssertOut,
+    ChangePageOut,
     CheckOut,
     FactAssertIn,
     FactCheckIn,
@@ -22,6 +24,8 @@ from facts.schemas import (
     ForgetPreviewOut,
     ReceiptOut,
     ResolveIn,
+    RestoreIn,
+    RestoreOut,
 )
 from tenancy.access import request_access
 from tenancy.models import Scope
@@ -45,6 +49,22 @@ class FactListParams(Schema):
         None, description="ISO 8601: only facts whose valid window holds then."
     )
     q: str | None = Field(None, max_length=VALUE_MAX_CHARS, description="Text search in values.")
+    cursor: str | None = None
+    limit: int = queries.DEFAULT_PAGE_SIZE
+
+
+class ChangeParams(Schema):
+    since: str = Field(description="ISO 8601 with a zone: the start of the window (inclusive).")
+    until: str | None = Field(
+        None, description="ISO 8601 with a zone: the end of the window (exclusive); now if absent."
+    )
+    agent_id: str | None = Field(None, description="One agent; every agent of the key if absent.")
+    user: str | None = Field(None, max_length=KEY_MAX_CHARS, description="One user's facts only.")
+    kind: str | None = Field(
+        None,
+        description="One kind or a comma-separated list of added, disputed, resolved, "
+        "superseded, deleted, restored; every kind if absent.",
+    )
     cursor: str | None = None
     limit: int = queries.DEFAULT_PAGE_SIZE
 
@@ -125,6 +145,36 @@ def list_facts(request: HttpRequest, params: Query[FactListParams]) -> dict:
 
 
 @router.get(
+    "/facts/changes",
+    response=ChangePageOut,
+    summary="What changed in the facts between two times",
+    description="The changes to the facts dated in [since, until): facts added, disputed, "
+    "resolved (accepted or rejected), superseded (no longer current, kept as history: "
+    "replaced or ended), deleted and restored. Newest first (ties: by fact id, then kind, "
+    "descending); `next_cursor` continues after the last item. Each change carries the fact "
+    "as it is now. Each kind is dated by the fact's last such change (a fact deleted twice "
+    "shows its last deletion). Reading changes records no access.",
+    auth=READ,
+)
+def list_changes(request: HttpRequest, params: Query[ChangeParams]) -> dict:
+    access = request_access(request)
+    limit = clean_limit(params.limit)
+    agents = [access.agent(params.agent_id)] if params.agent_id else access.agents()
+    filters = changes.change_filters(
+        since=parse_time(params.since, field="since"),
+        until=parse_time(params.until, field="until"),
+        now=timezone.now(),
+        user=params.user,
+        kind=params.kind,
+    )
+    page = changes.list_changes(agents=agents, filters=filters, cursor=params.cursor, limit=limit)
+    return {
+        "items": [changes.change_to_dict(change) for change in page.items],
+        "next_cursor": page.next_cursor,
+    }
+
+
+@router.get(
     "/facts/{int:fact_id}",
     response=FactDetailOut,
     summary="A fact with sources and history",
@@ -163,6 +213,27 @@ def delete_fact(request: HttpRequest, fact_id: int, reason: str = "") -> dict:
     fact = queries.get_fact(access=access, fact_id=fact_id)
     fact = services.delete_fact(fact=fact, reason=reason, actor=access.actor)
     return queries.fact_detail(fact)
+
+
+@router.post(
+    "/facts/{int:fact_id}/restore",
+    response={200: RestoreOut, 409: ErrorOut},
+    summary="Restore a deleted fact",
+    description="Brings a soft-deleted fact back, placed by the trust rules as if asserted "
+    "now against its slot's current value: current, disputed (waiting for review) or "
+    "history. 409 fact_not_deleted for a fact that is not deleted. A fact erased by forget "
+    "no longer exists and cannot be restored: 404.",
+    auth=WRITE,
+)
+def restore_fact(request: HttpRequest, fact_id: int, payload: RestoreIn) -> dict:
+    access = request_access(request)
+    fact = queries.get_fact(access=access, fact_id=fact_id)
+    result = services.restore_fact(fact=fact, reason=payload.reason, actor=access.actor)
+    return {
+        "outcome": result.outcome,
+        "fact": queries.fact_detail(result.fact),
+        "other": queries.fact_to_dict(result.other) if result.other else None,
+    }
 
 
 @router.post(

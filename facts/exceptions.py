@@ -17,6 +17,12 @@ class FactAlreadyDeleted(Conflict):
     code = "fact_already_deleted"
 
 
+class FactNotDeleted(Conflict):
+    """Only a deleted fact can be restored."""
+
+    code = "fact_not_deleted"
+
+
 class SlotBusy(Conflict):
     """The slot kept changing under us; the caller may simply retry."""
 

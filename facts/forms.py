@@ -1,7 +1,7 @@
 """Forms of the dashboard's Facts pages: the GET filter form, the action forms and the
 text to check."""
 
-from datetime import UTC
+from datetime import UTC, timedelta
 from typing import Any
 
 from django import forms
@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from dewee.errors import InvalidInput
 from dewee.forms import CursorForm
+from facts.changes import ChangeFilters, ChangeKind, change_filters, decode_change_cursor
 from facts.models import KEY_MAX_CHARS, Status
 from facts.queries import PREFIX_FIELDS, FactFilters
 from facts.services import ForgetScope, Resolution, forget_scope
@@ -117,6 +118,14 @@ class ReasonForm(forms.Form):
     reason = forms.CharField(required=False, max_length=REASON_MAX_CHARS)
 
 
+class RestoreForm(ReasonForm):
+    """Restoring a deleted fact: an optional reason, and the box ticked to confirm."""
+
+    confirm = forms.BooleanField(
+        required=True, error_messages={"required": "Tick the box to confirm the restore."}
+    )
+
+
 class DeleteForm(forms.Form):
     label_suffix = ""
 
@@ -191,3 +200,67 @@ class CheckTextForm(forms.Form):
     def add_domain_error(self, error: InvalidInput) -> None:
         field = "agent" if error.field == "agent_id" else error.field
         self.add_error(field if field in self.fields else None, error.message)
+
+
+CHANGES_DEFAULT_DAYS = 7
+
+
+class ChangesForm(forms.Form):
+    """The Changes page's filters: an agent (or every visible one), a user, the window
+    (the last CHANGES_DEFAULT_DAYS days unless given), a kind, and the page's cursor."""
+
+    agent = forms.CharField(label="Agent", required=False, widget=forms.Select)
+    user = forms.CharField(label="User", required=False, max_length=KEY_MAX_CHARS)
+    since = forms.DateTimeField(
+        label="Since (UTC)",
+        required=False,
+        input_formats=DATETIME_LOCAL_FORMATS,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text=f"The last {CHANGES_DEFAULT_DAYS} days if empty.",
+    )
+    until = forms.DateTimeField(
+        label="Until (UTC)",
+        required=False,
+        input_formats=DATETIME_LOCAL_FORMATS,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text="Now if empty.",
+    )
+    kind = forms.ChoiceField(
+        label="Kind",
+        required=False,
+        choices=[("", "Every kind"), *((k.value, k.value.capitalize()) for k in ChangeKind)],
+    )
+    cursor = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, data: Any, *, agent_choices: list[Any]) -> None:
+        super().__init__(data, label_suffix="")
+        self.fields["agent"].widget.choices = [("", "All agents"), *agent_choices]
+
+    def clean_cursor(self) -> str:
+        cursor = self.cleaned_data["cursor"]
+        if cursor:
+            try:
+                decode_change_cursor(cursor)
+            except InvalidInput as exc:
+                raise forms.ValidationError(exc.message) from None
+        return cursor
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.errors:
+            return data
+        now = timezone.now()
+        try:
+            data["filters"] = change_filters(
+                since=data["since"] or now - timedelta(days=CHANGES_DEFAULT_DAYS),
+                until=data["until"],
+                now=now,
+                user=data["user"] or None,
+                kind=data["kind"],
+            )
+        except InvalidInput as exc:
+            self.add_error(exc.field if exc.field in self.fields else None, exc.message)
+        return data
+
+    def filters(self) -> ChangeFilters:
+        return self.cleaned_data["filters"]

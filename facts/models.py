@@ -156,6 +156,10 @@ class Fact(models.Model):
     # When a disputed value stopped waiting (accepted, rejected or deleted); null while it
     # waits, and for a fact that was never disputed.
     disputed_until = models.DateTimeField(null=True, blank=True)
+    # When it was last deleted, and last restored (set by the services since these columns
+    # came; a deletion before them is dated from its audit event where one is kept).
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    restored_at = models.DateTimeField(null=True, blank=True)
 
     # Served to an agent (context, API reads by a key): how often, and last when.
     # A default in the database too: rows written by code that predates the field count 0.
@@ -199,6 +203,22 @@ class Fact(models.Model):
             models.Index(fields=["agent", "believed_from"], name="fact_agent_believed_idx"),
             # A person's page reads their facts across agents by the person first.
             models.Index(fields=["user_ref", "status"], name="fact_user_status_idx"),
+            # "What changed between T1 and T2" (facts.changes) reads one range per kind of
+            # change; the columns set only for some facts get partial indexes.
+            models.Index(fields=["agent", "recorded_at"], name="fact_agent_recorded_idx"),
+            *(
+                models.Index(
+                    fields=["agent", column],
+                    condition=Q(**{f"{column}__isnull": False}),
+                    name=name,
+                )
+                for column, name in (
+                    ("believed_until", "fact_agent_believed_until_idx"),
+                    ("disputed_until", "fact_agent_disputed_until_idx"),
+                    ("deleted_at", "fact_agent_deleted_at_idx"),
+                    ("restored_at", "fact_agent_restored_at_idx"),
+                )
+            ),
         ]
 
     def __str__(self) -> str:

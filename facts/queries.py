@@ -304,6 +304,8 @@ def fact_to_dict(fact: Fact, *, now: datetime | None = None) -> dict[str, Any]:
         "believed_from": fact.believed_from,
         "believed_until": fact.believed_until,
         "disputed_until": fact.disputed_until,
+        "deleted_at": fact.deleted_at,
+        "restored_at": fact.restored_at,
         "access_count": fact.access_count,
         "last_accessed_at": fact.last_accessed_at,
         **fact_freshness(fact, now=now or timezone.now()),

@@ -83,6 +83,8 @@ class FactOut(Schema):
     believed_from: datetime | None
     believed_until: datetime | None
     disputed_until: datetime | None = Field(description="When it stopped waiting for review.")
+    deleted_at: datetime | None = Field(None, description="When it was last deleted.")
+    restored_at: datetime | None = Field(None, description="When it was last restored.")
     access_count: int = Field(description="Times it was served to the agent.")
     last_accessed_at: datetime | None
     freshness: float = Field(description="0..1: age since confirmed, offset by use.")
@@ -124,6 +126,38 @@ class AssertOut(Schema):
     other: FactOut | None = Field(
         None, description="The fact superseded, or the current value a disputed one waits on."
     )
+
+
+class RestoreIn(StrictSchema):
+    reason: StrictStr = Field("", description="Kept in the audit event.")
+
+
+class RestoreOut(Schema):
+    outcome: Literal["current", "disputed", "history"] = Field(
+        description="Where the trust rules placed it, as if asserted now: the slot's current "
+        "value, a disputed value waiting for review, or history (the current value already "
+        "says the same, or its valid window has ended)."
+    )
+    fact: FactDetailOut
+    other: FactOut | None = Field(
+        None,
+        description="The fact it replaced (now history), the current value it waits on, or "
+        "the current value that already says the same; null when the slot had none.",
+    )
+
+
+class ChangeOut(Schema):
+    kind: Literal["added", "disputed", "resolved", "superseded", "deleted", "restored"]
+    at: datetime = Field(description="When it happened.")
+    resolution: Literal["accepted", "rejected"] | None = Field(
+        None, description="For a resolved dispute: how it was settled."
+    )
+    fact: FactOut = Field(description="The fact as it is now.")
+
+
+class ChangePageOut(Schema):
+    items: list[ChangeOut]
+    next_cursor: str | None
 
 
 class FactPageOut(Schema):

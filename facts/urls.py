@@ -20,6 +20,7 @@ urlpatterns = [
         name="review_reconfirm",
     ),
     path("review/<int:fact_id>/end/", views.review_freshness, {"action": "end"}, name="review_end"),
+    path("changes/", views.changes, name="changes"),
     path("receipts/<uuid:receipt_id>/", views.receipt_page, name="receipt"),
     path("facts/", views.facts_list, name="list"),
     path("facts/suggest/", views.suggest, name="suggest"),
@@ -31,4 +32,5 @@ urlpatterns = [
     path("facts/<int:fact_id>/", views.fact_page, name="detail"),
     path("facts/<int:fact_id>/resolve/", views.fact_resolve, name="resolve"),
     path("facts/<int:fact_id>/delete/", views.fact_delete, name="delete"),
+    path("facts/<int:fact_id>/restore/", views.fact_restore, name="restore"),
 ]

@@ -23,6 +23,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from dewee.dashboard import (
     HtmxHttpRequest,
     acting_access,
+    agent_choices,
     agent_picker,
     all_agents_label,
     domain_errors,
@@ -34,12 +35,15 @@ from dewee.dashboard import (
 )
 from dewee.errors import Conflict
 from dewee.export import export_response
+from facts.changes import change_to_dict, list_changes
 from facts.forms import (
+    ChangesForm,
     DeleteForm,
     FactFilterForm,
     ForgetForm,
     ReasonForm,
     ResolveForm,
+    RestoreForm,
     SuggestForm,
 )
 from facts.models import USER_SUBJECT, Fact, Status
@@ -61,6 +65,7 @@ from facts.services import (
     ForgetCoverage,
     ForgetScope,
     Resolution,
+    RestoreOutcome,
     count_forgettable,
     delete_fact,
     end_fact,
@@ -69,6 +74,7 @@ from facts.services import (
     forget_scope,
     reconfirm_fact,
     resolve_fact,
+    restore_fact,
     subject_scope_of,
 )
 from facts.staleness import needs_reconfirmation
@@ -257,6 +263,7 @@ def _detail(request: HtmxHttpRequest, access: Access, fact: Fact, **context: Any
     context["agent_ref"] = access.agent_ref(fact.agent)
     context["list_query"] = _breadcrumb_query(request, context["agent_ref"])
     context.setdefault("delete_form", DeleteForm())
+    context.setdefault("restore_form", RestoreForm())
     if access.can_act:
         context["forget_offers"] = _forget_offers(access, fact)
     return render_page(request, "dashboard/fact_detail.html", "detail", access, context)
@@ -386,6 +393,58 @@ def fact_delete(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
     except Conflict as exc:
         return _after_action(request, access, fact, error=exc.message)
     return _after_action(request, access, fact, notice="Fact deleted; its record stays.")
+
+
+RESTORED = {
+    RestoreOutcome.CURRENT: "Fact restored: it is the current value again.",
+    RestoreOutcome.DISPUTED: "Fact restored as disputed: the current value is more trusted, "
+    "so it waits for review.",
+    RestoreOutcome.HISTORY: "Fact restored as history: the current value already says the "
+    "same, or it no longer holds.",
+}
+
+
+@login_required
+@require_POST
+@domain_errors
+def fact_restore(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
+    access = acting_access(request)
+    fact = get_fact(access=access, fact_id=fact_id)
+    form = RestoreForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, access, fact, restore_form=form)
+    try:
+        result = restore_fact(fact=fact, actor=access.actor, reason=form.cleaned_data["reason"])
+    except Conflict as exc:
+        return _after_action(request, access, fact, error=exc.message)
+    return _after_action(request, access, result.fact, notice=RESTORED[result.outcome])
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def changes(request: HtmxHttpRequest) -> HttpResponse:
+    """What changed in the facts of one visible agent, or of all of them, between two
+    times (the last week by default), newest first. Reading it writes nothing."""
+    access = access_for_user(request.user)
+    form = ChangesForm(request.GET, agent_choices=agent_choices(access))
+    context: dict[str, Any] = {"form": form, "nav": "changes"}
+    if form.is_valid():
+        ref = form.cleaned_data["agent"]
+        agents = [access.agent(ref)] if ref else access.agents()
+        page = list_changes(
+            agents=agents,
+            filters=form.filters(),
+            cursor=form.cleaned_data["cursor"],
+            limit=PAGE_SIZE,
+        )
+        now = timezone.now()
+        rows = [change_to_dict(change, now=now) for change in page.items]
+        for row, change in zip(rows, page.items, strict=True):
+            row["workspace"] = change.fact.agent.workspace.slug
+        context |= {"page": page, "rows": rows, "filters": form.filters()}
+    return render_page(request, "dashboard/changes.html", "changes", access, context)
 
 
 @login_required

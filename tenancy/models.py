@@ -220,6 +220,7 @@ class AuditAction(models.TextChoices):
     FACT_RESOLVE = "fact.resolve", "Fact resolved"
     FACT_DELETE = "fact.delete", "Fact deleted"
     FACT_END = "fact.end", "Fact ended"
+    FACT_RESTORE = "fact.restore", "Fact restored"
     FACTS_FORGET = "facts.forget", "Facts forgotten"
     MEMORY_DELETE = "memory.delete", "Memories deleted"
     MEMORY_UPDATE = "memory.update", "Memory edited"

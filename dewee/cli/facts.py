@@ -82,6 +82,16 @@ def register(memory_commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=delete_fact)
 
+    p = sub.add_parser(
+        "restore", help="Bring a deleted fact back, placed by the trust rules as if stated now."
+    )
+    p.add_argument("--agent", required=True)
+    p.add_argument("fact_id", type=int, metavar="FACT_ID")
+    p.add_argument("--reason", default="")
+    p.add_argument("--yes", action="store_true", help="Confirm the restore.")
+    add_json_flag(p)
+    p.set_defaults(handler=restore_fact)
+
     p = sub.add_parser("assert", help="State a fact; the operator is recorded as its source.")
     p.add_argument(
         "--agent",
@@ -305,6 +315,35 @@ def delete_fact(args: argparse.Namespace) -> None:
         print_json(queries.fact_detail(fact))
     else:
         print(f"Deleted fact {fact.pk} (the record is kept, marked deleted).")
+
+
+RESTORED_AS = {
+    services.RestoreOutcome.CURRENT: "it is the current value again",
+    services.RestoreOutcome.DISPUTED: "disputed: the current value is more trusted; review it",
+    services.RestoreOutcome.HISTORY: "as history: the current value already says the same, "
+    "or it no longer holds",
+}
+
+
+def restore_fact(args: argparse.Namespace) -> None:
+    access = cli_access()
+    fact = queries.get_fact(access=access, fact_id=args.fact_id, agent=access.agent(args.agent))
+    if not args.yes:
+        raise ConfirmationRequired(
+            f"refusing to restore fact {fact.pk} ({fact.subject}.{fact.predicate} = "
+            f"{fact.value!r}) without --yes"
+        )
+    result = services.restore_fact(fact=fact, reason=args.reason, actor=access.actor)
+    if args.json:
+        print_json(
+            {
+                "outcome": result.outcome.value,
+                "fact": queries.fact_detail(result.fact),
+                "other": queries.fact_to_dict(result.other) if result.other else None,
+            }
+        )
+    else:
+        print(f"Restored fact {fact.pk}: {RESTORED_AS[result.outcome]}.")
 
 
 def assert_fact(args: argparse.Namespace) -> None:

@@ -1,5 +1,5 @@
 """Writes of the facts app: asserting, checking text, resolving, re-confirming, ending,
-deleting and erasing facts.
+deleting, restoring and erasing facts.
 
 Every interface imports from here; each function is the one place its rule lives.
 """
@@ -32,6 +32,7 @@ from facts.services.freshness import (
     reconfirm_fact,
 )
 from facts.services.resolving import Resolution, delete_fact, resolve_fact
+from facts.services.restoring import RestoreOutcome, RestoreResult, restore_fact
 
 __all__ = [
     "FRESHNESS_ACTOR",
@@ -45,6 +46,8 @@ __all__ = [
     "Level",
     "Outcome",
     "Resolution",
+    "RestoreOutcome",
+    "RestoreResult",
     "SourceInput",
     "assert_fact",
     "check_result_to_dict",
@@ -60,5 +63,6 @@ __all__ = [
     "forget_scope",
     "reconfirm_fact",
     "resolve_fact",
+    "restore_fact",
     "subject_scope_of",
 ]

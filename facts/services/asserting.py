@@ -42,6 +42,18 @@ def _trusted_at_least_as(candidate: Fact | CheckedClaim, current: Fact) -> bool:
     )
 
 
+def placement(candidate: Fact | CheckedClaim, current: Fact | None) -> Outcome:
+    """Where a value other than the current one goes by the trust rules: into an empty slot
+    (created), over a current value it is trusted at least as much as (superseded), or
+    beside a more trusted one, to wait for review (disputed). Restoring a deleted fact
+    (facts.services.restoring) places it by the same rule."""
+    if current is None:
+        return Outcome.CREATED
+    if _trusted_at_least_as(candidate, current):
+        return Outcome.SUPERSEDED
+    return Outcome.DISPUTED
+
+
 def _add_source(fact: Fact, claim: CheckedClaim, now: datetime) -> FactSource:
     return FactSource.objects.create(
         fact=fact,
@@ -118,13 +130,7 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
     )
     # The loaded agent, not only its id: readers of the result use fact.agent.
     new.agent = agent
-    if current is None:
-        outcome = Outcome.CREATED
-    elif _trusted_at_least_as(claim, current):
-        outcome = Outcome.SUPERSEDED
-    else:
-        outcome = Outcome.DISPUTED
-
+    outcome = placement(claim, current)
     if outcome == Outcome.DISPUTED:
         new.status = Status.DISPUTED
         new.status_reason = "less trusted than the current value"

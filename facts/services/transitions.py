@@ -31,7 +31,8 @@ def retire(
     now: datetime,
     holds_until: datetime | None = None,
 ) -> None:
-    """Take ``fact`` out of use; a fact that was believed stops being believed now.
+    """Take ``fact`` out of use; a fact that was believed stops being believed now, and a
+    deleted one keeps when (``deleted_at``, its last deletion).
     ``holds_until``: when its successor only holds from a later time ("I join Canva next
     month"), the retired value still holds in the world until then (its ``valid_to``)."""
     fields = ["status", "status_changed_by", "status_reason"]
@@ -45,6 +46,9 @@ def retire(
     if fact.status == Status.DISPUTED:
         fact.disputed_until = now
         fields.append("disputed_until")
+    if status == Status.DELETED:
+        fact.deleted_at = now
+        fields.append("deleted_at")
     fact.status = status
     fact.status_changed_by = actor
     fact.status_reason = reason
