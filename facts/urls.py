@@ -4,7 +4,7 @@
 
 from django.urls import path
 
-from facts import views, views_check
+from facts import views, views_audit, views_check
 
 app_name = "facts"
 
@@ -20,6 +20,8 @@ urlpatterns = [
     ),
     path("review/<int:fact_id>/end/", views.review_freshness, {"action": "end"}, name="review_end"),
     path("receipts/<uuid:receipt_id>/", views.receipt_page, name="receipt"),
+    path("audit/", views_audit.audit_log, name="audit"),
+    path("audit/receipts/", views_audit.receipts_list, name="receipts"),
     path("facts/", views.facts_list, name="list"),
     path("facts/forget/", views.facts_forget, name="forget"),
     path("facts/check/", views_check.check_page, name="check"),
