@@ -23,10 +23,16 @@ class WorkspaceForm(forms.Form):
 
 
 class AddMemberForm(forms.Form):
+    """An invitation: an existing account (by username or email), or a new username."""
+
     login = forms.CharField(
         label="Username or email",
         max_length=254,
-        help_text="Someone who already has an account.",
+        help_text="An account's username or email; a new username creates the account "
+        "and gives you a one-time sign-in link for it.",
+    )
+    email = forms.EmailField(
+        label="Email (new account)", required=False, max_length=254, help_text="Optional."
     )
     role = forms.ChoiceField(label="Role", choices=MemberRole.choices, initial=MemberRole.VIEWER)
 

@@ -152,10 +152,14 @@ def list_members(*, workspace: Workspace) -> list[WorkspaceMember]:
     return list(members.order_by("user__username"))
 
 
-def get_member(*, member_id: int) -> WorkspaceMember:
-    """A membership of any workspace: only operators manage them, and they see every one."""
+def get_member(*, member_id: int, workspace: Workspace | None = None) -> WorkspaceMember:
+    """A membership of ``workspace`` (of any workspace when None: staff); another
+    workspace's is MemberNotFound, as one that does not exist."""
+    members = WorkspaceMember.objects.select_related("user", "workspace")
+    if workspace is not None:
+        members = members.filter(workspace=workspace)
     try:
-        return WorkspaceMember.objects.select_related("user", "workspace").get(pk=member_id)
+        return members.get(pk=member_id)
     except WorkspaceMember.DoesNotExist:
         raise MemberNotFound(f"Member {member_id} not found") from None
 
@@ -207,3 +211,9 @@ def erasure_receipts(access: Access) -> QuerySet[ErasureReceipt]:
     if access.workspace is not None:
         receipts = receipts.filter(workspace=access.workspace)
     return receipts.order_by("-created_at", "-pk")
+
+
+def membership_of(*, user: Any, slug: str) -> WorkspaceMember | None:
+    """``user``'s membership of the workspace ``slug``, if they have one."""
+    members = WorkspaceMember.objects.select_related("workspace")
+    return members.filter(user_id=user.pk, workspace__slug=slug).first()
