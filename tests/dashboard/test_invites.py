@@ -1,12 +1,14 @@
 """Inviting people in one step, their one-time sign-in link, the workspace switcher of a
 member of several workspaces, and role changes that take effect on the next request."""
 
+import json
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from dewee.cli import main
 from dewee.errors import InvalidInput
 from tenancy.exceptions import MemberExists
 from tenancy.invites import make_invite
@@ -238,3 +240,26 @@ def test_a_demoted_manager_can_no_longer_act_on_the_next_request(manager_client,
     assert manager_client.get("/app/members/").status_code == 403
     assert manager_client.post("/app/facts/forget/", {"agent": "support-bot"}).status_code == 403
     assert manager_client.get("/app/audit/").status_code == 403
+
+
+# --- the CLI ---
+
+
+def test_the_cli_invites_through_the_same_service(capsys, client, workspace, manager):
+    assert main(["members", "invite", "nina", "--workspace", "acme", "--role", "manager",
+                 "--base-url", "https://dewee.example.com/", "--json"]) == 0  # fmt: skip
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["created"] is True
+    assert shown["link_valid_hours"] == 72
+    link = shown["sign_in_link"]
+    assert link.startswith("https://dewee.example.com/accounts/invite/")
+    assert set_password(client, link.removeprefix("https://dewee.example.com")).status_code == 302
+    assert roles(workspace) == {"mia": "manager", "nina": "manager"}
+    assert main(["members", "invite", "mia", "--workspace", "acme"]) != 0
+    assert "already a member" in capsys.readouterr().err
+    assert main(["members", "invite", "mia", "--workspace", "globex-missing"]) != 0
+    assert [actor.partition(":")[0] for actor in event_actors()] == ["cli"]
+
+
+def event_actors() -> list[str]:
+    return sorted({e.actor for e in AuditEvent.objects.filter(action="member.add")})
