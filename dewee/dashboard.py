@@ -22,9 +22,14 @@ from tenancy.exceptions import AgentAmbiguous, NoMembership
 from tenancy.models import Agent
 
 # Each app's instance namespace under /app/; under /dashboard/ it is the app's own name.
-APP_MOUNT = {"facts": "app", "memory": "app-memory", "keys": "app-keys"}
+APP_MOUNT = {
+    "facts": "app",
+    "memory": "app-memory",
+    "keys": "app-keys",
+    "members": "app-members",
+}
 # Namespaces served only under /dashboard/ (pages for operators, with no /app/ twin).
-OPERATOR_ONLY = {"members"}
+OPERATOR_ONLY: set[str] = set()
 
 
 class HtmxHttpRequest(HttpRequest):

@@ -20,6 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from dewee.api import body_too_large, error_response
 from dewee.dashboard import mount_of, mount_twin
 from dewee.limits import api_address_refusal, count_auth_failure
+from tenancy.access import CHOSEN_WORKSPACE_ATTR, WORKSPACE_SESSION_KEY
 
 API_PREFIX = "/v1/"
 
@@ -88,6 +89,10 @@ class MountGate:
     ) -> HttpResponse | None:
         mount = mount_of(request)
         user = request.user
+        if mount == "app" and user.is_authenticated:
+            # The member's choice of workspace, for access_for_user (no query: the session
+            # is already loaded to find the user).
+            setattr(user, CHOSEN_WORKSPACE_ATTR, request.session.get(WORKSPACE_SESSION_KEY))
         if mount is None or not user.is_authenticated or (mount == "dashboard") == user.is_staff:
             return None
         if request.method not in ("GET", "HEAD"):

@@ -368,6 +368,8 @@ STORAGES = {
 LOGIN_URL = "login"
 # "/" sends staff to /dashboard/ and workspace members to /app/.
 LOGIN_REDIRECT_URL = "home"
+# How long an invited person's one-time sign-in link stays good (tenancy.invites).
+DEWEE_INVITE_HOURS = int(os.environ.get("DEWEE_INVITE_HOURS", 72))
 LOGOUT_REDIRECT_URL = "login"
 
 # Request bodies above this size are refused with 413 before they are parsed.

@@ -24,6 +24,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # Django's sign-in view, with failed attempts limited (dewee.sign_in).
     path("accounts/login/", sign_in, name="login"),
+    # Invitations' one-time sign-in links and the workspace switcher (tenancy.account_views).
+    path("accounts/", include("tenancy.account_urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("dashboard/", include("facts.urls")),
     path("dashboard/memory/", include("memory.urls")),
@@ -32,6 +34,7 @@ urlpatterns = [
     path("app/", include("facts.urls", namespace=APP_MOUNT["facts"])),
     path("app/memory/", include("memory.urls", namespace=APP_MOUNT["memory"])),
     path("app/keys/", include("tenancy.key_urls", namespace=APP_MOUNT["keys"])),
+    path("app/members/", include("tenancy.urls", namespace=APP_MOUNT["members"])),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("favicon.ico", favicon, name="favicon"),

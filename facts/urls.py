@@ -4,7 +4,7 @@
 
 from django.urls import path
 
-from facts import views, views_check, views_search
+from facts import views, views_audit, views_check, views_search
 
 app_name = "facts"
 
@@ -22,6 +22,8 @@ urlpatterns = [
     path("review/<int:fact_id>/end/", views.review_freshness, {"action": "end"}, name="review_end"),
     path("changes/", views.changes, name="changes"),
     path("receipts/<uuid:receipt_id>/", views.receipt_page, name="receipt"),
+    path("audit/", views_audit.audit_log, name="audit"),
+    path("audit/receipts/", views_audit.receipts_list, name="receipts"),
     path("facts/", views.facts_list, name="list"),
     path("facts/suggest/", views.suggest, name="suggest"),
     path("facts/export/", views.facts_export, name="export"),

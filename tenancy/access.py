@@ -34,6 +34,12 @@ from tenancy.models import (
 )
 from tenancy.validation import DB_ID_MAX, clean_agent_id
 
+# The workspace a member of several chose with the dashboard's switcher: its id, in their
+# session under this key; the dashboard's mount gate puts it on the request's user under
+# the attribute, where access_for_user finds it (dewee.middleware.MountGate).
+WORKSPACE_SESSION_KEY = "dewee_workspace"
+CHOSEN_WORKSPACE_ATTR = "dewee_chosen_workspace_id"
+
 
 @dataclass(frozen=True)
 class Access:
@@ -48,6 +54,9 @@ class Access:
     # ``agent_ids`` are the only agents visible; ``scopes`` what the caller may do.
     agent_ids: frozenset[str] | None = None
     scopes: frozenset[Scope] | None = None
+    # Every workspace a member belongs to, by slug (the switcher's choices); empty for
+    # staff and keys.
+    workspace_choices: tuple[Workspace, ...] = ()
 
     def agents(self) -> AgentQuerySet:
         agents = Agent.objects.select_related("workspace")
@@ -165,8 +174,10 @@ def access_for_user(
     user: AbstractBaseUser | AnonymousUser, workspace: Workspace | None = None
 ) -> Access:
     """The Access of a signed-in person. Staff see every workspace (only ``workspace`` when it
-    is given) and may act. A member sees only their workspace (their first one, by slug,
-    unless ``workspace`` picks another of theirs); managers may act, viewers only read.
+    is given) and may act. A member sees one workspace of theirs: ``workspace`` if given,
+    else the one they chose with the switcher (``CHOSEN_WORKSPACE_ATTR``) while they still
+    belong to it, else their first by slug. Managers may act, viewers only read; the role
+    is read afresh on every call, so a change takes effect on the next request.
     A member asking for a workspace not theirs gets ``WorkspaceNotFound``; anyone else is
     told they belong to no workspace (``NoMembership``, a kind of ``WorkspaceNotFound``)."""
     if not user.is_authenticated or not user.is_active:
@@ -174,16 +185,23 @@ def access_for_user(
     actor = operator_actor(user.get_username())
     if getattr(user, "is_staff", False):
         return Access(actor=actor, workspace=workspace)
-    memberships = WorkspaceMember.objects.filter(user_id=user.pk).select_related("workspace")
-    if workspace is not None:
-        memberships = memberships.filter(workspace=workspace)
-    member = memberships.order_by("workspace__slug").first()
+    memberships = list(
+        WorkspaceMember.objects.filter(user_id=user.pk)
+        .select_related("workspace")
+        .order_by("workspace__slug")
+    )
+    wanted = workspace.pk if workspace is not None else getattr(user, CHOSEN_WORKSPACE_ATTR, None)
+    member = next((m for m in memberships if m.workspace_id == wanted), None)
     if member is None and workspace is not None:
         raise WorkspaceNotFound(f"No workspace {workspace.slug!r}")
+    member = member or (memberships[0] if memberships else None)
     if member is None:
         raise NoMembership("No workspace for this account")
     return Access(
-        actor=actor, workspace=member.workspace, can_act=member.role == MemberRole.MANAGER
+        actor=actor,
+        workspace=member.workspace,
+        can_act=member.role == MemberRole.MANAGER,
+        workspace_choices=tuple(m.workspace for m in memberships),
     )
 
 

@@ -1,10 +1,13 @@
-"""Forms of the Members page."""
+"""Forms of the Members, API keys and audit log pages."""
 
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from django import forms
+from django.utils import timezone
 
-from tenancy.models import MemberRole, Scope
+from dewee.forms import PageForm
+from tenancy.models import AuditAction, MemberRole, Scope
 
 
 class WorkspaceForm(forms.Form):
@@ -20,10 +23,16 @@ class WorkspaceForm(forms.Form):
 
 
 class AddMemberForm(forms.Form):
+    """An invitation: an existing account (by username or email), or a new username."""
+
     login = forms.CharField(
         label="Username or email",
         max_length=254,
-        help_text="Someone who already has an account.",
+        help_text="An account's username or email; a new username creates the account "
+        "and gives you a one-time sign-in link for it.",
+    )
+    email = forms.EmailField(
+        label="Email (new account)", required=False, max_length=254, help_text="Optional."
     )
     role = forms.ChoiceField(label="Role", choices=MemberRole.choices, initial=MemberRole.VIEWER)
 
@@ -68,3 +77,47 @@ class ApiKeyForm(forms.Form):
     def agent_ids(self) -> list[str]:
         raw = self.cleaned_data["agents"].replace("\n", ",")
         return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+class AuditFilterForm(PageForm):
+    """The audit log's filters (a GET form) and the page's cursor. ``agent`` is offered only
+    among the visible agents; the view still loads it through the access helper. Dates are
+    days in the server's time zone, both ends included."""
+
+    actor = forms.CharField(
+        label="Actor", required=False, max_length=255, help_text="Any part, e.g. ana or key:"
+    )
+    action = forms.ChoiceField(
+        label="Action", required=False, choices=[("", "Any action"), *AuditAction.choices]
+    )
+    agent = forms.CharField(label="Agent", required=False, widget=forms.Select)
+    user = forms.CharField(
+        label="User", required=False, max_length=255, help_text="The person it is about."
+    )
+    since = forms.DateField(
+        label="From", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    until = forms.DateField(
+        label="To", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    field_order = ["actor", "action", "agent", "user", "since", "until", "cursor"]
+
+    def __init__(self, data: Any, *, agent_choices: list[Any]) -> None:
+        super().__init__(data, label_suffix="")
+        self.fields["agent"].widget.choices = [("", "All agents"), *agent_choices]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        since, until = data.get("since"), data.get("until")
+        if since and until and until < since:
+            self.add_error("until", "must be on or after From")
+        return data
+
+    def day_bounds(self) -> tuple[datetime | None, datetime | None]:
+        """From the start of ``since`` to the end of ``until`` (the next day's start)."""
+        since, until = self.cleaned_data["since"], self.cleaned_data["until"]
+        zone = timezone.get_current_timezone()
+        start = datetime.combine(since, time.min, zone) if since else None
+        end = datetime.combine(until + timedelta(days=1), time.min, zone) if until else None
+        return start, end

@@ -11,6 +11,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.fields.json import KeyTransform
 
 AGENT_ID_MAX_BYTES = 241
 DEFAULT_WORKSPACE_SLUG = "default"
@@ -257,7 +258,14 @@ class AuditEvent(models.Model):
     class Meta:
         db_table = "memory_auditevent"  # created by the memory app; kept when it moved here
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["target_type", "target_id"], name="audit_target_idx")]
+        indexes = [
+            models.Index(fields=["target_type", "target_id"], name="audit_target_idx"),
+            # The audit log's user filter and a person's erasure find events by the user
+            # they are about (details.user); without it, a rare user is a scan of the log.
+            models.Index(KeyTransform("user", "details"), name="audit_user_idx"),
+            # A workspace's log, newest first, read in index order until a page is full.
+            models.Index(fields=["workspace", "-id"], name="audit_workspace_recent_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor} {self.action} {self.target_id}"

@@ -1,11 +1,14 @@
 """Reads of workspaces, members, agents, API keys and erasure receipts."""
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
 from django.utils import timezone
 
+from tenancy.access import Access
 from tenancy.exceptions import (
     ApiKeyExpired,
     ApiKeyNotFound,
@@ -16,6 +19,7 @@ from tenancy.exceptions import (
 from tenancy.models import (
     Agent,
     ApiKey,
+    AuditEvent,
     ErasureReceipt,
     KeyState,
     Scope,
@@ -148,9 +152,68 @@ def list_members(*, workspace: Workspace) -> list[WorkspaceMember]:
     return list(members.order_by("user__username"))
 
 
-def get_member(*, member_id: int) -> WorkspaceMember:
-    """A membership of any workspace: only operators manage them, and they see every one."""
+def get_member(*, member_id: int, workspace: Workspace | None = None) -> WorkspaceMember:
+    """A membership of ``workspace`` (of any workspace when None: staff); another
+    workspace's is MemberNotFound, as one that does not exist."""
+    members = WorkspaceMember.objects.select_related("user", "workspace")
+    if workspace is not None:
+        members = members.filter(workspace=workspace)
     try:
-        return WorkspaceMember.objects.select_related("user", "workspace").get(pk=member_id)
+        return members.get(pk=member_id)
     except WorkspaceMember.DoesNotExist:
         raise MemberNotFound(f"Member {member_id} not found") from None
+
+
+@dataclass(frozen=True)
+class AuditFilters:
+    """What the audit log is narrowed to; empty fields narrow nothing. ``actor`` matches
+    any part of the actor, in any case ("ana" finds ``operator:ana``); ``user`` is the
+    person the event is about (the user of a fact, the account of a membership), exactly;
+    ``since`` is inclusive, ``until`` exclusive."""
+
+    actor: str = ""
+    action: str = ""
+    agent: Agent | None = None
+    user: str = ""
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+def audit_events(access: Access, filters: AuditFilters) -> QuerySet[AuditEvent]:
+    """The audit events ``access`` may see, narrowed by ``filters``, newest first (by id:
+    the order they were recorded), with their workspace and agent. Lazy: a page slices it,
+    an export iterates it. A caller limited to some agents (an API key) sees only their
+    events, not the workspace's own (members, keys)."""
+    events = AuditEvent.objects.select_related("workspace", "agent")
+    if access.workspace is not None:
+        events = events.filter(workspace=access.workspace)
+    if access.agent_ids is not None:
+        events = events.filter(agent__in=access.agents())
+    if filters.actor:
+        events = events.filter(actor__icontains=filters.actor)
+    if filters.action:
+        events = events.filter(action=filters.action)
+    if filters.agent is not None:
+        events = events.filter(agent=filters.agent)
+    if filters.user:
+        events = events.filter(details__user=filters.user)
+    if filters.since is not None:
+        events = events.filter(created_at__gte=filters.since)
+    if filters.until is not None:
+        events = events.filter(created_at__lt=filters.until)
+    return events.order_by("-id")
+
+
+def erasure_receipts(access: Access) -> QuerySet[ErasureReceipt]:
+    """The erasure receipts of the workspaces ``access`` sees, newest first, with their
+    workspace: each holds its counts, never what was erased."""
+    receipts = ErasureReceipt.objects.select_related("workspace")
+    if access.workspace is not None:
+        receipts = receipts.filter(workspace=access.workspace)
+    return receipts.order_by("-created_at", "-pk")
+
+
+def membership_of(*, user: Any, slug: str) -> WorkspaceMember | None:
+    """``user``'s membership of the workspace ``slug``, if they have one."""
+    members = WorkspaceMember.objects.select_related("workspace")
+    return members.filter(user_id=user.pk, workspace__slug=slug).first()

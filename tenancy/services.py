@@ -3,10 +3,14 @@
 import hashlib
 import re
 import secrets
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -20,6 +24,7 @@ from tenancy.exceptions import (
     WorkspaceExists,
     WorkspaceNotFound,
 )
+from tenancy.invites import make_invite
 from tenancy.models import (
     DEFAULT_WORKSPACE_SLUG,
     Agent,
@@ -92,22 +97,67 @@ def _member_event(
 
 
 def add_member(
-    *, workspace: Workspace, user: AbstractBaseUser, role: str, actor: str
+    *, workspace: Workspace, user: AbstractBaseUser, role: str, actor: str, **details: Any
 ) -> WorkspaceMember:
     """``user`` joins ``workspace`` as ``role``; a person is in a workspace at most once
-    (the database's unique constraint settles a race). Audited."""
+    (the database's unique constraint settles a race). Audited (with ``details``)."""
     role = _clean_role(role)
     if WorkspaceMember.objects.filter(workspace=workspace, user_id=user.pk).exists():
         raise MemberExists(f"{user.get_username()} is already a member of {workspace.slug}")
     try:
         with transaction.atomic():
             member = WorkspaceMember.objects.create(workspace=workspace, user_id=user.pk, role=role)
-            _member_event(member, actor=actor, action=AuditAction.MEMBER_ADD)
+            _member_event(member, actor=actor, action=AuditAction.MEMBER_ADD, **details)
             return member
     except IntegrityError:
         raise MemberExists(
             f"{user.get_username()} is already a member of {workspace.slug}"
         ) from None
+
+
+@dataclass(frozen=True)
+class Invitation:
+    """``link``: the (uid, token) of a one-time sign-in link (tenancy.invites), for an
+    account that has never signed in; None for one that has."""
+
+    member: WorkspaceMember
+    created: bool
+    link: tuple[str, str] | None
+
+
+@transaction.atomic
+def invite_member(
+    *, workspace: Workspace, username: str, email: str = "", role: str, actor: str
+) -> Invitation:
+    """Add a person to ``workspace`` in one step. An existing account named ``username`` is
+    added as it is; otherwise an account is created with no usable password. Either way,
+    an account that has never signed in (nor has a password) gets a one-time sign-in link
+    to set one. Nothing is written when the username or email is malformed or the person
+    is already a member (MemberExists). Audited as member.add, with ``invited``."""
+    role = _clean_role(role)
+    users = get_user_model()._default_manager
+    username = clean_text(username, field="username", max_chars=150)
+    try:
+        users.model.username_validator(username)
+    except ValidationError:
+        raise InvalidInput(
+            "username", "may hold only letters, digits and @ . + - _ (no spaces)"
+        ) from None
+    email = clean_text(email, field="email", max_chars=254, required=False)
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            raise InvalidInput("email", "is not an email address") from None
+    user = users.filter(username=username).first()
+    created = user is None
+    if user is None:
+        user = users.create_user(username=username, email=email)
+    member = add_member(
+        workspace=workspace, user=user, role=role, actor=actor, invited=True, created=created
+    )
+    pending = not user.has_usable_password() and user.last_login is None and user.is_active
+    return Invitation(member=member, created=created, link=make_invite(user) if pending else None)
 
 
 @transaction.atomic

@@ -1,4 +1,5 @@
-"""The Members page, for staff operators: mounted only under /dashboard/members/."""
+"""The Members page: mounted under /dashboard/members/ (staff) and /app/members/
+(a workspace's managers)."""
 
 from django.urls import path
 

@@ -1,18 +1,23 @@
-"""The dashboard's Members page: operators add people to a workspace, change their role and
-remove them, through memory.services. Mounted only under /dashboard/ (the mount gate sends
-members to /app/), and every view also asks the access helper for an operator.
+"""The dashboard's Members page: who belongs to a workspace. Staff operators manage every
+workspace's members (one at a time, chosen with the picker) under /dashboard/members/; a
+workspace's managers manage their own under /app/members/; viewers are refused. Everything
+goes through tenancy.services, shared with the CLI and the admin.
 
-With htmx, each action returns the members section re-rendered; without JavaScript, a
-redirect back to the page (or the page with the form's errors).
+Adding is one step (an invitation): an existing account joins as it is; a new username
+creates an account with no password, and the answer shows its one-time sign-in link, once
+(never stored, never cached). With htmx, each action returns the members section
+re-rendered; without JavaScript, a redirect back to the page (or the page with the form's
+errors).
 """
 
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import BadRequest
+from django.core.exceptions import BadRequest, PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -21,37 +26,52 @@ from dewee.dashboard import (
     domain_errors,
     flash,
     is_fragment,
-    operator_access,
+    mount_url,
     render_page,
 )
-from tenancy.access import Access
+from dewee.errors import InvalidInput
+from tenancy.access import Access, access_for_user
 from tenancy.exceptions import MemberExists, UserNotFound, WorkspaceNotFound
 from tenancy.forms import AddMemberForm, MemberRoleForm, WorkspaceForm
+from tenancy.invites import invite_hours
 from tenancy.models import MemberRole, Workspace
 from tenancy.queries import find_user, get_member, list_members
-from tenancy.services import add_member, change_member_role, remove_member
+from tenancy.services import Invitation, change_member_role, invite_member, remove_member
 
 
-def _workspace(slug: str) -> Workspace:
-    try:
-        return Workspace.objects.get(slug=slug)
-    except Workspace.DoesNotExist:
-        raise WorkspaceNotFound(f"No workspace {slug!r}") from None
+def members_access(request: HtmxHttpRequest) -> Access:
+    """Staff, and a workspace's managers (for it alone); a viewer is told why not."""
+    access = access_for_user(request.user)
+    if not access.can_act:
+        raise PermissionDenied(
+            "Viewers may not see or change who belongs to the workspace: ask a manager."
+        )
+    return access
+
+
+def _workspace(request: HtmxHttpRequest, access: Access) -> Workspace | None:
+    """A manager's own workspace; for staff, the one picked (else the first)."""
+    if access.workspace is not None:
+        return access.workspace
+    slug = request.POST.get("workspace") or request.GET.get("workspace")
+    if not slug:
+        return Workspace.objects.order_by("slug").first()
+    workspace = Workspace.objects.filter(slug=slug).first()
+    if workspace is None:
+        raise WorkspaceNotFound(f"No workspace {slug!r}")
+    return workspace
 
 
 def _page(
     request: HtmxHttpRequest, access: Access, workspace: Workspace | None, **context: Any
 ) -> HttpResponse:
-    slugs = list(Workspace.objects.order_by("slug").values_list("slug", flat=True))
     if workspace is not None:
         context["members"] = list_members(workspace=workspace)
+    if access.workspace is None:
+        slugs = list(Workspace.objects.order_by("slug").values_list("slug", flat=True))
+        context["picker"] = WorkspaceForm({"workspace": workspace and workspace.slug}, slugs=slugs)
     context.setdefault("add_form", AddMemberForm())
-    context |= {
-        "picker": WorkspaceForm({"workspace": workspace and workspace.slug}, slugs=slugs),
-        "workspace": workspace,
-        "roles": MemberRole.choices,
-        "nav": "members",
-    }
+    context |= {"workspace": workspace, "roles": MemberRole.choices, "nav": "members"}
     return render_page(request, "dashboard/members.html", "members", access, context)
 
 
@@ -62,7 +82,7 @@ def _done(
     if is_fragment(request):
         return _page(request, access, workspace, notice=notice)
     flash(request, notice)
-    return redirect(f"{reverse('members:list')}?workspace={workspace.slug}")
+    return redirect(f"{mount_url(request, 'members:list')}?workspace={workspace.slug}")
 
 
 @login_required
@@ -70,31 +90,64 @@ def _done(
 @vary_on_headers("HX-Request")
 @domain_errors
 def members_page(request: HtmxHttpRequest) -> HttpResponse:
-    access = operator_access(request)
-    slug = request.GET.get("workspace")
-    first = Workspace.objects.order_by("slug").first()
-    return _page(request, access, _workspace(slug) if slug else first)
+    access = members_access(request)
+    return _page(request, access, _workspace(request, access))
 
 
+def _invite(access: Access, workspace: Workspace, form: AddMemberForm) -> Invitation:
+    """An existing account named by its username or email joins; else a new username is
+    invited with a new account."""
+    login, email = form.cleaned_data["login"].strip(), form.cleaned_data["email"]
+    try:
+        username = find_user(login).get_username()
+    except UserNotFound:
+        if "@" in login and not email:
+            raise UserNotFound(
+                f"No account with the email {login!r}: give a username for a new account, "
+                "and the email below"
+            ) from None
+        username = login
+    return invite_member(
+        workspace=workspace,
+        username=username,
+        email=email,
+        role=form.cleaned_data["role"],
+        actor=access.actor,
+    )
+
+
+@never_cache
 @login_required
 @require_POST
 @domain_errors
 def member_add(request: HtmxHttpRequest) -> HttpResponse:
-    """Unknown accounts and people already in the workspace are told next to the field."""
-    access = operator_access(request)
-    workspace = _workspace(request.POST.get("workspace", ""))
+    """Errors are told next to their field; a new account's sign-in link is shown once."""
+    access = members_access(request)
+    workspace = _workspace(request, access)
+    if workspace is None:
+        raise WorkspaceNotFound("No workspace yet")
     form = AddMemberForm(request.POST)
     if form.is_valid():
         try:
-            user = find_user(form.cleaned_data["login"])
-            member = add_member(
-                workspace=workspace, user=user, role=form.cleaned_data["role"], actor=access.actor
-            )
+            invitation = _invite(access, workspace, form)
         except (UserNotFound, MemberExists) as exc:
             form.add_error("login", exc.message)
+        except InvalidInput as exc:
+            form.add_error("email" if exc.field == "email" else "login", exc.message)
         else:
-            notice = f"{user.get_username()} added to {workspace.slug} as {member.role}."
-            return _done(request, access, workspace, notice)
+            member = invitation.member
+            notice = f"{member.user.get_username()} added to {workspace.slug} as {member.role}."
+            if invitation.link is None:
+                return _done(request, access, workspace, notice)
+            url = request.build_absolute_uri(reverse("invite_accept", args=invitation.link))
+            return _page(
+                request,
+                access,
+                workspace,
+                notice=notice,
+                invite_link=url,
+                invite_hours=invite_hours(),
+            )
     return _page(request, access, workspace, add_form=form)
 
 
@@ -102,8 +155,8 @@ def member_add(request: HtmxHttpRequest) -> HttpResponse:
 @require_POST
 @domain_errors
 def member_role(request: HtmxHttpRequest, member_id: int) -> HttpResponse:
-    access = operator_access(request)
-    member = get_member(member_id=member_id)
+    access = members_access(request)
+    member = get_member(member_id=member_id, workspace=access.workspace)
     form = MemberRoleForm(request.POST)
     if not form.is_valid():
         raise BadRequest("role must be manager or viewer")
@@ -118,8 +171,8 @@ def member_role(request: HtmxHttpRequest, member_id: int) -> HttpResponse:
 @domain_errors
 def member_remove(request: HtmxHttpRequest, member_id: int) -> HttpResponse:
     """GET: the page, asking to confirm in the member's row; POST: remove."""
-    access = operator_access(request)
-    member = get_member(member_id=member_id)
+    access = members_access(request)
+    member = get_member(member_id=member_id, workspace=access.workspace)
     if request.method == "GET":
         return _page(request, access, member.workspace, confirming=member.pk)
     remove_member(member=member, actor=access.actor)

@@ -1,15 +1,18 @@
-"""``dewee workspaces|agents|keys ...``: who owns what, and how agents get in."""
+"""``dewee workspaces|agents|keys|members ...``: who owns what, and how agents and people
+get in."""
 
 import argparse
 from datetime import datetime
 from typing import Any
 
+from django.urls import reverse
 from django.utils import timezone
 
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
 from dewee.errors import InvalidInput
 from dewee.timeparse import parse_expiry
+from tenancy.invites import invite_hours
 from tenancy.models import DEFAULT_WORKSPACE_SLUG, ApiKey, Workspace
 from tenancy.queries import agent_to_dict, api_key_to_dict, list_api_keys
 from tenancy.services import (
@@ -18,6 +21,7 @@ from tenancy.services import (
     create_api_key,
     create_workspace,
     get_workspace,
+    invite_member,
     revoke_api_key,
     update_api_key,
 )
@@ -71,6 +75,26 @@ def register(commands: Any) -> None:
     p.add_argument("key_id", type=int, metavar="KEY_ID")
     add_json_flag(p)
     p.set_defaults(handler=keys_revoke)
+
+    members = commands.add_parser("members", help="People in a workspace.")
+    sub = members.add_subparsers(dest="members_command", required=True, metavar="ACTION")
+    p = sub.add_parser(
+        "invite",
+        help="Add a person: an existing account as it is; a new username gets an account and "
+        "a one-time sign-in link (shown once; no email is sent).",
+    )
+    p.add_argument("username", metavar="USERNAME")
+    p.add_argument("--workspace", required=True)
+    p.add_argument("--role", default="viewer", help="manager or viewer (default: viewer).")
+    p.add_argument("--email", default="", help="The new account's email (optional).")
+    p.add_argument(
+        "--base-url",
+        default="",
+        help="This server's address as people reach it, e.g. https://dewee.example.com, "
+        "to print the whole link (default: its path only).",
+    )
+    add_json_flag(p)
+    p.set_defaults(handler=members_invite)
 
 
 def _add_key_limits(parser: argparse.ArgumentParser) -> None:
@@ -239,3 +263,37 @@ def keys_revoke(args: argparse.Namespace) -> None:
         print_json(api_key_to_dict(key))
     else:
         print(f"Revoked API key #{key.pk} {key.name!r}.")
+
+
+def members_invite(args: argparse.Namespace) -> None:
+    invitation = invite_member(
+        workspace=get_workspace(args.workspace),
+        username=args.username,
+        email=args.email,
+        role=args.role,
+        actor=cli_access().actor,
+    )
+    member = invitation.member
+    link = None
+    if invitation.link is not None:
+        link = args.base_url.rstrip("/") + reverse("invite_accept", args=invitation.link)
+    if args.json:
+        print_json(
+            {
+                "username": member.user.get_username(),
+                "workspace": member.workspace.slug,
+                "role": member.role,
+                "created": invitation.created,
+                "sign_in_link": link,
+                "link_valid_hours": invite_hours() if link else None,
+            }
+        )
+        return
+    made = "Created the account and added" if invitation.created else "Added"
+    print(f"{made} {member.user.get_username()} to {member.workspace.slug} as {member.role}.")
+    if link is not None:
+        print(f"\n    {link}\n")
+        print(
+            f"Send them this sign-in link yourself: it works once, for {invite_hours()} hours, "
+            "and is not kept."
+        )

@@ -13,7 +13,16 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page
 
-from facts.services import Claim, SourceInput, assert_fact
+from facts.models import Fact, Status
+from facts.services import (
+    Claim,
+    SourceInput,
+    assert_fact,
+    delete_fact,
+    forget_facts,
+    forget_scope,
+    resolve_fact,
+)
 from memory.models import Memory
 from memory.services import (
     MemoryInput,
@@ -24,6 +33,7 @@ from memory.services import (
 )
 from memory.services.maintenance import JOBS, ensure_schedules, run_maintenance
 from tenancy.models import Agent, MemberRole, WorkspaceMember
+from tenancy.services import invite_member
 from tests.factories import make_agent, make_workspace
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -145,6 +155,23 @@ def _maintenance_history(agent) -> None:
         run_maintenance(job=job)
 
 
+def _audit_history(agent) -> None:
+    """A day's work for the audit log: a dispute settled, a fact deleted, an invitation
+    and a subject forgotten (which leaves a receipt)."""
+    disputed = Fact.objects.get(agent=agent, status=Status.DISPUTED, value="Braga")
+    resolve_fact(fact=disputed, action="accept", actor="operator:carla")
+    current = Fact.objects.get(agent=agent, status=Status.CURRENT, predicate="diet")
+    delete_fact(fact=current, actor="operator:carla", reason="said in jest")
+    invite_member(workspace=agent.workspace, username="erin", role="viewer", actor="operator:ops")
+    assert_fact(
+        agent=agent,
+        claim=Claim(user="u-bo", subject="initech", predicate="hq", value="Ohio"),
+        source=SourceInput(kind="conversation_summary", reference="conv-9", excerpt="…"),
+        actor="demo",
+    )
+    forget_facts(agent=agent, scope=forget_scope(subject="initech"), actor="operator:ops")
+
+
 def _shoot(page: Page, name: str) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for label, width in WIDTHS.items():
@@ -206,4 +233,9 @@ def test_screenshots(live_server, page: Page, django_user_model):
     _maintenance_history(agent)
     page.goto(f"{live_server.url}/dashboard/memory/maintenance/?agent=support-bot")
     _shoot(page, "maintenance")
+    _audit_history(agent)
+    page.goto(f"{live_server.url}/dashboard/audit/")
+    _shoot(page, "audit")
+    page.goto(f"{live_server.url}/dashboard/audit/receipts/")
+    _shoot(page, "receipts")
     assert (OUT / "facts-desktop.png").stat().st_size > 10_000

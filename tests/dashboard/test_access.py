@@ -80,8 +80,8 @@ def test_manager_lands_on_the_app_and_is_sent_there_from_the_dashboard(client, m
     assert "/dashboard/" not in page.text
     assert client.get("/dashboard/facts/7/")["Location"] == "/app/facts/7/"
     assert client.get("/dashboard/memory/", {"q": "tea"})["Location"] == "/app/memory/?q=tea"
-    # Operator pages have no twin in the app: its home instead.
-    assert client.get("/dashboard/members/")["Location"] == "/app/"
+    # The Members page's twin is their workspace's Members page.
+    assert client.get("/dashboard/members/")["Location"] == "/app/members/"
     assert client.post("/dashboard/members/add/", {"workspace": "acme"}).status_code == 403
     assert not WorkspaceMember.objects.exclude(user=manager).exists()
 

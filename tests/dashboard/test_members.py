@@ -99,12 +99,17 @@ def test_add_by_email_without_javascript_redirects_with_a_notice(staff_client, w
 
 def test_add_errors_are_shown_next_to_the_field(staff_client, workspace, manager):
     unknown = staff_client.post(
-        f"{PAGE}add/", {"workspace": "acme", "login": "ghost", "role": "viewer"}, headers=HTMX
+        f"{PAGE}add/",
+        {"workspace": "acme", "login": "ghost@example.com", "role": "viewer"},
+        headers=HTMX,
     )
     assert unknown.status_code == 200
     assert "<html" not in unknown.text
     assert unknown.context["add_form"].errors == {
-        "login": ["No account with the username or email 'ghost'"]
+        "login": [
+            "No account with the email 'ghost@example.com': give a username for a new "
+            "account, and the email below"
+        ]
     }
     assert 'class="field has-error"' in unknown.text
     again = staff_client.post(
@@ -149,13 +154,22 @@ def test_actions_need_post_and_the_csrf_token(staff, workspace, viewer):
     assert roles(workspace) == {"vic": "viewer"}
 
 
-def test_members_never_reach_the_members_page(manager_client, viewer_client, viewer, workspace):
+def test_members_are_sent_to_their_own_members_page_and_viewers_refused(
+    manager_client, viewer_client, viewer, workspace
+):
     joined = WorkspaceMember.objects.get(user=viewer)
-    assert manager_client.get(PAGE)["Location"] == "/app/"
+    assert manager_client.get(PAGE)["Location"] == "/app/members/"
     assert manager_client.post(f"{PAGE}{joined.pk}/remove/").status_code == 403
     assert viewer_client.post(f"{PAGE}{joined.pk}/role/", {"role": "manager"}).status_code == 403
+    assert viewer_client.get("/app/members/").status_code == 403
+    assert (
+        viewer_client.post(f"/app/members/{joined.pk}/role/", {"role": "manager"}).status_code
+        == 403
+    )
     assert roles(workspace) == {"mia": "manager", "vic": "viewer"}
     assert 'href="/dashboard/members/"' not in manager_client.get("/app/facts/").text
+    assert 'href="/app/members/"' in manager_client.get("/app/facts/").text
+    assert 'href="/app/members/"' not in viewer_client.get("/app/facts/").text
 
 
 def test_members_page_queries_do_not_grow(

@@ -1,0 +1,99 @@
+"""The dashboard's audit log and erasure receipts: staff see every workspace's, a
+workspace's managers see their workspace's, viewers neither (a 403 that says so). Mounted
+with the Facts pages under /dashboard/audit/ and /app/audit/ (facts.urls). They live here,
+not in tenancy, because an event links to the fact, memory or receipt it is about while
+that still exists, and tenancy knows nothing of facts and memories.
+
+Reads only: listing, filtering and paging write nothing."""
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
+
+from dewee.dashboard import HtmxHttpRequest, agent_choices, domain_errors, mount_url, render_page
+from dewee.pagination import keyset_page
+from facts.models import Fact
+from memory.models import Memory
+from tenancy.access import Access, access_for_user
+from tenancy.forms import AuditFilterForm
+from tenancy.models import AuditEvent, ErasureReceipt
+from tenancy.queries import AuditFilters, audit_events, erasure_receipts
+
+PAGE_SIZE = 50
+# Receipts are few (one per erasure); the page shows the newest this many.
+RECEIPTS_SHOWN = 200
+# The kinds of target that have a page of their own: (model, URL name).
+_TARGET_PAGES: dict[str, tuple[Any, str]] = {
+    "fact": (Fact, "facts:detail"),
+    "memory": (Memory, "memory:detail"),
+    "erasure": (ErasureReceipt, "facts:receipt"),
+}
+
+
+def audit_access(request: HtmxHttpRequest) -> Access:
+    """Staff and managers; a viewer is told what they may not see."""
+    access = access_for_user(request.user)
+    if not access.can_act:
+        raise PermissionDenied(
+            "Viewers may not see the audit log or the erasure receipts: "
+            "only the workspace's managers may. Ask one of them."
+        )
+    return access
+
+
+def _target_urls(request: HtmxHttpRequest, events: list[AuditEvent]) -> dict[tuple[str, str], str]:
+    """Each event's target page where the target still exists: one query per kind shown."""
+    urls = {}
+    for kind, (model, name) in _TARGET_PAGES.items():
+        ids = {e.target_id for e in events if e.target_type == kind and e.target_id}
+        if kind != "erasure":
+            ids = {i for i in ids if i.isdigit()}
+        if not ids:
+            continue
+        for pk in model.objects.filter(pk__in=ids).values_list("pk", flat=True):
+            urls[(kind, str(pk))] = mount_url(request, name, pk)
+    return urls
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def audit_log(request: HtmxHttpRequest) -> HttpResponse:
+    access = audit_access(request)
+    form = AuditFilterForm(request.GET, agent_choices=agent_choices(access))
+    context: dict[str, Any] = {"form": form, "nav": "audit"}
+    if form.is_valid():
+        data = form.cleaned_data
+        since, until = form.day_bounds()
+        agent = access.agent(data["agent"]) if data["agent"] else None
+        filters = AuditFilters(
+            actor=data["actor"].strip(), action=data["action"], agent=agent,
+            user=data["user"].strip(), since=since, until=until,
+        )  # fmt: skip
+        events, next_cursor = keyset_page(
+            audit_events(access, filters), cursor=data["cursor"], limit=PAGE_SIZE
+        )
+        urls = _target_urls(request, events)
+        rows = [(e, urls.get((e.target_type, e.target_id))) for e in events]
+        context |= {"rows": rows, "page": {"next_cursor": next_cursor}}
+    return render_page(request, "dashboard/audit.html", "table", access, context)
+
+
+@login_required
+@require_GET
+@domain_errors
+def receipts_list(request: HtmxHttpRequest) -> HttpResponse:
+    access = audit_access(request)
+    receipts = list(erasure_receipts(access)[: RECEIPTS_SHOWN + 1])
+    context = {
+        "receipts": receipts[:RECEIPTS_SHOWN],
+        "more": len(receipts) > RECEIPTS_SHOWN,
+        "shown": RECEIPTS_SHOWN,
+        "nav": "audit",
+    }
+    return render_page(request, "dashboard/receipts.html", "receipts", access, context)
