@@ -1,12 +1,20 @@
-"""Server time of the dashboard's Facts tab with a million facts.
+"""Server time of the dashboard's pages with a million facts.
 
     .venv/bin/python scripts/with-postgres -- .venv/bin/python bench/dashboard.py
     .venv/bin/python bench/dashboard.py --facts 200000          # SQLite, smaller
+    # Load once, then time any pages on the same database:
+    .venv/bin/python scripts/with-postgres --datadir /tmp/dash-pg --keep -- \
+        .venv/bin/python bench/dashboard.py --url '/dashboard/review/' \
+        --url '/dashboard/memory/people/?user={user}' --url '/dashboard/facts/?agent={agent}'
 
-Loads FACTS facts for one agent (10,000 users x 100, the status mix of bench/facts.py) with
-bulk inserts, then requests filtered pages of /dashboard/facts/ in-process through Django's
-test client as a staff operator (the whole view: access check, form, counts per status,
-keyset page, template), full page and htmx partial. Target: p50 <= 100 ms on PostgreSQL.
+Loads FACTS facts for one agent (10,000 users x 100, the status mix of bench/facts.py, a
+tenth disputed) with bulk inserts; then, of every 10th user, 5 current slots get 2 disputed
+rivals each (the review queue's groups), and every 50th user 3 sessions of 5 memories. A
+database kept from an earlier run is reused as it is (an interrupted load resumes). Then it
+requests pages in-process through Django's test client as a staff operator (the whole view:
+access check, form, queries, template), full page and htmx partial taking turns: the Facts
+tab's filters (counts per status, keyset page), or with --url the given pages. Target: p50
+<= 100 ms on PostgreSQL; value search p95 <= 200 ms.
 """
 
 import argparse
