@@ -86,10 +86,7 @@ COUNT_CAP = 1000
 
 def bounded_count(facts: QuerySet[Fact]) -> int:
     """The number of ``facts``, or COUNT_CAP + 1 when there are more than COUNT_CAP."""
-    # Unordered: the model's newest-first order made the planner walk the primary key
-    # backwards through the agent's facts to find COUNT_CAP + 1 matches of a value search
-    # (a million rows' filter for a rare status) instead of reading the trigram index.
-    return facts.order_by()[: COUNT_CAP + 1].count()
+    return facts[: COUNT_CAP + 1].count()
 
 
 def count_label(count: int) -> str:
@@ -123,7 +120,10 @@ def searched_status_counts(facts: QuerySet[Fact], field: str) -> dict[str, int]:
     return {
         status: COUNT_CAP + 1
         if seen[status] > COUNT_CAP
-        else bounded_count(facts.filter(**{field: status}))
+        # Unordered: newest first, the planner walks the primary key backwards through the
+        # agent's facts for COUNT_CAP + 1 matches (200,000 rows' filter at a million facts)
+        # instead of reading the trigram index.
+        else facts.filter(**{field: status}).order_by()[: COUNT_CAP + 1].count()
         for status in Status.values
     }
 
