@@ -1,5 +1,6 @@
 """Reads of facts: filtered lists with keyset pagination, one fact with its provenance."""
 
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -187,9 +188,35 @@ def status_counts(agent: AgentScope, filters: FactFilters) -> dict[str, int]:
     each fact counts under the status it had then."""
     facts = filter_facts(agent, replace(filters, statuses=[]))
     field = status_field(filters)
+    if filters.search:
+        return searched_status_counts(facts, field)
     walk = not filters.few_by_prefix
     return {
         status: bounded_count(facts.filter(**{field: status}), in_id_order=walk)
+        for status in Status.values
+    }
+
+
+def searched_status_counts(facts: QuerySet[Fact], field: str) -> dict[str, int]:
+    """status_counts() of a value search, from one read of the trigram index where it can.
+
+    Each read of that index costs about the same whatever the search finds: a value's
+    common words (every fact here says "value ...") make it walk their long posting lists.
+    So the statuses of up to one COUNT_CAP + 1 per status of the matches are read at once:
+    fewer than that many matches are every match (each count exact); otherwise a status
+    seen more than COUNT_CAP times is over the cap for sure, and only the others are
+    counted on their own (the rare ones then read the status index, not the trigrams)."""
+    sample_size = len(Status.values) * (COUNT_CAP + 1)
+    seen = Counter(facts.order_by().values_list(field, flat=True)[:sample_size])
+    if seen.total() < sample_size:
+        return {status: min(seen[status], COUNT_CAP + 1) for status in Status.values}
+    return {
+        status: COUNT_CAP + 1
+        if seen[status] > COUNT_CAP
+        # Unordered: newest first, the planner walks the primary key backwards through the
+        # agent's facts for COUNT_CAP + 1 matches (200,000 rows' filter at a million facts)
+        # instead of reading the trigram index.
+        else facts.filter(**{field: status}).order_by()[: COUNT_CAP + 1].count()
         for status in Status.values
     }
 

@@ -95,6 +95,16 @@ def _rate_limit_counters_of_this_run(tmp_path_factory):
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hashing():
+    """Passwords hashed with one MD5 round instead of 1.5 million of PBKDF2: every signed-in
+    test client and every browser sign-in hashes one, at a second or more each on a loaded
+    machine. No test is about the hash's cost; the servers started in a process of their own
+    keep the real hasher (no test signs in there with a user it created)."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits():
     """Every test starts with no request counted (the database's counters are rolled back

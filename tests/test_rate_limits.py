@@ -125,8 +125,7 @@ def test_a_limit_set_to_0_is_off(db, settings):
 
 
 @pytest.fixture
-def operator(db, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def operator(db):
     return get_user_model().objects.create_user(
         "ops", password="correct horse battery", is_staff=True
     )
