@@ -31,6 +31,13 @@ from facts.services.freshness import (
     end_expired_facts_pass,
     reconfirm_fact,
 )
+from facts.services.reopening import (
+    ReopenOutcome,
+    last_resolution,
+    reopen_fact,
+    undo_resolution,
+    undo_window,
+)
 from facts.services.resolving import Resolution, delete_fact, resolve_fact
 
 __all__ = [
@@ -44,6 +51,7 @@ __all__ = [
     "ForgetScope",
     "Level",
     "Outcome",
+    "ReopenOutcome",
     "Resolution",
     "SourceInput",
     "assert_fact",
@@ -58,7 +66,11 @@ __all__ = [
     "forget_coverage",
     "forget_facts",
     "forget_scope",
+    "last_resolution",
     "reconfirm_fact",
+    "reopen_fact",
     "resolve_fact",
     "subject_scope_of",
+    "undo_resolution",
+    "undo_window",
 ]
