@@ -4,14 +4,17 @@
 
 from django.urls import path
 
-from facts import views, views_check
+from facts import views, views_check, views_review
 
 app_name = "facts"
 
 urlpatterns = [
     path("", views.dashboard_home, name="home"),
-    path("review/", views.review, name="review"),
-    path("review/<int:fact_id>/resolve/", views.review_resolve, name="review_resolve"),
+    path("review/", views_review.review, name="review"),
+    path("review/mine/", views_review.review_mine, name="review_mine"),
+    path("review/bulk/", views_review.review_bulk, name="review_bulk"),
+    path("review/undo/", views_review.review_undo, name="review_undo"),
+    path("review/<int:fact_id>/resolve/", views_review.review_resolve, name="review_resolve"),
     path(
         "review/<int:fact_id>/reconfirm/",
         views.review_freshness,
@@ -28,4 +31,5 @@ urlpatterns = [
     path("facts/<int:fact_id>/", views.fact_page, name="detail"),
     path("facts/<int:fact_id>/resolve/", views.fact_resolve, name="resolve"),
     path("facts/<int:fact_id>/delete/", views.fact_delete, name="delete"),
+    path("facts/<int:fact_id>/reopen/", views.fact_reopen, name="reopen"),
 ]

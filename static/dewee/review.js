@@ -43,3 +43,30 @@
     swapped = null;
   });
 })();
+
+// Bulk selection: "Select all on this page" ticks every box here instead of reloading the
+// page with them ticked (its link does that without JavaScript).
+(function () {
+  "use strict";
+
+  document.addEventListener("click", function (event) {
+    const link = event.target.closest("a.select-all");
+    if (!link) return;
+    event.preventDefault();
+    const boxes = Array.from(document.querySelectorAll('input[type="checkbox"][form="bulk-form"]'));
+    const all = boxes.every(function (box) { return box.checked; });
+    boxes.forEach(function (box) { box.checked = !all; });
+  });
+
+  // The undo toast leaves when its window closes; the server refuses a late undo anyway.
+  function arm(root) {
+    root.querySelectorAll("form[data-undo-seconds]").forEach(function (form) {
+      const seconds = parseInt(form.dataset.undoSeconds, 10);
+      if (form.dataset.armed || !(seconds > 0)) return;
+      form.dataset.armed = "1";
+      setTimeout(function () { form.remove(); }, seconds * 1000);
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { arm(document); });
+  document.addEventListener("htmx:afterSettle", function () { arm(document); });
+})();
