@@ -32,13 +32,15 @@
     }
   });
 
-  // htmx replaces the whole item: keep the focus on what took its place, so j goes on.
+  // htmx replaces the whole group: keep the focus on what took its place, so j goes on.
   let swapped = null;
   document.addEventListener("htmx:beforeSwap", function (event) {
     swapped = event.detail.target && event.detail.target.id;
   });
   document.addEventListener("htmx:afterSettle", function () {
-    const item = swapped && document.getElementById(swapped);
+    const swappedIn = swapped && document.getElementById(swapped);
+    // A slot's group comes back whole: focus its first dispute still waiting, or the note.
+    const item = swappedIn && (swappedIn.querySelector(".review-item") || swappedIn);
     if (item) item.focus();
     swapped = null;
   });
