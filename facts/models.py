@@ -197,6 +197,19 @@ class Fact(models.Model):
             models.Index(fields=["agent", "subject", "-id"], name="fact_agent_subject_idx"),
             models.Index(fields=["agent", "predicate", "-id"], name="fact_agent_predicate_idx"),
             models.Index(fields=["agent", "believed_from"], name="fact_agent_believed_idx"),
+            # The review queue, oldest dispute first over every visible agent: walked in
+            # order until a page is found, instead of sorting every disputed fact.
+            models.Index(
+                fields=["recorded_at", "id"],
+                condition=Q(status="disputed"),
+                name="fact_disputed_oldest_idx",
+            ),
+            # Its re-confirmation section, the longest unconfirmed current facts first.
+            models.Index(
+                fields=["last_confirmed_at", "id"],
+                condition=Q(status="current"),
+                name="fact_current_confirmed_idx",
+            ),
         ]
 
     def __str__(self) -> str:
