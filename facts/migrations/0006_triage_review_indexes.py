@@ -4,18 +4,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('facts', '0005_freshness_and_dispute_time'),
+        ("facts", "0005_freshness_and_dispute_time"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='fact',
-            index=models.Index(condition=models.Q(('status', 'disputed')), fields=['recorded_at', 'id'], name='fact_disputed_oldest_idx'),
+            model_name="fact",
+            index=models.Index(
+                condition=models.Q(("status", "disputed")),
+                fields=["recorded_at", "id"],
+                name="fact_disputed_oldest_idx",
+            ),
         ),
         migrations.AddIndex(
-            model_name='fact',
-            index=models.Index(condition=models.Q(('status', 'current')), fields=['last_confirmed_at', 'id'], name='fact_current_confirmed_idx'),
+            model_name="fact",
+            index=models.Index(
+                condition=models.Q(("status", "current")),
+                fields=["last_confirmed_at", "id"],
+                name="fact_current_confirmed_idx",
+            ),
         ),
     ]
