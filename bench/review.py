@@ -43,8 +43,8 @@ from tenancy.services import create_agent, default_workspace
 def explain(filters: ReviewFilters) -> None:
     matching = disputes_matching(Access(actor="bench"), filters)
     query = _with_current(matching).order_by("recorded_at", "id")[:50]
-    options = {"analyze": True} if connection.vendor == "postgresql" else {}
-    print(f"\n```\n{query.explain(**options)}\n```\n")
+    plan = query.explain(analyze=True) if connection.vendor == "postgresql" else query.explain()
+    print(f"\n```\n{plan}\n```\n")
 
 
 def main() -> None:

@@ -73,7 +73,8 @@ def needs_reconfirmation(
     # Read in batches, oldest confirmation first: the first batch nearly always holds a
     # page (only facts kept fresh by use drop out), and a large backlog then costs one
     # short index walk instead of CANDIDATES_MAX rows scored in Python.
-    candidates, facts, read = _candidates(agents, now), [], 0
+    candidates, read = _candidates(agents, now), 0
+    facts: list[Fact] = []
     batch = max(2 * limit, 100)
     while read < CANDIDATES_MAX and len(facts) < limit:
         rows = list(candidates[read : min(read + batch, CANDIDATES_MAX)])
