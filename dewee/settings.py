@@ -445,6 +445,8 @@ DEWEE_SESSION_IDLE_TIMEOUT_SECS = int(os.environ.get("DEWEE_SESSION_IDLE_TIMEOUT
 DEWEE_SESSION_SWEEP_INTERVAL_SECS = int(os.environ.get("DEWEE_SESSION_SWEEP_INTERVAL_SECS", 300))
 # Ends expired facts, for the agents whose memory policy sets end_expired_facts.
 DEWEE_FACT_FRESHNESS_INTERVAL_SECS = int(os.environ.get("DEWEE_FACT_FRESHNESS_INTERVAL_SECS", 3600))
+# How long after accepting or rejecting a disputed fact its resolver may undo it.
+DEWEE_UNDO_SECONDS = int(os.environ.get("DEWEE_UNDO_SECONDS", 30))
 # A dotted path to a callable (list of texts -> summary text) for deployments with an LLM.
 DEWEE_SESSION_SUMMARISER = os.environ.get(
     "DEWEE_SESSION_SUMMARISER", "memory.summaries.extractive_summary"

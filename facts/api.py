@@ -23,6 +23,7 @@ from facts.schemas import (
     ForgetIn,
     ForgetPreviewOut,
     ReceiptOut,
+    ReopenIn,
     ResolveIn,
     RestoreIn,
     RestoreOut,
@@ -199,6 +200,23 @@ def resolve_fact(request: HttpRequest, fact_id: int, payload: ResolveIn) -> dict
     fact = services.resolve_fact(
         fact=fact, action=payload.action, reason=payload.reason, actor=access.actor
     )
+    return queries.fact_detail(fact)
+
+
+@router.post(
+    "/facts/{int:fact_id}/reopen",
+    response={200: FactDetailOut, 409: ErrorOut},
+    summary="Reopen a rejected fact",
+    description="The trust rules decide again: it waits as disputed beside the slot's "
+    "current value, or becomes current when the slot is empty or its current value is less "
+    "trusted. 409 `fact_not_rejected` for a fact that is not rejected, "
+    "`value_already_current` when the current value is the same.",
+    auth=WRITE,
+)
+def reopen_fact(request: HttpRequest, fact_id: int, payload: ReopenIn) -> dict:
+    access = request_access(request)
+    fact = queries.get_fact(access=access, fact_id=fact_id)
+    fact = services.reopen_fact(fact=fact, reason=payload.reason, actor=access.actor)
     return queries.fact_detail(fact)
 
 

@@ -33,3 +33,22 @@ class FactNotCurrent(Conflict):
     """Only the current value of a slot can be re-confirmed or ended."""
 
     code = "fact_not_current"
+
+
+class UndoRefused(Conflict):
+    """A resolution can no longer be undone: its window passed, someone else made it, or
+    its slot changed since."""
+
+    code = "undo_refused"
+
+
+class FactNotRejected(Conflict):
+    """Only a rejected fact can be reopened."""
+
+    code = "fact_not_rejected"
+
+
+class ValueAlreadyCurrent(Conflict):
+    """A reopened value equal to the slot's current one would only duplicate it."""
+
+    code = "value_already_current"

@@ -1,8 +1,8 @@
 """Forms of the dashboard's Facts pages: the GET filter form, the action forms and the
 text to check."""
 
-from datetime import UTC, timedelta
-from typing import Any
+from datetime import UTC, datetime, time, timedelta
+from typing import Any, cast
 
 from django import forms
 from django.utils import timezone
@@ -14,7 +14,7 @@ from facts.models import KEY_MAX_CHARS, Status
 from facts.queries import PREFIX_FIELDS, FactFilters
 from facts.services import ForgetScope, Resolution, forget_scope
 from facts.services.checking import TEXT_MAX_CHARS
-from tenancy.validation import REASON_MAX_CHARS
+from tenancy.validation import DB_ID_MAX, REASON_MAX_CHARS
 
 DATETIME_LOCAL_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
 
@@ -264,3 +264,91 @@ class ChangesForm(forms.Form):
 
     def filters(self) -> ChangeFilters:
         return self.cleaned_data["filters"]
+
+
+AGE_CHOICES = [("", "Any age"), ("1", "Older than 1 day"), ("7", "Older than 7 days")]
+AGE_CHOICES += [("30", "Older than 30 days")]
+
+
+class ReviewFilterForm(forms.Form):
+    """The review queue's filters. ``workspace`` is offered only where every workspace is
+    visible; ``agent`` among the visible agents (the view loads it through the access
+    helper: another workspace's is a 404)."""
+
+    workspace = forms.ChoiceField(label="Workspace", required=False)
+    agent = forms.CharField(label="Agent", required=False, widget=forms.Select)
+    predicate = forms.CharField(
+        label="Predicate",
+        required=False,
+        max_length=KEY_MAX_CHARS,
+        help_text="Starts with, any case.",
+    )
+    age = forms.ChoiceField(label="Waiting", required=False, choices=AGE_CHOICES)
+    before = forms.DateField(
+        label="Recorded before",
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+    )
+
+    def __init__(
+        self, data: Any, *, workspaces: list[str] | None, agent_choices: list[Any]
+    ) -> None:
+        """``workspaces``: the slugs to offer, or None to drop the field (members)."""
+        super().__init__(data, label_suffix="")
+        if workspaces is None:
+            del self.fields["workspace"]
+        else:
+            choices = [("", "All workspaces"), *((slug, slug) for slug in workspaces)]
+            cast(forms.ChoiceField, self.fields["workspace"]).choices = choices
+        self.fields["agent"].widget.choices = [("", "All agents"), *agent_choices]
+
+    def recorded_before(self, now: datetime) -> datetime | None:
+        """The earlier of the age's cut-off and the date's start (UTC)."""
+        data = self.cleaned_data
+        limits = []
+        if data["age"]:
+            limits.append(now - timedelta(days=int(data["age"])))
+        if data["before"]:
+            limits.append(datetime.combine(data["before"], time.min, tzinfo=UTC))
+        return min(limits, default=None)
+
+
+# A bulk action or an undo never names more facts than a queue page shows, with room.
+BULK_MAX_FACTS = 200
+
+
+class FactIdsField(forms.Field):
+    """Fact ids, from checkboxes or hidden inputs that repeat one name."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: Any) -> list[int]:
+        values = value or []
+        if len(values) > BULK_MAX_FACTS:
+            raise forms.ValidationError(f"Choose at most {BULK_MAX_FACTS} facts at a time.")
+        try:
+            ids = [int(v) for v in values]
+        except (TypeError, ValueError):
+            raise forms.ValidationError("Fact ids are numbers.") from None
+        if any(not 1 <= i <= DB_ID_MAX for i in ids):
+            raise forms.ValidationError("Not a fact id.")
+        return list(dict.fromkeys(ids))
+
+    def validate(self, value: Any) -> None:
+        if self.required and not value:
+            raise forms.ValidationError("Select at least one disputed fact.")
+
+
+class BulkResolveForm(ResolveForm):
+    """Accept or reject the selected disputes. ``confirm`` is set by the confirmation step
+    (or by htmx, after the browser's own confirmation); ``next`` carries the queue's filters
+    back."""
+
+    fact = FactIdsField()
+    confirm = forms.BooleanField(required=False)
+    next = forms.CharField(required=False, max_length=2000)
+
+
+class UndoForm(forms.Form):
+    fact = FactIdsField()
+    next = forms.CharField(required=False, max_length=2000)

@@ -219,6 +219,19 @@ class Fact(models.Model):
                     ("restored_at", "fact_agent_restored_at_idx"),
                 )
             ),
+            # The review queue, oldest dispute first over every visible agent: walked in
+            # order until a page is found, instead of sorting every disputed fact.
+            models.Index(
+                fields=["recorded_at", "id"],
+                condition=Q(status="disputed"),
+                name="fact_disputed_oldest_idx",
+            ),
+            # Its re-confirmation section, the longest unconfirmed current facts first.
+            models.Index(
+                fields=["last_confirmed_at", "id"],
+                condition=Q(status="current"),
+                name="fact_current_confirmed_idx",
+            ),
         ]
 
     def __str__(self) -> str:

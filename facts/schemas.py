@@ -53,6 +53,10 @@ class ResolveIn(StrictSchema):
     reason: StrictStr = ""
 
 
+class ReopenIn(StrictSchema):
+    reason: StrictStr = Field("", description="Why the rejected value is taken back.")
+
+
 class ForgetIn(StrictSchema):
     agent_id: StrictStr
     user: StrictStr | None = Field(None, description="Every fact about this user.")

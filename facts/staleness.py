@@ -70,7 +70,18 @@ def needs_reconfirmation(
     agents = list(access.agents())
     if not agents:
         return []
-    facts = _stale(list(_candidates(agents, now)[:CANDIDATES_MAX]), agents, now)
+    # Read in batches, oldest confirmation first: the first batch nearly always holds a
+    # page (only facts kept fresh by use drop out), and a large backlog then costs one
+    # short index walk instead of CANDIDATES_MAX rows scored in Python.
+    candidates, read = _candidates(agents, now), 0
+    facts: list[Fact] = []
+    batch = max(2 * limit, 100)
+    while read < CANDIDATES_MAX and len(facts) < limit:
+        rows = list(candidates[read : min(read + batch, CANDIDATES_MAX)])
+        facts += _stale(rows, agents, now)
+        read += len(rows)
+        if len(rows) < batch:
+            break
     return [
         {**fact_to_dict(fact, now=now), "workspace": fact.agent.workspace.slug}
         for fact in facts[:limit]

@@ -4,15 +4,18 @@
 
 from django.urls import path
 
-from facts import views, views_audit, views_check, views_search
+from facts import views, views_audit, views_check, views_review, views_search
 
 app_name = "facts"
 
 urlpatterns = [
     path("", views.dashboard_home, name="home"),
     path("search/", views_search.search_page, name="search"),
-    path("review/", views.review, name="review"),
-    path("review/<int:fact_id>/resolve/", views.review_resolve, name="review_resolve"),
+    path("review/", views_review.review, name="review"),
+    path("review/mine/", views_review.review_mine, name="review_mine"),
+    path("review/bulk/", views_review.review_bulk, name="review_bulk"),
+    path("review/undo/", views_review.review_undo, name="review_undo"),
+    path("review/<int:fact_id>/resolve/", views_review.review_resolve, name="review_resolve"),
     path(
         "review/<int:fact_id>/reconfirm/",
         views.review_freshness,
@@ -35,4 +38,5 @@ urlpatterns = [
     path("facts/<int:fact_id>/resolve/", views.fact_resolve, name="resolve"),
     path("facts/<int:fact_id>/delete/", views.fact_delete, name="delete"),
     path("facts/<int:fact_id>/restore/", views.fact_restore, name="restore"),
+    path("facts/<int:fact_id>/reopen/", views.fact_reopen, name="reopen"),
 ]

@@ -49,7 +49,6 @@ from facts.forms import (
 from facts.models import USER_SUBJECT, Fact, Status
 from facts.queries import (
     FACT_EXPORT_COLUMNS,
-    disputed_count,
     fact_detail,
     fact_to_dict,
     facts_for_export,
@@ -57,7 +56,6 @@ from facts.queries import (
     get_receipt,
     list_facts,
     plan_prefix_filters,
-    review_queue,
     status_counts,
     suggest_keys,
 )
@@ -73,11 +71,11 @@ from facts.services import (
     forget_facts,
     forget_scope,
     reconfirm_fact,
+    reopen_fact,
     resolve_fact,
     restore_fact,
     subject_scope_of,
 )
-from facts.staleness import needs_reconfirmation
 from tenancy.access import Access, access_for_user
 from tenancy.queries import receipt_to_dict
 
@@ -311,43 +309,6 @@ def fact_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
     return _after_action(request, access, fact, notice=notice, error=error)
 
 
-@login_required
-@require_GET
-@vary_on_headers("HX-Request")
-@domain_errors
-def review(request: HtmxHttpRequest) -> HttpResponse:
-    """Disputed facts of every visible agent, oldest first, beside their slot's current
-    value; then the stale and expired facts that need re-confirmation."""
-    access = access_for_user(request.user)
-    context = {
-        "items": review_queue(access),
-        "stale": needs_reconfirmation(access),
-        "nav": "review",
-    }
-    return render_page(request, "dashboard/review.html", "queue", access, context)
-
-
-@login_required
-@require_POST
-@domain_errors
-def review_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
-    """htmx: the settled item in place of the item, and the nav badge out of band;
-    without JavaScript: back to the queue."""
-    access = acting_access(request)
-    fact, notice, error = _resolve(request, access, fact_id)
-    if not is_fragment(request):
-        flash(request, notice, error)
-        return redirect(mount_url(request, "facts:review"))
-    context = {
-        "access": access,
-        "fact": fact_to_dict(fact),
-        "notice": notice,
-        "error": error,
-        "review_count": disputed_count(access),
-    }
-    return render(request, "dashboard/review.html#resolved", context)
-
-
 # The review queue's actions on a stale fact: each the one service of its rule.
 FRESHNESS_ACTIONS = {
     "reconfirm": (reconfirm_fact, "Confirmed: its freshness starts again."),
@@ -377,6 +338,25 @@ def review_freshness(request: HtmxHttpRequest, fact_id: int, action: str) -> Htt
         return redirect(mount_url(request, "facts:review"))
     context = {"access": access, "fact": fact_to_dict(fact), "notice": notice, "error": error}
     return render(request, "dashboard/review.html#refreshed", context)
+
+
+@login_required
+@require_POST
+@domain_errors
+def fact_reopen(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
+    """A rejected fact back into use, the trust rules applied again: it waits in review
+    again, or becomes current (the slot is empty, or its value less trusted)."""
+    access = acting_access(request)
+    fact = get_fact(access=access, fact_id=fact_id)
+    form = ReasonForm(request.POST)
+    if not form.is_valid():
+        raise BadRequest("the reason is too long")
+    try:
+        fact = reopen_fact(fact=fact, actor=access.actor, reason=form.cleaned_data["reason"])
+    except Conflict as exc:
+        return _after_action(request, access, fact, error=exc.message)
+    notice = f"Reopened: the fact is {fact.status} now."
+    return _after_action(request, access, fact, notice=notice)
 
 
 @login_required

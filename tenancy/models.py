@@ -222,6 +222,8 @@ class AuditAction(models.TextChoices):
     FACT_DELETE = "fact.delete", "Fact deleted"
     FACT_END = "fact.end", "Fact ended"
     FACT_RESTORE = "fact.restore", "Fact restored"
+    FACT_UNDO = "fact.undo", "Resolution undone"
+    FACT_REOPEN = "fact.reopen", "Fact reopened"
     FACTS_FORGET = "facts.forget", "Facts forgotten"
     MEMORY_DELETE = "memory.delete", "Memories deleted"
     MEMORY_UPDATE = "memory.update", "Memory edited"

@@ -74,6 +74,17 @@ def register(memory_commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=resolve_fact)
 
+    p = sub.add_parser(
+        "reopen",
+        help="Take a rejected fact back: it waits in review again, or becomes current "
+        "(empty slot, or a less trusted current value).",
+    )
+    p.add_argument("--agent", required=True)
+    p.add_argument("fact_id", type=int, metavar="FACT_ID")
+    p.add_argument("--reason", default="")
+    add_json_flag(p)
+    p.set_defaults(handler=reopen_fact)
+
     p = sub.add_parser("delete", help="Take a fact out of use (the record stays).")
     p.add_argument("--agent", required=True)
     p.add_argument("fact_id", type=int, metavar="FACT_ID")
@@ -300,6 +311,18 @@ def resolve_fact(args: argparse.Namespace) -> None:
     else:
         verb = "Accepted" if args.action == services.Resolution.ACCEPT else "Rejected"
         print(f"{verb} fact {fact.pk}: {fact.subject}.{fact.predicate} = {fact.value}")
+
+
+def reopen_fact(args: argparse.Namespace) -> None:
+    access = cli_access()
+    fact = queries.get_fact(access=access, fact_id=args.fact_id, agent=access.agent(args.agent))
+    fact = services.reopen_fact(fact=fact, reason=args.reason, actor=access.actor)
+    detail = queries.fact_detail(fact)
+    if args.json:
+        print_json(detail)
+    else:
+        slot = f"{fact.subject}.{fact.predicate}"
+        print(f"Reopened fact {fact.pk}: {slot} = {fact.value} ({fact.status})")
 
 
 def delete_fact(args: argparse.Namespace) -> None:

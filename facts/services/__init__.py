@@ -31,6 +31,13 @@ from facts.services.freshness import (
     end_expired_facts_pass,
     reconfirm_fact,
 )
+from facts.services.reopening import (
+    ReopenOutcome,
+    last_resolution,
+    reopen_fact,
+    undo_resolution,
+    undo_window,
+)
 from facts.services.resolving import Resolution, delete_fact, resolve_fact
 from facts.services.restoring import RestoreOutcome, RestoreResult, restore_fact
 
@@ -45,6 +52,7 @@ __all__ = [
     "ForgetScope",
     "Level",
     "Outcome",
+    "ReopenOutcome",
     "Resolution",
     "RestoreOutcome",
     "RestoreResult",
@@ -61,8 +69,12 @@ __all__ = [
     "forget_coverage",
     "forget_facts",
     "forget_scope",
+    "last_resolution",
     "reconfirm_fact",
+    "reopen_fact",
     "resolve_fact",
     "restore_fact",
     "subject_scope_of",
+    "undo_resolution",
+    "undo_window",
 ]

@@ -32,14 +32,43 @@
     }
   });
 
-  // htmx replaces the whole item: keep the focus on what took its place, so j goes on.
+  // htmx replaces the whole group: keep the focus on what took its place, so j goes on.
   let swapped = null;
   document.addEventListener("htmx:beforeSwap", function (event) {
     swapped = event.detail.target && event.detail.target.id;
   });
   document.addEventListener("htmx:afterSettle", function () {
-    const item = swapped && document.getElementById(swapped);
+    const swappedIn = swapped && document.getElementById(swapped);
+    // A slot's group comes back whole: focus its first dispute still waiting, or the note.
+    const item = swappedIn && (swappedIn.querySelector(".review-item") || swappedIn);
     if (item) item.focus();
     swapped = null;
   });
+})();
+
+// Bulk selection: "Select all on this page" ticks every box here instead of reloading the
+// page with them ticked (its link does that without JavaScript).
+(function () {
+  "use strict";
+
+  document.addEventListener("click", function (event) {
+    const link = event.target.closest("a.select-all");
+    if (!link) return;
+    event.preventDefault();
+    const boxes = Array.from(document.querySelectorAll('input[type="checkbox"][form="bulk-form"]'));
+    const all = boxes.every(function (box) { return box.checked; });
+    boxes.forEach(function (box) { box.checked = !all; });
+  });
+
+  // The undo toast leaves when its window closes; the server refuses a late undo anyway.
+  function arm(root) {
+    root.querySelectorAll("form[data-undo-seconds]").forEach(function (form) {
+      const seconds = parseInt(form.dataset.undoSeconds, 10);
+      if (form.dataset.armed || !(seconds > 0)) return;
+      form.dataset.armed = "1";
+      setTimeout(function () { form.remove(); }, seconds * 1000);
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { arm(document); });
+  document.addEventListener("htmx:afterSettle", function () { arm(document); });
 })();

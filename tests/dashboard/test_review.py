@@ -52,7 +52,7 @@ def test_queue_shows_disputed_facts_oldest_first_beside_the_current_value(manage
     state(agent, "Paris", predicate="city")
     second = dispute(agent, "Rome", predicate="city", source=source(reference="conv-2"))
     response = manager_client.get(QUEUE)
-    items = response.context["items"]
+    items = [item for group in response.context["groups"] for item in group["items"]]
     assert [i["id"] for i in items] == [first.pk, second.pk]
     assert (items[0]["current"]["value"], items[1]["current"]["value"]) == ("Acme", "Paris")
     assert [s["reference"] for s in items[0]["sources"]] == ["conv-1"]
@@ -86,11 +86,12 @@ def test_queue_queries_do_not_grow_with_disputes(
     for i in range(n):
         state(agent, f"c{i}", predicate="city", user=f"u{i}")
         dispute(agent, f"d{i}", predicate="city", user=f"u{i}")
-    # session, user, the disputed facts, their sources, the current facts, theirs, the badge,
-    # then for the re-confirmation section the agents and their stale facts
-    with django_assert_max_num_queries(9):
+    # session, user, the filter's agents, the count, the disputed facts, their sources, the
+    # current facts, theirs, the badge, then for the re-confirmation section the agents and
+    # their stale facts
+    with django_assert_max_num_queries(11):
         response = staff_client.get(STAFF_QUEUE)
-    assert len(response.context["items"]) == n
+    assert len(response.context["groups"]) == n
 
 
 def test_empty_queue_points_to_the_facts_tab(manager_client, agent):
@@ -103,16 +104,16 @@ def test_accept_without_js_redirects_back_to_the_queue(manager_client, agent):
     current = state(agent, "Acme").fact
     disputed = dispute(agent, "Globex")
     response = manager_client.post(resolve_url(disputed), {"action": "accept"})
-    assert (response.status_code, response["Location"]) == (302, QUEUE)
+    assert (response.status_code, response["Location"]) == (302, f"{QUEUE}?undo={disputed.pk}")
     assert (refreshed(disputed).status, refreshed(current).status) == ("current", "history")
     event = AuditEvent.objects.get(target_id=str(disputed.pk))
     assert (event.actor, event.details["action"]) == ("operator:mia", "accept")
     queue = manager_client.get(QUEUE).text
-    assert "Value accepted." in queue
+    assert "Value “Globex” accepted." in queue
     assert "Nothing to review" in queue
 
 
-def test_reject_with_htmx_replaces_the_item_and_updates_the_badge(manager_client, agent):
+def test_reject_with_htmx_replaces_the_slots_group_and_updates_the_badge(manager_client, agent):
     state(agent, "Acme")
     disputed = dispute(agent, "Globex")
     state(agent, "Paris", predicate="city")
@@ -120,8 +121,8 @@ def test_reject_with_htmx_replaces_the_item_and_updates_the_badge(manager_client
     response = manager_client.post(resolve_url(disputed), {"action": "reject"}, headers=HTMX)
     assert response.status_code == 200
     assert "<html" not in response.text
-    assert f'<li class="review-item review-done" id="review-{disputed.pk}"' in response.text
-    assert "Value rejected." in response.text
+    assert '<li class="review-group review-done" id="slot-' in response.text
+    assert "Value “Globex” rejected." in response.text
     assert 'id="review-badge" class="badge badge-alert" hx-swap-oob="true"' in response.text
     assert ">1</span>" in response.text
     assert refreshed(disputed).status == Status.REJECTED

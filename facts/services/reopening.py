@@ -1,0 +1,221 @@
+"""Taking a person's decision on a disputed fact back: undo an accept or a reject within a
+short window, or reopen a rejected fact later. Each goes through the slot's lock and is
+audited, like the decision itself."""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from facts.exceptions import FactNotRejected, UndoRefused, ValueAlreadyCurrent
+from facts.models import Fact, Status
+from facts.rules import normalise_value, trust_key
+from facts.services.erasure import forget_keys
+from facts.services.resolving import Resolution, _locked_fact
+from facts.services.transitions import make_current, retire
+from tenancy.audit import record_event
+from tenancy.models import AuditAction, AuditEvent
+from tenancy.validation import REASON_MAX_CHARS, clean_text
+
+# The audit actions that change a disputed fact's fate: the latest one says what an undo
+# would reverse.
+_DECISIONS = [AuditAction.FACT_RESOLVE, AuditAction.FACT_UNDO, AuditAction.FACT_REOPEN]
+
+
+def undo_window() -> timedelta:
+    return timedelta(seconds=settings.DEWEE_UNDO_SECONDS)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The latest resolution of a fact: what was done, by whom, when, what it replaced."""
+
+    action: Resolution
+    actor: str
+    at: datetime
+    replaced_id: int | None
+
+
+def last_resolution(fact: Fact) -> Decision | None:
+    """The fact's latest decision if it is an accept or a reject (not yet undone or
+    reopened); None otherwise. One indexed read of the audit log."""
+    event = (
+        AuditEvent.objects.filter(target_type="fact", target_id=str(fact.pk), action__in=_DECISIONS)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if event is None or event.action != AuditAction.FACT_RESOLVE:
+        return None
+    return Decision(
+        action=Resolution(event.details["action"]),
+        actor=event.actor,
+        at=event.created_at,
+        replaced_id=event.details.get("replaced_fact"),
+    )
+
+
+def _changed_since(fact: Fact, moment: datetime, *, besides: list[int]) -> bool:
+    """Whether another fact of ``fact``'s slot was recorded, believed, retired or settled
+    after ``moment``: then the slot is not as the decision left it."""
+    later = (
+        Q(recorded_at__gt=moment)
+        | Q(believed_from__gt=moment)
+        | Q(believed_until__gt=moment)
+        | Q(disputed_until__gt=moment)
+    )
+    others = Fact.objects.in_slot(fact.slot).exclude(pk__in=[fact.pk, *besides])
+    return others.filter(later).exists()
+
+
+def _refuse_unless_undoable(fact: Fact, decision: Decision | None, actor: str) -> None:
+    if decision is None:
+        raise UndoRefused(f"Fact {fact.pk} has no accept or reject to undo")
+    if decision.actor != actor:
+        raise UndoRefused(f"Only {decision.actor}, who settled fact {fact.pk}, may undo it")
+    if timezone.now() - decision.at > undo_window():
+        raise UndoRefused(
+            f"The {settings.DEWEE_UNDO_SECONDS} s to undo the decision on fact {fact.pk} "
+            "have passed" + ("; reopen it instead" if decision.action == Resolution.REJECT else "")
+        )
+
+
+@transaction.atomic
+def undo_resolution(*, fact: Fact, actor: str) -> Fact:
+    """Reverse ``actor``'s own accept or reject of ``fact``, within DEWEE_UNDO_SECONDS of it.
+
+    Accepted: the fact waits again as disputed (it was believed from the accept until now)
+    and the value it replaced is current again. Rejected: the fact waits again as disputed.
+    Refused (``UndoRefused``) when the window passed, someone else decided, or the slot
+    changed since (another fact recorded, believed, retired or settled after the decision;
+    the fact or the value it replaced no longer as the decision left them): then a person
+    decides again from the queue, or reopens a rejected fact.
+    """
+    fact = _locked_fact(fact)
+    decision = last_resolution(fact)
+    _refuse_unless_undoable(fact, decision, actor)
+    assert decision is not None
+    changed = UndoRefused(f"The slot of fact {fact.pk} changed since; it cannot be undone")
+    now = timezone.now()
+    replaced = None
+    if decision.action == Resolution.ACCEPT:
+        if fact.status != Status.CURRENT or fact.believed_from != fact.disputed_until:
+            raise changed
+        moment = fact.believed_from
+        if decision.replaced_id is not None:
+            replaced = Fact.objects.in_slot(fact.slot).filter(pk=decision.replaced_id).first()
+            if replaced is None or replaced.status != Status.HISTORY:
+                raise changed
+            if replaced.believed_until != moment:
+                raise changed
+    else:
+        if fact.status != Status.REJECTED:
+            raise changed
+        moment = fact.disputed_until
+    assert moment is not None
+    if _changed_since(fact, moment, besides=[replaced.pk] if replaced else []):
+        raise changed
+    _back_to_review(fact, actor=actor, now=now)
+    if replaced is not None:
+        # The replaced value's belief resumes: its record reads as believed throughout.
+        replaced.status = Status.CURRENT
+        replaced.believed_until = None
+        replaced.status_changed_by = actor
+        replaced.status_reason = f"restored: accepting fact {fact.pk} was undone"
+        replaced.save(
+            update_fields=["status", "believed_until", "status_changed_by", "status_reason"]
+        )
+    record_event(
+        workspace_id=fact.agent.workspace_id,
+        agent=fact.agent,
+        actor=actor,
+        action=AuditAction.FACT_UNDO,
+        target_type="fact",
+        target_id=str(fact.pk),
+        details={
+            "undone": decision.action.value,
+            "restored_fact": replaced.pk if replaced else None,
+            **forget_keys(fact),
+        },
+    )
+    return fact
+
+
+def _back_to_review(fact: Fact, *, actor: str, now: datetime) -> None:
+    """``fact`` waits for a person again; a fact that was believed stops being believed
+    (retired first: the slot's one current value is checked per statement)."""
+    fields = ["status", "disputed_until", "status_changed_by", "status_reason"]
+    if fact.status == Status.CURRENT:
+        fact.believed_until = now
+        fields.append("believed_until")
+    fact.status = Status.DISPUTED
+    fact.disputed_until = None
+    fact.status_changed_by = actor
+    fact.status_reason = "back to review"
+    fact.save(update_fields=fields)
+
+
+class ReopenOutcome(StrEnum):
+    DISPUTED = "disputed"
+    CURRENT = "current"
+    SUPERSEDED = "superseded"
+
+
+@transaction.atomic
+def reopen_fact(*, fact: Fact, actor: str, reason: str = "") -> Fact:
+    """Take a rejected fact back into use, any time after its rejection, with the trust
+    rules applied again as if its value had just been stated (DESIGN.md, fact rules).
+
+    The slot has no current value: the fact becomes current. Its current value is less
+    trusted (confirmed > stated > inferred, then confidence): the fact becomes current and
+    that value history. Otherwise it waits again as disputed beside the current value.
+    Refused: a fact that is not rejected (``FactNotRejected``), and a value equal to the
+    current one (``ValueAlreadyCurrent``: it would only repeat it).
+    """
+    reason = clean_text(reason, field="reason", max_chars=REASON_MAX_CHARS, required=False)
+    fact = _locked_fact(fact)
+    if fact.status != Status.REJECTED:
+        raise FactNotRejected(f"Fact {fact.pk} is {fact.status}, not rejected")
+    current = Fact.objects.in_slot(fact.slot).current().first()
+    if current is not None and normalise_value(current.value) == normalise_value(fact.value):
+        raise ValueAlreadyCurrent(f"Fact {current.pk} already holds the value {current.value!r}")
+    now = timezone.now()
+    replaced = None
+    if current is not None and trust_key(fact.verification, fact.confidence) < trust_key(
+        current.verification, current.confidence
+    ):
+        outcome = ReopenOutcome.DISPUTED
+        _back_to_review(fact, actor=actor, now=now)
+    else:
+        outcome = ReopenOutcome.CURRENT if current is None else ReopenOutcome.SUPERSEDED
+        if current is not None:
+            replaced = current
+            retire(
+                current,
+                status=Status.HISTORY,
+                actor=actor,
+                reason=f"replaced by reopened fact {fact.pk}",
+                now=now,
+            )
+        make_current(fact, actor=actor, reason=reason or "reopened", now=now)
+    if reason and outcome == ReopenOutcome.DISPUTED:
+        fact.status_reason = reason
+        fact.save(update_fields=["status_reason"])
+    record_event(
+        workspace_id=fact.agent.workspace_id,
+        agent=fact.agent,
+        actor=actor,
+        action=AuditAction.FACT_REOPEN,
+        target_type="fact",
+        target_id=str(fact.pk),
+        details={
+            "reason": reason,
+            "outcome": outcome.value,
+            "replaced_fact": replaced.pk if replaced else None,
+            **forget_keys(fact),
+        },
+    )
+    return fact

@@ -1,0 +1,149 @@
+"""Reads of the review queue: disputed facts filtered and grouped by slot, each group under
+its slot's current value as it is now; and a person's own recent decisions."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet, Subquery
+from django.utils import timezone
+
+from dewee.pagination import keyset_page
+from facts.models import Fact, FactQuerySet, FactSource
+from facts.queries import bounded_count, fact_to_dict, review_item
+from facts.slots import Slot
+from tenancy.access import Access
+from tenancy.models import Agent, AuditAction, AuditEvent, Workspace
+
+GROUPED_QUEUE_LIMIT = 50
+RESOLVED_PAGE_SIZE = 25
+# What "resolved by me" lists: the decisions on disputed facts, and their reversals.
+DECISION_ACTIONS = [AuditAction.FACT_RESOLVE, AuditAction.FACT_UNDO, AuditAction.FACT_REOPEN]
+
+
+@dataclass(frozen=True)
+class ReviewFilters:
+    """Narrow the queue: one workspace (where every one is visible), one agent, predicates
+    starting with ``predicate`` (any case), disputes recorded before ``recorded_before``."""
+
+    workspace: Workspace | None = None
+    agent: Agent | None = None
+    predicate: str = ""
+    recorded_before: datetime | None = None
+
+
+def slot_key(slot: Slot) -> str:
+    """A stable HTML id for a slot's group, whatever its text holds."""
+    return f"slot-{slot.lock_key() & 0xFFFF_FFFF_FFFF_FFFF:016x}"
+
+
+def _sourced(facts: FactQuerySet) -> FactQuerySet:
+    return facts.prefetch_related(Prefetch("sources", queryset=FactSource.objects.order_by("id")))
+
+
+def disputes_matching(access: Access, filters: ReviewFilters) -> FactQuerySet:
+    facts = Fact.objects.disputed()
+    if filters.agent is not None:
+        facts = facts.filter(agent=filters.agent)
+    else:
+        agents = access.agents()
+        if filters.workspace is not None:
+            agents = agents.filter(workspace=filters.workspace)
+        facts = facts.filter(agent__in=agents)
+    if filters.predicate:
+        facts = facts.filter(predicate__istartswith=filters.predicate)
+    if filters.recorded_before is not None:
+        facts = facts.filter(recorded_at__lt=filters.recorded_before)
+    return facts
+
+
+def _groups(disputed: list[Any]) -> list[dict[str, Any]]:
+    """``disputed`` (annotated ``current_id``) grouped by slot, in the order of each slot's
+    first dispute, each group under its slot's current value (read now, with sources)."""
+    current_ids = {f.current_id for f in disputed if f.current_id is not None}
+    currents = {f.pk: f for f in _sourced(Fact.objects.filter(pk__in=current_ids))}
+    now = timezone.now()
+    groups: dict[Slot, dict[str, Any]] = {}
+    for fact in disputed:
+        item = review_item(fact, currents.get(fact.current_id), now=now)
+        group = groups.get(fact.slot)
+        if group is None:
+            group = groups[fact.slot] = {
+                "key": slot_key(fact.slot),
+                "workspace": item["workspace"],
+                "agent_id": item["agent_id"],
+                "user": item["user"],
+                "subject": fact.subject,
+                "predicate": fact.predicate,
+                "qualifier": fact.qualifier or None,
+                "current": item["current"],
+                "items": [],
+            }
+        group["items"].append(item)
+    return list(groups.values())
+
+
+def _with_current(facts: FactQuerySet) -> FactQuerySet:
+    current_of_slot = Fact.objects.current().in_outer_slot()
+    return (
+        _sourced(facts)
+        .select_related("agent__workspace")
+        .annotate(current_id=Subquery(current_of_slot.values("id")[:1]))
+    )
+
+
+def grouped_review_queue(
+    access: Access, filters: ReviewFilters, *, limit: int = GROUPED_QUEUE_LIMIT
+) -> tuple[list[dict[str, Any]], int]:
+    """The oldest ``limit`` disputed facts matching ``filters`` of the agents ``access``
+    sees, grouped by slot; and how many match in all (bounded, see bounded_count). Five
+    queries whatever the length: the count, the disputes (each slot's current fact found by
+    a subquery), their sources, the current facts, theirs."""
+    matching = disputes_matching(access, filters)
+    disputed = list(_with_current(matching).order_by("recorded_at", "id")[:limit])
+    return _groups(disputed), bounded_count(matching)
+
+
+def slot_group(fact: Fact) -> dict[str, Any] | None:
+    """The review group of ``fact``'s slot as it is now: every dispute still waiting and the
+    current value; None when nothing of the slot waits any more."""
+    disputed = list(
+        _with_current(Fact.objects.disputed().in_slot(fact.slot)).order_by("recorded_at", "id")
+    )
+    groups = _groups(disputed)
+    return groups[0] if groups else None
+
+
+@dataclass(frozen=True)
+class DecisionPage:
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+def decisions_by(access: Access, *, cursor: str | None = None) -> DecisionPage:
+    """``access.actor``'s own decisions on disputed facts (accepts, rejects, undos,
+    reopens), newest first, in the workspaces ``access`` sees; each with its fact as it is
+    now (None once the fact was forgotten). Two queries a page."""
+    events: QuerySet[AuditEvent] = AuditEvent.objects.filter(
+        actor=access.actor, action__in=DECISION_ACTIONS, target_type="fact"
+    )
+    if access.workspace is not None:
+        events = events.filter(workspace=access.workspace)
+    page, next_cursor = keyset_page(events, cursor=cursor, limit=RESOLVED_PAGE_SIZE)
+    ids = [int(e.target_id) for e in page if e.target_id.isdigit()]
+    facts = {f.pk: f for f in Fact.objects.filter(pk__in=ids).select_related("agent__workspace")}
+    now = timezone.now()
+    items = []
+    for event in page:
+        fact = facts.get(int(event.target_id)) if event.target_id.isdigit() else None
+        items.append(
+            {
+                "action": event.action,
+                "label": AuditAction(event.action).label,
+                "details": event.details,
+                "created_at": event.created_at,
+                "fact": None if fact is None else fact_to_dict(fact, now=now),
+                "workspace": fact.agent.workspace.slug if fact else None,
+            }
+        )
+    return DecisionPage(items=items, next_cursor=next_cursor)

@@ -1,0 +1,273 @@
+"""The review queue: disputed facts filtered and grouped by slot, settled one by one or in
+bulk, with a short window to undo; and the viewer's own decisions.
+
+Like every dashboard view, each starts with the access helper: another workspace's fact is
+a 404. With htmx a view answers with the fragment that changed (the slot's group, or the
+queue) and the undo toast; without JavaScript, it redirects back to the queue with its
+filters, where the toast offers the same Undo form."""
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import BadRequest
+from django.db.models import Min
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from dewee.dashboard import (
+    HtmxHttpRequest,
+    acting_access,
+    agent_choices,
+    domain_errors,
+    flash,
+    is_fragment,
+    mount_url,
+    render_page,
+)
+from dewee.errors import Conflict, NotFound
+from dewee.forms import PageForm
+from facts.forms import BulkResolveForm, FactIdsField, ResolveForm, ReviewFilterForm, UndoForm
+from facts.models import Fact
+from facts.queries import disputed_count, get_fact
+from facts.services import Resolution, resolve_fact, undo_resolution
+from facts.staleness import needs_reconfirmation
+from facts.triage import (
+    ReviewFilters,
+    decisions_by,
+    grouped_review_queue,
+    slot_group,
+    slot_key,
+)
+from tenancy.access import Access, access_for_user
+from tenancy.models import AuditAction, AuditEvent
+
+# The queue's own parameters, carried back after an action (nothing else is).
+FILTER_KEYS = ("workspace", "agent", "predicate", "age", "before")
+
+
+def _filter_form(access: Access, data: QueryDict) -> ReviewFilterForm:
+    choices = agent_choices(access)
+    # Where every workspace is visible, the agents come grouped by workspace slug.
+    workspaces = None if access.workspace is not None else [slug for slug, _ in choices]
+    return ReviewFilterForm(data, workspaces=workspaces, agent_choices=choices)
+
+
+def _filters(access: Access, form: ReviewFilterForm) -> ReviewFilters:
+    data = form.cleaned_data
+    workspace = None
+    if data.get("workspace"):
+        workspace = access.agents().filter(workspace__slug=data["workspace"]).first()
+    return ReviewFilters(
+        workspace=workspace.workspace if workspace else None,
+        agent=access.agent(data["agent"]) if data["agent"] else None,
+        predicate=data["predicate"],
+        recorded_before=form.recorded_before(timezone.now()),
+    )
+
+
+def _queue_query(raw: str) -> str:
+    """Only the queue's filters of a carried query string, encoded again."""
+    carried = QueryDict(raw)
+    kept = QueryDict(mutable=True)
+    for key in FILTER_KEYS:
+        if carried.get(key):
+            kept[key] = carried[key]
+    return kept.urlencode()
+
+
+def undo_toast(access: Access, ids: list[int]) -> dict[str, Any] | None:
+    """The Undo offer for ``ids`` just settled by ``access.actor``: the seconds left of the
+    window (from the earliest of them), or None once it passed. The service decides again
+    when Undo is pressed."""
+    if not ids:
+        return None
+    first = AuditEvent.objects.filter(
+        actor=access.actor,
+        action=AuditAction.FACT_RESOLVE,
+        target_type="fact",
+        target_id__in=[str(i) for i in ids],
+    ).aggregate(at=Min("created_at"))["at"]
+    if first is None:
+        return None
+    left = settings.DEWEE_UNDO_SECONDS - (timezone.now() - first).total_seconds()
+    return {"ids": ids, "seconds": int(left)} if left >= 1 else None
+
+
+def _queue_context(
+    access: Access, data: QueryDict, *, undo: list[int], select_all: bool = False
+) -> dict[str, Any]:
+    form = _filter_form(access, data)
+    context: dict[str, Any] = {"form": form, "nav": "review", "select_all": select_all}
+    context["query"] = _queue_query(data.urlencode())
+    if form.is_valid():
+        groups, total = grouped_review_queue(access, _filters(access, form))
+        context |= {"groups": groups, "total": total, "shown": sum(len(g["items"]) for g in groups)}
+    context["stale"] = needs_reconfirmation(access)
+    context["undo"] = undo_toast(access, undo) if access.can_act else None
+    return context
+
+
+def _undo_param(request: HttpRequest) -> list[int]:
+    try:
+        return FactIdsField(required=False).clean(request.GET.get("undo", "").split(",")[:200])
+    except forms.ValidationError:  # a hand-made link: no toast
+        return []
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def review(request: HtmxHttpRequest) -> HttpResponse:
+    """Disputed facts of every visible agent matching the filters, oldest first, grouped by
+    slot under its current value; then the stale facts that need re-confirmation."""
+    access = access_for_user(request.user)
+    select_all = request.GET.get("select") == "all"
+    context = _queue_context(access, request.GET, undo=_undo_param(request), select_all=select_all)
+    return render_page(request, "dashboard/review.html", "queue", access, context)
+
+
+def _back_to_queue(request: HttpRequest, query: str, undo: list[int]) -> HttpResponse:
+    params = QueryDict(query, mutable=True)
+    if undo:
+        params["undo"] = ",".join(map(str, undo))
+    url = mount_url(request, "facts:review")
+    return redirect(f"{url}?{params.urlencode()}" if params else url)
+
+
+@login_required
+@require_POST
+@domain_errors
+def review_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
+    """One dispute accepted or rejected. htmx: its slot's group as it is now (every
+    neighbour beside the new current value), the toast and the nav badge out of band."""
+    access = acting_access(request)
+    fact = get_fact(access=access, fact_id=fact_id)
+    form = ResolveForm(request.POST)
+    if not form.is_valid():
+        raise BadRequest("action must be accept or reject")
+    error, notice, undo = "", "", []
+    try:
+        fact = resolve_fact(fact=fact, actor=access.actor, **form.cleaned_data)
+        verb = "accepted" if form.cleaned_data["action"] == Resolution.ACCEPT else "rejected"
+        notice, undo = f"Value “{fact.value}” {verb}.", [fact.pk]
+    except Conflict as exc:
+        error = exc.message
+    query = _queue_query(request.POST.get("next", ""))
+    if not is_fragment(request):
+        flash(request, notice, error)
+        return _back_to_queue(request, query, undo)
+    context = {
+        "access": access,
+        "group": slot_group(fact),
+        "key": slot_key(fact.slot),
+        "notice": notice,
+        "error": error,
+        "undo": undo_toast(access, undo),
+        "query": query,
+        "review_count": disputed_count(access),
+    }
+    return render(request, "dashboard/review.html#settled", context)
+
+
+def _settle_each(access: Access, ids: list[int], settle: Any) -> tuple[list[Fact], list[str]]:
+    """``settle`` each fact in its own transaction: one that fails (settled by someone else
+    first, or not found) is reported, and the others stand."""
+    done, failed = [], []
+    for fact_id in ids:
+        try:
+            done.append(settle(get_fact(access=access, fact_id=fact_id)))
+        except (Conflict, NotFound) as exc:
+            failed.append(exc.message)
+    return done, failed
+
+
+def _after_bulk(
+    request: HtmxHttpRequest,
+    access: Access,
+    query: str,
+    notice: str,
+    failed: list[str],
+    undo: list[int],
+) -> HttpResponse:
+    error = " ".join(failed)
+    if not is_fragment(request):
+        if notice:
+            flash(request, notice)
+        if error:
+            flash(request, "", error)
+        return _back_to_queue(request, query, undo)
+    context = _queue_context(access, QueryDict(query), undo=undo)
+    context |= {"notice": notice, "error": error, "review_count": disputed_count(access)}
+    return render(request, "dashboard/review.html#refresh", {"access": access, **context})
+
+
+def _count(n: int, what: str = "disputed value") -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
+@login_required
+@require_POST
+@domain_errors
+def review_bulk(request: HtmxHttpRequest) -> HttpResponse:
+    """Accept or reject the selected disputes, each through resolve_fact. Unconfirmed (no
+    JavaScript): a page that lists them and asks; confirmed: the queue, with what failed."""
+    access = acting_access(request)
+    form = BulkResolveForm(request.POST)
+    if not form.is_valid():
+        raise BadRequest(" ".join(str(e) for errors in form.errors.values() for e in errors))
+    data = form.cleaned_data
+    query = _queue_query(data["next"])
+    if not data["confirm"]:
+        facts = [get_fact(access=access, fact_id=i) for i in data["fact"]]
+        context = {"facts": facts, "form": form, "query": query, "nav": "review"}
+        context["undo_seconds"] = settings.DEWEE_UNDO_SECONDS
+        return render_page(request, "dashboard/review_confirm.html", "confirm", access, context)
+    done, failed = _settle_each(
+        access,
+        data["fact"],
+        lambda fact: resolve_fact(
+            fact=fact, action=data["action"], reason=data["reason"], actor=access.actor
+        ),
+    )
+    verb = "Accepted" if data["action"] == Resolution.ACCEPT else "Rejected"
+    notice = f"{verb} {_count(len(done))}." if done else ""
+    return _after_bulk(request, access, query, notice, failed, [f.pk for f in done])
+
+
+@login_required
+@require_POST
+@domain_errors
+def review_undo(request: HtmxHttpRequest) -> HttpResponse:
+    """Undo the viewer's own accepts and rejects of a moment ago, newest first."""
+    access = acting_access(request)
+    form = UndoForm(request.POST)
+    if not form.is_valid():
+        raise BadRequest("Name the facts to undo.")
+    ids = list(reversed(form.cleaned_data["fact"]))
+    done, failed = _settle_each(
+        access, ids, lambda fact: undo_resolution(fact=fact, actor=access.actor)
+    )
+    notice = f"Undone: {_count(len(done))} back in review." if done else ""
+    query = _queue_query(form.cleaned_data["next"])
+    return _after_bulk(request, access, query, notice, failed, [])
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@domain_errors
+def review_mine(request: HtmxHttpRequest) -> HttpResponse:
+    """The viewer's own decisions on disputed facts, newest first."""
+    access = access_for_user(request.user)
+    form = PageForm(request.GET)
+    if not form.is_valid():
+        raise BadRequest("not a cursor this server returned")
+    page = decisions_by(access, cursor=form.cleaned_data["cursor"] or None)
+    context = {"page": page, "nav": "review", "now": timezone.now()}
+    return render_page(request, "dashboard/review_mine.html", "decisions", access, context)

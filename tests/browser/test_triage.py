@@ -1,0 +1,52 @@
+"""Triage in a real browser: filter the queue, accept two disputes at once, then Undo from
+the toast and find them back in review."""
+
+import pytest
+from playwright.sync_api import expect
+
+from facts.models import Fact
+from tests.factories import state
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_filter_bulk_accept_then_undo_puts_both_back(sign_in, live_server, agent):
+    slots = {
+        "employer": ("Acme", "Globex"),
+        "email": ("a@x.io", "b@x.io"),
+        "city": ("Paris", "Rome"),
+    }
+    for predicate, (current, disputed) in slots.items():
+        state(agent, current, predicate=predicate)
+        state(agent, disputed, predicate=predicate, verification="inferred")
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/review/")
+    page.get_by_label("Predicate").fill("E")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.locator(".review-item")).to_have_count(2)
+    expect(page.locator("#review-queue")).not_to_contain_text("Rome")
+    assert "predicate=E" in page.url
+
+    page.get_by_role("link", name="Select all on this page").click()
+    expect(page.locator('input[form="bulk-form"]:checked')).to_have_count(2)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Accept selected").click()
+    toast = page.locator("#toast")
+    expect(toast).to_contain_text("Accepted 2 disputed values.")
+    expect(page.locator("#review-badge")).to_have_text("1")
+    assert set(Fact.objects.current().values_list("value", flat=True)) == {
+        "Globex",
+        "b@x.io",
+        "Paris",
+    }
+
+    toast.get_by_role("button", name="Undo").click()
+    expect(toast).to_contain_text("Undone: 2 disputed values back in review.")
+    expect(page.locator(".review-item")).to_have_count(2)  # the filter still applies
+    expect(page.locator(".group-current")).to_contain_text(["Acme", "a@x.io"])
+    expect(page.locator("#review-badge")).to_have_text("3")
+    assert set(Fact.objects.current().values_list("value", flat=True)) == {
+        "Acme",
+        "a@x.io",
+        "Paris",
+    }
