@@ -26,6 +26,7 @@ urlpatterns = [
     path("changes/", views.changes, name="changes"),
     path("receipts/<uuid:receipt_id>/", views.receipt_page, name="receipt"),
     path("audit/", views_audit.audit_log, name="audit"),
+    path("audit/export/", views_audit.audit_export, name="audit_export"),
     path("audit/receipts/", views_audit.receipts_list, name="receipts"),
     path("facts/", views.facts_list, name="list"),
     path("facts/suggest/", views.suggest, name="suggest"),

@@ -9,12 +9,13 @@ Reads only: listing, filtering and paging write nothing."""
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
+from django.core.exceptions import BadRequest, PermissionDenied
+from django.http import HttpResponse, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from dewee.dashboard import HtmxHttpRequest, agent_choices, domain_errors, mount_url, render_page
+from dewee.export import export_response
 from dewee.pagination import keyset_page
 from facts.models import Fact
 from memory.models import Memory
@@ -59,6 +60,18 @@ def _target_urls(request: HtmxHttpRequest, events: list[AuditEvent]) -> dict[tup
     return urls
 
 
+def _audit_filters(access: Access, form: AuditFilterForm) -> AuditFilters:
+    """The valid ``form``'s filters; its agent loaded through ``access`` (another
+    workspace's is a 404)."""
+    data = form.cleaned_data
+    since, until = form.day_bounds()
+    agent = access.agent(data["agent"]) if data["agent"] else None
+    return AuditFilters(
+        actor=data["actor"].strip(), action=data["action"], agent=agent,
+        user=data["user"].strip(), since=since, until=until,
+    )  # fmt: skip
+
+
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")
@@ -68,20 +81,50 @@ def audit_log(request: HtmxHttpRequest) -> HttpResponse:
     form = AuditFilterForm(request.GET, agent_choices=agent_choices(access))
     context: dict[str, Any] = {"form": form, "nav": "audit"}
     if form.is_valid():
-        data = form.cleaned_data
-        since, until = form.day_bounds()
-        agent = access.agent(data["agent"]) if data["agent"] else None
-        filters = AuditFilters(
-            actor=data["actor"].strip(), action=data["action"], agent=agent,
-            user=data["user"].strip(), since=since, until=until,
-        )  # fmt: skip
+        filters = _audit_filters(access, form)
         events, next_cursor = keyset_page(
-            audit_events(access, filters), cursor=data["cursor"], limit=PAGE_SIZE
+            audit_events(access, filters), cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE
         )
         urls = _target_urls(request, events)
         rows = [(e, urls.get((e.target_type, e.target_id))) for e in events]
-        context |= {"rows": rows, "page": {"next_cursor": next_cursor}}
+        context |= {"rows": rows, "page": {"next_cursor": next_cursor}, "agent": filters.agent}
     return render_page(request, "dashboard/audit.html", "table", access, context)
+
+
+# The columns of an audit log export (dewee.export).
+AUDIT_EXPORT_COLUMNS = [
+    "id", "created_at", "workspace", "agent_id", "actor", "action", "target_type",
+    "target_id", "details",
+]  # fmt: skip
+
+
+def _audit_row(event: AuditEvent) -> dict[str, Any]:
+    return {
+        "id": event.pk,
+        "created_at": event.created_at,
+        "workspace": event.workspace.slug,
+        "agent_id": event.agent.agent_id if event.agent else None,
+        "actor": event.actor,
+        "action": event.action,
+        "target_type": event.target_type,
+        "target_id": event.target_id,
+        "details": event.details,
+    }
+
+
+@login_required
+@require_GET
+@domain_errors
+def audit_export(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpResponse:
+    """The audit log with its filters, every page of it, as CSV or JSON (``format``)."""
+    access = audit_access(request)
+    form = AuditFilterForm(request.GET, agent_choices=agent_choices(access))
+    if not form.is_valid():
+        raise BadRequest("Fix the filters of the audit log to export it.")
+    events = audit_events(access, _audit_filters(access, form))
+    return export_response(
+        request, events, to_row=_audit_row, columns=AUDIT_EXPORT_COLUMNS, name="audit"
+    )
 
 
 @login_required
