@@ -30,8 +30,10 @@ def test_search_a_user_then_filter_with_a_suggestion(sign_in, live_server, peopl
     users = page.locator("#search-users a.search-user")
     expect(users).to_have_text(["ana", "andre"])
     users.filter(has_text="andre").click()
-    expect(rows(page)).to_have_count(1)
-    expect(rows(page).first).to_contain_text("Works at Andre Corp")
+    # A user found leads to their person page: what the agents hold about them.
+    expect(page).to_have_url(re.compile(r"/dashboard/memory/people/\?user=andre$"))
+    expect(page.locator("main")).to_contain_text("Works at Andre Corp")
+    expect(page.locator("main")).not_to_contain_text("Works at Bob Corp")
 
     # The filter's suggestions: its datalist fills in as the person types.
     page.goto(f"{live_server.url}/dashboard/facts/")

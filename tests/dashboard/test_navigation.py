@@ -88,7 +88,7 @@ def test_app_mount_serves_members_and_keeps_its_links_and_redirects(manager_clie
     queue = manager_client.get("/app/review/").text
     assert f'action="/app/review/{disputed.pk}/resolve/"' in queue
     response = manager_client.post(f"/app/review/{disputed.pk}/resolve/", {"action": "reject"})
-    assert response["Location"] == "/app/review/"
+    assert response["Location"] == f"/app/review/?undo={disputed.pk}"
     response = manager_client.post(f"/app/facts/{disputed.pk}/delete/", {"reason": "wrong"})
     assert response["Location"] == f"/app/facts/{disputed.pk}/"
     erased = manager_client.post("/app/facts/forget/", ERASE_U1)

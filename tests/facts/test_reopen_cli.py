@@ -6,14 +6,14 @@ import pytest
 
 from dewee.cli import main
 from facts.services import resolve_fact
-from tenancy.models import AuditAction, AuditEvent, Workspace
-from tests.factories import make_agent, refreshed, state
+from tenancy.models import AuditAction, AuditEvent
+from tests.factories import make_agent, make_workspace, refreshed, state
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_reopen_a_rejected_fact_and_refuse_it_twice(capsys):
-    agent = make_agent(Workspace.objects.get(slug="default"), "A")
+    agent = make_agent(make_workspace(), "A")
     state(agent, "Acme")
     fact = state(agent, "Globex", verification="inferred").fact
     resolve_fact(fact=fact, action="reject", actor="operator:mia")
