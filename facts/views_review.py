@@ -35,7 +35,7 @@ from facts.forms import BulkResolveForm, FactIdsField, ResolveForm, ReviewFilter
 from facts.models import Fact
 from facts.queries import disputed_count, get_fact
 from facts.services import Resolution, resolve_fact, undo_resolution
-from facts.staleness import needs_reconfirmation
+from facts.staleness import NEEDS_RECONFIRMATION_LIMIT, needs_reconfirmation
 from facts.triage import (
     ReviewFilters,
     decisions_by,
@@ -48,6 +48,10 @@ from tenancy.models import AuditAction, AuditEvent
 
 # The queue's own parameters, carried back after an action (nothing else is).
 FILTER_KEYS = ("workspace", "agent", "predicate", "age", "before")
+
+# The queue leads; the stale facts below it show this many unless the person asks for
+# more (each is a form of three actions: 50 of them were half the page's time).
+STALE_SHOWN = 10
 
 
 def _filter_form(access: Access, data: QueryDict) -> ReviewFilterForm:
@@ -107,7 +111,9 @@ def _queue_context(
     if form.is_valid():
         groups, total = grouped_review_queue(access, _filters(access, form))
         context |= {"groups": groups, "total": total, "shown": sum(len(g["items"]) for g in groups)}
-    context["stale"] = needs_reconfirmation(access)
+    shown = NEEDS_RECONFIRMATION_LIMIT if data.get("stale") == "all" else STALE_SHOWN
+    stale = needs_reconfirmation(access, limit=shown + 1)
+    context |= {"stale": stale[:shown], "more_stale": len(stale) > shown}
     context["undo"] = undo_toast(access, undo) if access.can_act else None
     return context
 

@@ -147,3 +147,16 @@ def test_valid_at_filter(staff_client, agent):
     assert "Only facts valid at" in response.text
     bad = staff_client.get(LIST, {"valid_at": "someday"})
     assert "valid_at" in bad.context["form"].errors
+
+
+def test_the_queue_shows_the_ten_longest_unconfirmed_and_more_on_request(manager_client, agent):
+    for i in range(12):
+        aged(state(agent, f"Acme {i}", user=f"u{i}").fact, 250 + i)
+    page = manager_client.get(QUEUE)
+    assert [item["value"] for item in page.context["stale"]] == [
+        f"Acme {i}" for i in range(11, 1, -1)
+    ]
+    assert 'href="?stale=all#needs-reconfirmation"' in page.text
+    everything = manager_client.get(QUEUE, {"stale": "all"})
+    assert len(everything.context["stale"]) == 12
+    assert "stale=all#needs-reconfirmation" not in everything.text

@@ -221,8 +221,9 @@ def test_search_queries_do_not_grow_with_the_data(
         remember(agent, f"Acme memory {i}", user=f"an-{i}")
         start_session(agent=agent, user=f"an-{i}")
     # session, user, badge; users (facts, memories, sessions); agents; facts (the ids by
-    # value, by subject, then the facts and their agents); for each agent: its corpus statistics and keyword match (on PostgreSQL also
-    # its words' lexemes, and the statistics' first reading in a process); the memories.
+    # value, by subject, then the facts and their agents); for each agent: its corpus
+    # statistics and keyword match (on PostgreSQL also its words' lexemes, and the
+    # statistics' first reading in a process); the memories.
     with django_assert_max_num_queries(20):
         response = staff_client.get(SEARCH, {"q": "acme"})
     assert len(response.context["results"].facts) == min(n, 10)
