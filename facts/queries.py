@@ -158,16 +158,22 @@ def bounded_count(facts: QuerySet[Fact], *, in_id_order: bool = True) -> int:
 # matches are dense enough to fill a page soon. Without this, PostgreSQL estimates a
 # prefix's matches as spread evenly over time and walks the id index for them all, which
 # for one user's facts recorded long ago reads most of the table (480 ms at 200,000 facts).
-FEW_BY_PREFIX = 20_000
+# Counting to it reads that many rows (20,000 took 89 ms at a million facts, its sorted
+# page as long), while a prefix as common as this fills a page newest first in a few
+# thousand rows.
+FEW_BY_PREFIX = 5_000
 # An ordering equal to "-id" that the primary key cannot serve (see FEW_BY_PREFIX).
 SORTED_NEWEST_FIRST = (F("id") + 0).desc()
+
+
+def _keyed(filters: FactFilters) -> bool:
+    return any((filters.user, filters.subject, filters.predicate))
 
 
 def plan_prefix_filters(scope: "AgentScope", filters: FactFilters) -> FactFilters:
     """``filters`` with ``few_by_prefix`` set when prefix filters match fewer than
     FEW_BY_PREFIX facts: one bounded count, only when a prefix filter is given."""
-    keyed = filters.prefix and any((filters.user, filters.subject, filters.predicate))
-    if not keyed:
+    if not (filters.prefix and _keyed(filters)):
         return filters
     matches = filter_facts(scope, replace(filters, statuses=[], as_of=None, valid_at=None))
     few = matches.order_by()[:FEW_BY_PREFIX].count() < FEW_BY_PREFIX
@@ -188,7 +194,8 @@ def status_counts(agent: AgentScope, filters: FactFilters) -> dict[str, int]:
     each fact counts under the status it had then."""
     facts = filter_facts(agent, replace(filters, statuses=[]))
     field = status_field(filters)
-    if filters.search:
+    if filters.search or (filters.prefix and not filters.few_by_prefix and _keyed(filters)):
+        # A value search, or a prefix many facts share: one sample of their statuses.
         return searched_status_counts(facts, field)
     walk = not filters.few_by_prefix
     return {
@@ -198,7 +205,8 @@ def status_counts(agent: AgentScope, filters: FactFilters) -> dict[str, int]:
 
 
 def searched_status_counts(facts: QuerySet[Fact], field: str) -> dict[str, int]:
-    """status_counts() of a value search, from one read of the trigram index where it can.
+    """status_counts() of a value search (or a common prefix), from one read of the
+    trigram (or prefix) index where it can.
 
     Each read of that index costs about the same whatever the search finds: a value's
     common words (every fact here says "value ...") make it walk their long posting lists.
