@@ -16,6 +16,9 @@ from tenancy.quotas import QUOTA_LIMIT_MAX, QuotaLimit
 from tenancy.validation import REASON_MAX_CHARS
 
 
+# The dashboard's user filters match the start of an id, in any case ("AN" finds "ana").
+USER_PREFIX_HELP = "Starts with, any case."
+
 class MemoryFilterForm(CursorForm):
     q = forms.CharField(
         label="Search",
@@ -29,7 +32,9 @@ class MemoryFilterForm(CursorForm):
     )
     tag = forms.CharField(label="Tag", required=False, max_length=200)
     session = forms.IntegerField(label="Session", required=False, min_value=1)
-    user = forms.CharField(label="User", required=False, max_length=KEY_MAX_CHARS)
+    user = forms.CharField(
+        label="User", required=False, max_length=KEY_MAX_CHARS, help_text=USER_PREFIX_HELP
+    )
     min_importance = forms.FloatField(
         label="Min importance", required=False, min_value=0, max_value=1, step_size=0.05
     )
@@ -68,9 +73,11 @@ class MemoryFilterForm(CursorForm):
 
 
 class SessionFilterForm(CursorForm):
-    """The Sessions list's filters: one person's sessions (their id as stored), a state."""
+    """The Sessions list's filters: the sessions of users whose id starts so, a state."""
 
-    user = forms.CharField(label="User", required=False, max_length=KEY_MAX_CHARS)
+    user = forms.CharField(
+        label="User", required=False, max_length=KEY_MAX_CHARS, help_text=USER_PREFIX_HELP
+    )
     state = forms.ChoiceField(
         label="State", required=False, choices=[("", "Any state"), *SessionState.choices]
     )

@@ -194,8 +194,8 @@ def list_sessions(
     limit: int = 50,
 ) -> SessionPage:
     """Newest first with keyset pagination, as dicts with their ``memory_count`` (counted
-    in the page's one query, however many sessions it holds); only ``user``'s sessions
-    (their id as stored) and only those in ``state`` when given. ``agent`` is one agent, or
+    in the page's one query, however many sessions it holds); only the sessions of users
+    whose id starts with ``user`` (any case) and only those in ``state`` when given. ``agent`` is one agent, or
     an Access for every agent it sees."""
     limit = clean_limit(limit)
     if isinstance(agent, Agent):
@@ -205,7 +205,7 @@ def list_sessions(
             Prefetch("agent", queryset=Agent.objects.select_related("workspace"))
         )
     if user is not None:
-        sessions = sessions.filter(user_ref=user)
+        sessions = sessions.filter(user_ref__istartswith=user)
     if state is not None:
         sessions = sessions.filter(state=state)
     sessions = sessions.annotate(memory_count=Count("memories"))

@@ -22,7 +22,8 @@ class RecallFilters:
     max_importance: float | None = None
     since: datetime | None = None
     until: datetime | None = None
-    # The user the memories are about (Memory.user_ref), as the dashboard's list filters.
+    # The start of the user id the memories are about (Memory.user_ref), in any case: the
+    # dashboard's forgiving list filter (the API has no such filter).
     user: str | None = None
 
     @property
@@ -87,7 +88,7 @@ def narrow_memories(
     if filters.memory_type:
         memories = memories.filter(memory_type=filters.memory_type)
     if filters.user:
-        memories = memories.filter(user_ref=filters.user)
+        memories = memories.filter(user_ref__istartswith=filters.user)
     if filters.min_importance is not None:
         memories = memories.filter(importance__gte=filters.min_importance)
     if filters.max_importance is not None:

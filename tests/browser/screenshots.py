@@ -238,4 +238,6 @@ def test_screenshots(live_server, page: Page, django_user_model):
     _shoot(page, "audit")
     page.goto(f"{live_server.url}/dashboard/audit/receipts/")
     _shoot(page, "receipts")
+    page.goto(f"{live_server.url}/dashboard/changes/")
+    _shoot(page, "changes")
     assert (OUT / "facts-desktop.png").stat().st_size > 10_000

@@ -8,6 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
+from facts.services import forget_facts, forget_scope
 from tenancy.models import MemberRole, WorkspaceMember
 from tests.browser.conftest import PASSWORD
 
@@ -64,3 +65,12 @@ def test_invite_sign_in_switch_and_audit(
     expect(row).to_contain_text("user nina")
     page.get_by_label("Action").select_option("fact.delete")
     expect(page.locator("#audit-table")).to_contain_text("No audit events match")
+
+    # The erasure receipts: listed with their counts, each opening its receipt.
+    receipt = forget_facts(agent=agent, scope=forget_scope(user="u1"), actor="operator:mia")
+    page.get_by_role("link", name="Erasure receipts").click()
+    expect(page.get_by_role("heading", name="Erasure receipts")).to_be_visible()
+    page.locator("tbody tr").first.get_by_role("link").first.click()
+    page.wait_for_url(re.compile(rf"/app/receipts/{receipt.pk}/"))
+    expect(page.locator("main")).to_contain_text("Audit events")
+    expect(page.locator("main")).not_to_contain_text("Audit_events")

@@ -50,3 +50,28 @@ def test_filter_bulk_accept_then_undo_puts_both_back(sign_in, live_server, agent
         "a@x.io",
         "Paris",
     }
+
+
+def test_reject_then_find_it_in_resolved_by_me_and_reopen_it(sign_in, live_server, agent):
+    state(agent, "Paris", predicate="city")
+    rome = state(agent, "Rome", predicate="city", verification="inferred").fact
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/review/")
+    page.get_by_role("button", name="Reject it, keep the current value").click()
+    expect(page.locator("#toast")).to_contain_text("Rome")
+    expect(page.locator("#review-badge")).to_have_text("0")
+
+    page.get_by_role("link", name="Resolved by me").click()
+    row = page.locator("tbody tr").first
+    expect(row).to_contain_text("Rejected")
+    expect(row).to_contain_text("rejected")
+    row.get_by_role("link", name="Rome").click()
+
+    reopen = page.locator("#reopen")
+    reopen.get_by_label("Reason (optional)").fill("Rome was right after all")
+    reopen.get_by_role("button", name="Reopen").click()
+    expect(page.locator("#reopen")).to_have_count(0)
+    expect(page.locator("#fact-detail")).to_contain_text("disputed")
+    assert Fact.objects.get(pk=rome.pk).status == "disputed"
+    page.goto(f"{live_server.url}/dashboard/review/mine/")
+    expect(page.locator("tbody tr").first).to_contain_text("Reopened")

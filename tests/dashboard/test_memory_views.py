@@ -308,3 +308,14 @@ def test_a_flagged_memory_says_so_in_the_list_and_on_its_page(staff_client, agen
     assert listing.count(">flagged</span>") == 1
     assert ">flagged</span>" in staff_client.get(detail_url(flagged)).content.decode()
     assert ">flagged</span>" not in staff_client.get(detail_url(plain)).content.decode()
+
+
+def test_the_user_filter_matches_the_start_of_an_id_in_any_case(staff_client, agent):
+    remember(agent, "Ana's note", user="ana")
+    remember(agent, "Anabel's note", user="Anabel")
+    remember(agent, "Bob's note", user="bob")
+    response = staff_client.get(LIST, {"agent": "support-bot", "user": "AN"})
+    assert {r["content"] for r in response.context["rows"]} == {"Ana's note", "Anabel's note"}
+    exact = staff_client.get(LIST, {"agent": "support-bot", "user": "bob"})
+    assert [r["content"] for r in exact.context["rows"]] == ["Bob's note"]
+    assert "Starts with, any case." in response.text
