@@ -15,9 +15,9 @@ from tenancy.models import QuotaKind, QuotaMode
 from tenancy.quotas import QUOTA_LIMIT_MAX, QuotaLimit
 from tenancy.validation import REASON_MAX_CHARS
 
-
 # The dashboard's user filters match the start of an id, in any case ("AN" finds "ana").
 USER_PREFIX_HELP = "Starts with, any case."
+
 
 class MemoryFilterForm(CursorForm):
     q = forms.CharField(

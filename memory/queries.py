@@ -195,8 +195,8 @@ def list_sessions(
 ) -> SessionPage:
     """Newest first with keyset pagination, as dicts with their ``memory_count`` (counted
     in the page's one query, however many sessions it holds); only the sessions of users
-    whose id starts with ``user`` (any case) and only those in ``state`` when given. ``agent`` is one agent, or
-    an Access for every agent it sees."""
+    whose id starts with ``user`` (any case) and only those in ``state`` when given.
+    ``agent`` is one agent, or an Access for every agent it sees."""
     limit = clean_limit(limit)
     if isinstance(agent, Agent):
         sessions = Session.objects.filter(agent=agent)
