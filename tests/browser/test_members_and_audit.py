@@ -3,6 +3,7 @@ manager of two workspaces invites a new person, who opens the one-time link in t
 browser, chooses a password and lands in that workspace; the manager switches workspaces
 from the header and finds the invitation in the audit log."""
 
+import json
 import re
 
 import pytest
@@ -63,6 +64,11 @@ def test_invite_sign_in_switch_and_audit(
     row = page.locator("tbody tr").first
     expect(row).to_contain_text("Member added")
     expect(row).to_contain_text("user nina")
+    # The log as it is filtered, exported.
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Export JSON").click()
+    exported = json.loads(download.value.path().read_text(encoding="utf-8"))
+    assert {(e["action"], e["workspace"]) for e in exported} == {("member.add", "acme")}
     page.get_by_label("Action").select_option("fact.delete")
     expect(page.locator("#audit-table")).to_contain_text("No audit events match")
 

@@ -1,6 +1,8 @@
 """In a real browser: an operator types into the search box of the top navigation, follows
 a user it found, then narrows the facts with a suggestion of the user filter."""
 
+import csv
+import io
 import re
 
 import pytest
@@ -48,6 +50,11 @@ def test_search_a_user_then_filter_with_a_suggestion(sign_in, live_server, peopl
     expect(rows(page)).to_have_count(1)
     expect(rows(page).first).to_contain_text("Works at Bob Corp")
     expect(page).to_have_url(re.compile(r"user=bob"))
+    # What the list shows, exported with its filters.
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Export CSV").click()
+    text = download.value.path().read_text(encoding="utf-8-sig")
+    assert [r["value"] for r in csv.DictReader(io.StringIO(text))] == ["Works at Bob Corp"]
     # Clear keeps the agent picked (none here: all agents) and drops the user.
     page.get_by_role("link", name="Clear").click()
     expect(rows(page)).to_have_count(3)
