@@ -40,6 +40,7 @@ from facts.triage import (
     ReviewFilters,
     decisions_by,
     grouped_review_queue,
+    one_accept_per_slot,
     slot_group,
     slot_key,
 )
@@ -234,13 +235,18 @@ def review_bulk(request: HtmxHttpRequest) -> HttpResponse:
         context = {"facts": facts, "form": form, "query": query, "nav": "review"}
         context["undo_seconds"] = settings.DEWEE_UNDO_SECONDS
         return render_page(request, "dashboard/review_confirm.html", "confirm", access, context)
+    ids, refused = data["fact"], list[str]()
+    if data["action"] == Resolution.ACCEPT:
+        chosen = list(Fact.objects.filter(pk__in=ids, agent__in=access.agents()))
+        ids, refused = one_accept_per_slot(chosen, ids)
     done, failed = _settle_each(
         access,
-        data["fact"],
+        ids,
         lambda fact: resolve_fact(
             fact=fact, action=data["action"], reason=data["reason"], actor=access.actor
         ),
     )
+    failed = refused + failed
     verb = "Accepted" if data["action"] == Resolution.ACCEPT else "Rejected"
     notice = f"{verb} {_count(len(done))}." if done else ""
     return _after_bulk(request, access, query, notice, failed, [f.pk for f in done])

@@ -303,3 +303,28 @@ def test_reopen_from_the_fact_page(manager_client, viewer_client, agent, other_a
     resolve_fact(fact=theirs, action="reject", actor="t")
     assert manager_client.post(f"/app/facts/{theirs.pk}/reopen/").status_code == 404
     assert refreshed(theirs).status == Status.REJECTED
+
+
+def test_bulk_accept_of_two_values_of_one_slot_accepts_neither_and_asks_to_pick(
+    manager_client, agent
+):
+    state(agent, "Acme")
+    globex = dispute(agent, "Globex")
+    initech = dispute(agent, "Initech", confidence=0.5)
+    state(agent, "Paris", predicate="city")
+    rome = dispute(agent, "Rome", predicate="city")
+    form = {"fact": [globex.pk, initech.pk, rome.pk], "action": "accept", "confirm": "on"}
+    done = manager_client.post(BULK, form)
+    assert done["Location"] == f"{QUEUE}?undo={rome.pk}"
+    assert refreshed(rome).status == Status.CURRENT
+    assert (refreshed(globex).status, refreshed(initech).status) == ("disputed", "disputed")
+    assert Fact.objects.get(status=Status.CURRENT, predicate="employer").value == "Acme"
+    page = manager_client.get(done["Location"]).text
+    assert "Accepted 1 disputed value." in page
+    assert "2 values of user.employer were selected" in page
+    # Rejecting several values of one slot is fine: none becomes current.
+    rejected = manager_client.post(
+        BULK, {**form, "fact": [globex.pk, initech.pk], "action": "reject"}
+    )
+    assert rejected.status_code == 302
+    assert (refreshed(globex).status, refreshed(initech).status) == ("rejected", "rejected")
