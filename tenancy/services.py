@@ -132,8 +132,10 @@ def invite_member(
     """Add a person to ``workspace`` in one step. An existing account named ``username`` is
     added as it is; otherwise an account is created with no usable password. Either way,
     an account that has never signed in (nor has a password) gets a one-time sign-in link
-    to set one. Nothing is written when the username or email is malformed or the person
-    is already a member (MemberExists). Audited as member.add, with ``invited``."""
+    to set one, unless it is staff or belongs to another workspace too (its link would let
+    this workspace's manager sign in as a member of that one). Nothing is written when the
+    username or email is malformed or the person is already a member (MemberExists).
+    Audited as member.add, with ``invited``."""
     role = _clean_role(role)
     users = get_user_model()._default_manager
     username = clean_text(username, field="username", max_chars=150)
@@ -157,7 +159,15 @@ def invite_member(
         workspace=workspace, user=user, role=role, actor=actor, invited=True, created=created
     )
     pending = not user.has_usable_password() and user.last_login is None and user.is_active
-    return Invitation(member=member, created=created, link=make_invite(user) if pending else None)
+    # The link signs in as the account: it is given for one this invitation made, or one
+    # that belongs to this workspace alone and is not staff. Otherwise a manager inviting
+    # a person another workspace invited (still without a password) would get the means to
+    # sign in as them, into that workspace.
+    own = created or (
+        not user.is_staff and not user.workspace_memberships.exclude(workspace=workspace).exists()
+    )
+    link = make_invite(user) if pending and own else None
+    return Invitation(member=member, created=created, link=link)
 
 
 @transaction.atomic

@@ -263,3 +263,19 @@ def test_the_cli_invites_through_the_same_service(capsys, client, workspace, man
 
 def event_actors() -> list[str]:
     return sorted({e.actor for e in AuditEvent.objects.filter(action="member.add")})
+
+
+def test_no_link_for_a_pending_account_of_another_workspace(client, workspace, other_workspace):
+    first = invite_member(workspace=other_workspace, username="nina", role="viewer", actor="gus")
+    assert first.link is not None
+    # Another workspace's manager invites the same person before she signed in: she joins,
+    # but they get no means to sign in as her (and so into the first workspace).
+    second = invite_member(workspace=workspace, username="nina", role="manager", actor="mia")
+    assert second.link is None
+    assert not second.created
+    assert get_user_model().objects.get(username="nina").has_usable_password() is False
+    # A pending staff account gets no link either.
+    get_user_model().objects.create_user(username="root2", is_staff=True)
+    assert (
+        invite_member(workspace=workspace, username="root2", role="viewer", actor="x").link is None
+    )
