@@ -9,6 +9,7 @@ dialogue turn (text with the session date, the speaker and any image caption; th
 dia_id kept as its source reference), the 1,536 questions of categories 1-4 with evidence,
 each recalled with the question text; a question scores |gold evidence in top k| / |gold|.
 The data set is read from the shared folder (CC BY-NC 4.0): it is never copied here.
+Each conversation is stored as one user's and recalled for that user (the user boundary).
 Each conversation's graph (entities, mentions, edges) is built after its stores, as the
 worker builds it (DEWEE_GRAPH_ON_STORE=worker), and counted in the ingest time.
 
@@ -43,7 +44,7 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from memory.recall import RecallRequest, recall  # noqa: E402
+from memory.recall import Audience, RecallFilters, RecallRequest, recall  # noqa: E402
 from memory.services import MemoryInput, start_session, store_memories  # noqa: E402
 from memory.services.graph_rebuild import build_pending_graph  # noqa: E402
 from tenancy.models import Agent  # noqa: E402
@@ -82,7 +83,9 @@ def clean_evidence(raw: list[str], known: set[str]) -> list[str]:
     return ids
 
 
-def ingest(conversation: dict[str, Any], agent: Agent, *, sessions: bool = True) -> set[str]:
+def ingest(
+    conversation: dict[str, Any], agent: Agent, *, user: str, sessions: bool = True
+) -> set[str]:
     conv = conversation["conversation"]
     known = set()
     numbers = sorted(
@@ -91,7 +94,9 @@ def ingest(conversation: dict[str, Any], agent: Agent, *, sessions: bool = True)
     for number in numbers:
         date = conv[f"session_{number}_date_time"]
         session = (
-            start_session(agent=agent, metadata={"locomo_session": number}) if sessions else None
+            start_session(agent=agent, user=user, metadata={"locomo_session": number})
+            if sessions
+            else None
         )
         when = session_time(date)
         items = []
@@ -101,6 +106,7 @@ def ingest(conversation: dict[str, Any], agent: Agent, *, sessions: bool = True)
                 MemoryInput(
                     content=turn_text(date, turn),
                     session_id=session.pk if session else None,
+                    user=user,
                     source_refs=[turn["dia_id"]],
                     metadata={"speaker": turn["speaker"]},
                     created_at=when if session else when + position * TURN_SPACING,
@@ -144,7 +150,10 @@ def main() -> None:
     for index, conversation in enumerate(conversations):
         agent = ensure_agent(workspace=workspace, agent_id=f"locomo-{run}-{index}")
         t0 = time.perf_counter()
-        known = ingest(conversation, agent, sessions=not args.no_sessions)
+        # Each conversation is one user's (as an agent serving many users stores it), and
+        # recalled for that user.
+        user = f"user-{index}"
+        known = ingest(conversation, agent, user=user, sessions=not args.no_sessions)
         ingest_seconds += time.perf_counter() - t0
         turns += len(known)
         for qa in conversation["qa"]:
@@ -161,6 +170,7 @@ def main() -> None:
                     top_k=max(KS),
                     routing=args.routing,
                     fusion=args.fusion,
+                    filters=RecallFilters(audience=Audience(user=user)),
                 ),
             )
             recall_seconds += time.perf_counter() - t0

@@ -9,7 +9,7 @@ from typing import Any
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
-from facts.models import KEY_MAX_CHARS, Fact
+from facts.models import Fact
 from facts.queries import fact_to_dict
 from memory.context_entities import (
     NamedEntity,
@@ -17,12 +17,12 @@ from memory.context_entities import (
     entity_line,
     named_entity_to_dict,
 )
+from memory.entities import speaker_of
 from memory.models import Memory, Session
 from memory.queries import memory_to_dict
-from memory.recall import RecallFilters, RecallRequest, recall
+from memory.recall import RecallFilters, RecallRequest, audience_of, recall
 from memory.services import record_session_activity
 from tenancy.models import Agent
-from tenancy.validation import clean_text
 
 BUDGET_MAX_TOKENS = 32_000
 WORKING_MAX_ITEMS = 50
@@ -116,17 +116,37 @@ def _fit_entities(
     return items, lines, used
 
 
+def said(content: str, speaker: str | None) -> str:
+    """A memory as a line of the conversation: who said it before what was said, unless
+    the text opens with it already ("Caroline: ...")."""
+    if not speaker or speaker_of(content) == speaker:
+        return content
+    return f"{speaker}: {content}"
+
+
+def turn_user(request: ContextRequest) -> str:
+    """The user of the turn: the one given, else the session's; one that contradicts the
+    session's is refused (a conversation is with one user)."""
+    session_user = request.session.user_ref if request.session is not None else ""
+    return audience_of(user=request.user, session_user=session_user).user
+
+
 def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
     """Tiers in order of their share of the budget: the user's current facts (FACTS_SHARE),
     the session's latest turns (WORKING_SHARE), the entities the turn names and their
     current facts (ENTITIES_SHARE of the budget, at most what is left), then the recalled
     memories in what remains. Writes what a turn is: an access on each recalled memory
-    (recall) and on each fact served, and the session's activity; nothing else."""
+    (recall) and on each fact served, and the session's activity; nothing else.
+
+    The user boundary: the turn's user (given, or the session's) gets their own memories,
+    facts and entities and the agent's shared ones, never another user's; a turn of no user
+    gets only the shared ones."""
     if isinstance(request.budget_tokens, bool) or not isinstance(request.budget_tokens, int):
         raise InvalidInput("budget_tokens", "must be an integer")
     if not 50 <= request.budget_tokens <= BUDGET_MAX_TOKENS:
         raise InvalidInput("budget_tokens", f"must be between 50 and {BUDGET_MAX_TOKENS}")
-    user = clean_text(request.user, field="user", max_chars=KEY_MAX_CHARS, required=False)
+    user = turn_user(request)
+    audience = audience_of(user=user)
     budget = request.budget_tokens - HEADINGS_TOKENS
     now = timezone.now()
 
@@ -147,7 +167,9 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
             .order_by("-id")[:WORKING_MAX_ITEMS]
         )
         # Newest first while filling, so the latest turns survive a tight budget.
-        working, working_used = _fit([(m.content, m) for m in recent], int(budget * WORKING_SHARE))
+        working, working_used = _fit(
+            [(said(m.content, m.speaker), m) for m in recent], int(budget * WORKING_SHARE)
+        )
         working.reverse()
     else:
         working_used = 0
@@ -160,13 +182,16 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
         result = recall(
             agent=agent,
             request=RecallRequest(
-                query=request.query, top_k=request.top_k, filters=RecallFilters()
+                query=request.query, top_k=request.top_k, filters=RecallFilters(audience=audience)
             ),
             record_access=True,
         )
         in_working = {m.pk for m in working}
         ranked = [
-            ("- " + hit.memory.content, {**memory_to_dict(hit.memory), "score": hit.score})
+            (
+                "- " + said(hit.memory.content, hit.memory.speaker),
+                {**memory_to_dict(hit.memory), "score": hit.score},
+            )
             for hit in result.hits
             if hit.memory.pk not in in_working
         ]
@@ -190,9 +215,12 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
     if entity_lines:
         sections.append(f"{HEADINGS[1]}\n" + "\n".join(entity_lines))
     if episodic:
-        sections.append(f"{HEADINGS[2]}\n" + "\n".join(f"- {m['content']}" for m in episodic))
+        sections.append(
+            f"{HEADINGS[2]}\n"
+            + "\n".join(f"- {said(m['content'], m['speaker'])}" for m in episodic)
+        )
     if working:
-        sections.append(f"{HEADINGS[3]}\n" + "\n".join(m.content for m in working))
+        sections.append(f"{HEADINGS[3]}\n" + "\n".join(said(m.content, m.speaker) for m in working))
     prompt = "\n\n".join(sections)
     return {
         "working": [memory_to_dict(m) for m in working],

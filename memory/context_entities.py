@@ -12,11 +12,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db.models import Count
+
 from facts.models import Fact
 from facts.queries import current_facts_naming
 from memory.entities import entity_key, extract_entities, query_names
 from memory.entity_queries import entity_to_dict, named_entities
-from memory.models import Entity
+from memory.models import Entity, EntityMention, Memory
+from memory.recall.filters import Audience, audience_of
 from tenancy.models import Agent
 
 ENTITIES_MAX = 8
@@ -46,14 +49,21 @@ def name_forms(entity: Entity) -> set[str]:
     return {form for form in forms if form.strip()}
 
 
-def _named_in_query(agent: Agent, query: str) -> list[Entity]:
+def _named_in_query(agent: Agent, query: str, audience: Audience) -> list[Entity]:
     keys = query_entity_keys(query)
     if not keys:
         return []
     # As recall reads a query's names (entity_queries.named_entities): a name or alias, or
     # its first or last word ("Maria" or "Lopez" for "Maria Lopez").
     named = named_entities(agent, keys)
-    found = list(Entity.objects.filter(agent=agent, pk__in=list(named)))
+    # Only entities the turn's user may know of: named in their memories or the shared
+    # ones, counted there (another user's mentions are neither shown nor counted).
+    seen = Memory.objects.filter(agent=agent).filter(audience.q())
+    visible = EntityMention.objects.filter(agent=agent, entity_id__in=list(named), memory__in=seen)
+    counts = dict(visible.values("entity_id").annotate(n=Count("id")).values_list("entity_id", "n"))
+    found = list(Entity.objects.filter(agent=agent, pk__in=list(counts)))
+    for entity in found:
+        entity.mention_count = counts[entity.pk]
     # In the order the query names them; of one name, the most mentioned first.
     position = {key: index for index, key in enumerate(keys)}
 
@@ -65,10 +75,11 @@ def _named_in_query(agent: Agent, query: str) -> list[Entity]:
 
 
 def entities_of_turn(*, agent: Agent, query: str, user: str, now: datetime) -> list[NamedEntity]:
-    """The agent's entities the query names (any type, by name or alias, case-insensitively),
-    in the order the query names them, each with its current facts
-    (facts.queries.current_facts_naming: those for ``user`` and those about no user)."""
-    named = [NamedEntity(e) for e in _named_in_query(agent, query)]
+    """The agent's entities the query names (any type, by name or alias, case-insensitively)
+    in memories of ``user`` or shared ones, in the order the query names them, each with
+    its current facts (facts.queries.current_facts_naming: those for ``user`` and those
+    about no user)."""
+    named = [NamedEntity(e) for e in _named_in_query(agent, query, audience_of(user=user))]
     forms = {n.entity.pk: name_forms(n.entity) for n in named}
     facts = current_facts_naming(
         agent=agent,

@@ -10,10 +10,10 @@ from facts.models import KEY_MAX_CHARS
 from memory.entity_queries import ENTITY_QUERY_MAX_CHARS
 from memory.models import EntityType, MaintenanceJob, MemoryType, SessionState
 from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS
-from memory.recall import RecallFilters
+from memory.recall import ALL_USERS, Audience, RecallFilters
 from tenancy.models import QuotaKind, QuotaMode
 from tenancy.quotas import QUOTA_LIMIT_MAX, QuotaLimit
-from tenancy.validation import REASON_MAX_CHARS
+from tenancy.validation import REASON_MAX_CHARS, clean_user
 
 # The dashboard's user filters match the start of an id, in any case ("AN" finds "ana").
 USER_PREFIX_HELP = "Starts with, any case."
@@ -60,15 +60,21 @@ class MemoryFilterForm(CursorForm):
             self.add_error("max_importance", "Must not be below the min importance.")
         return data
 
-    def filters(self) -> RecallFilters:
+    def filters(self, *, search: bool = False) -> RecallFilters:
+        """The list's filters: the user filter matches the start of an id. A search
+        (recall) filtered to a user is what recall gives that user: their memories and the
+        agent's shared ones, never another user's; unfiltered, an operator searches all."""
         data = self.cleaned_data
+        user = data["user"] or None
+        audience = ALL_USERS if not (search and user) else Audience(user=clean_user(user))
         return RecallFilters(
             session_id=data["session"],
             tags=[data["tag"]] if data["tag"] else [],
             memory_type=data["memory_type"] or None,
             min_importance=data["min_importance"],
             max_importance=data["max_importance"],
-            user=data["user"] or None,
+            user=None if search else user,
+            audience=audience,
         )
 
 

@@ -192,11 +192,13 @@ def list_sessions(
     state: str | None = None,
     cursor: str | None = None,
     limit: int = 50,
+    owner: str | None = None,
 ) -> SessionPage:
     """Newest first with keyset pagination, as dicts with their ``memory_count`` (counted
     in the page's one query, however many sessions it holds); only the sessions of users
-    whose id starts with ``user`` (any case) and only those in ``state`` when given.
-    ``agent`` is one agent, or an Access for every agent it sees."""
+    whose id starts with ``user`` (any case), only those of exactly the user ``owner`` ("":
+    of no user), and only those in ``state``, when given. ``agent`` is one agent, or an
+    Access for every agent it sees."""
     limit = clean_limit(limit)
     if isinstance(agent, Agent):
         sessions = Session.objects.filter(agent=agent)
@@ -206,6 +208,8 @@ def list_sessions(
         )
     if user is not None:
         sessions = sessions.filter(user_ref__istartswith=user)
+    if owner is not None:
+        sessions = sessions.filter(user_ref=owner)
     if state is not None:
         sessions = sessions.filter(state=state)
     sessions = sessions.annotate(memory_count=Count("memories"))

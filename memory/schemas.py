@@ -275,6 +275,17 @@ class RecallIn(StrictSchema):
     until: StrictStr | None = None
     explain: StrictBool = False
     rerank: StrictBool = Field(True, description="Use the configured reranker, if any.")
+    user: StrictStr | None = Field(
+        None,
+        description="Recall for this user: their memories and the agent's shared ones (stored "
+        "with no user), never another user's. Without it (and without scope all_users), only "
+        "the shared memories come back.",
+    )
+    scope: Literal["user", "all_users"] = Field(
+        "user",
+        description="all_users: search every user's memories too (needs an admin key; not "
+        "with user).",
+    )
 
 
 class RecallHitOut(MemoryOut):
@@ -316,10 +327,20 @@ class SessionOut(Schema):
     memory_count: int
 
 
+class SessionPageOut(Schema):
+    items: list[SessionOut]
+    next_cursor: str | None
+
+
 class ContextIn(StrictSchema):
     agent_id: StrictStr
     query: StrictStr = ""
-    user: StrictStr = ""
+    user: StrictStr = Field(
+        "",
+        description="The user of the turn: their facts, their memories and the agent's shared "
+        "ones. Taken from the session when session_id is given; a different user is refused "
+        "(user_mismatch). Without either, only shared memories and no user facts.",
+    )
     session_id: StrictDbId | None = None
     budget_tokens: StrictInt = Field(2000, description="50 to 32,000 (about 4 chars a token).")
     top_k: StrictInt = 10

@@ -92,7 +92,9 @@ def memories_list(request: HtmxHttpRequest) -> HttpResponse:
         context |= {"agent": agent, "scope_label": _scope_label(access, agent)}
         query = form.cleaned_data["q"]
         if query and agent is not None:
-            asked = RecallRequest(query=query, top_k=SEARCH_TOP_K, filters=form.filters())
+            asked = RecallRequest(
+                query=query, top_k=SEARCH_TOP_K, filters=form.filters(search=True)
+            )
             hits = recall(agent=agent, request=asked).hits
             context["rows"] = [_row(access, h.memory, h.score, h.explanation) for h in hits]
         elif query:
@@ -129,7 +131,7 @@ def memories_export(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpRes
     if query := form.cleaned_data["q"]:
         if agent is None:
             raise BadRequest("Pick an agent to export a search: recall ranks one agent's memories.")
-        asked = RecallRequest(query=query, top_k=SEARCH_TOP_K, filters=form.filters())
+        asked = RecallRequest(query=query, top_k=SEARCH_TOP_K, filters=form.filters(search=True))
         hits = recall(agent=agent, request=asked).hits
         columns = ["score", *MEMORY_EXPORT_COLUMNS]
         workspace = agent.workspace.slug

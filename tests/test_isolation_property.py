@@ -64,8 +64,8 @@ SESSION_PROBES: list[tuple[str, str, Any]] = [
     ("post", "/v1/sessions/{id}/end", {}),
     ("post", "/v1/sessions/{id}/touch", {}),
 ]
-# Creating an agent (POST /v1/agents, or a first store) with an id another workspace holds
-# creates the caller's own agent (ids are unique per workspace): that is tested in
+# Creating an agent (POST /v1/agents, a first store or a session start) with an id another
+# workspace holds creates the caller's own agent (ids are unique per workspace): that is tested in
 # tests/tenancy/test_agent_ids_per_workspace.py, not here, where it would turn the other
 # side's id into one the caller holds.
 AGENT_PROBES: list[tuple[str, str, Any]] = [
@@ -78,7 +78,6 @@ AGENT_PROBES: list[tuple[str, str, Any]] = [
     ("get", "/v1/facts?agent_id={id}", None),
     ("post", "/v1/memory/recall", {"agent_id": "{id}", "query": "garden"}),
     ("post", "/v1/context", {"agent_id": "{id}", "query": "garden"}),
-    ("post", "/v1/sessions", {"agent_id": "{id}"}),
     ("post", "/v1/facts/forget", {"agent_id": "{id}", "user": "someone", "dry_run": True}),
 ]
 API_PROBES: dict[str, list[tuple[str, str, Any]]] = {

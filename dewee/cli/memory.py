@@ -15,7 +15,7 @@ from dewee.cli.runner import cli_access, cli_agent_to_write
 from dewee.errors import ConfirmationRequired, InvalidInput
 from memory.models import MemoryType
 from memory.queries import memory_to_dict
-from memory.recall import RecallRequest, recall
+from memory.recall import RecallFilters, RecallRequest, audience_of, recall
 from memory.recall.routing import Routing
 from memory.services import (
     DecayResult,
@@ -37,6 +37,15 @@ def register(memory_commands: Any) -> None:
         "--routing", default=Routing.AUTO.value, choices=[route.value for route in Routing]
     )
     p.add_argument("--explain", action="store_true", help="Show each result's scores.")
+    whose = p.add_mutually_exclusive_group()
+    whose.add_argument(
+        "--user",
+        help="Recall as for this user: their memories and the agent's shared ones, never "
+        "another user's (default: the shared ones only).",
+    )
+    whose.add_argument(
+        "--all-users", action="store_true", help="Search every user's memories as well."
+    )
     add_json_flag(p)
     p.set_defaults(handler=search)
 
@@ -95,7 +104,12 @@ def search(args: argparse.Namespace) -> None:
     agent = cli_access().agent(args.agent)
     result = recall(
         agent=agent,
-        request=RecallRequest(query=args.query, top_k=args.top_k, routing=args.routing),
+        request=RecallRequest(
+            query=args.query,
+            top_k=args.top_k,
+            routing=args.routing,
+            filters=RecallFilters(audience=audience_of(user=args.user, all_users=args.all_users)),
+        ),
     )
     rows = [
         {**memory_to_dict(hit.memory), "score": hit.score, "explanation": hit.explanation}

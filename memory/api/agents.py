@@ -9,7 +9,7 @@ from pydantic import Field
 from dewee.api_auth import ADMIN, READ, WRITE
 from dewee.schemas import DbId, ErrorOut
 from memory import services
-from memory.api.common import memory_page, recall_filters
+from memory.api.common import list_filters, memory_page, refuse_unknown_params
 from memory.feedback_reports import (
     agent_feedback_summary,
 )
@@ -42,6 +42,8 @@ class MemoryListParams(Schema):
     max_importance: float | None = None
     since: str | None = None
     until: str | None = None
+    user: str | None = Field(None, description="Only this user's own memories (exact id).")
+    shared: bool = Field(False, description="Only the agent's shared memories (no user).")
     cursor: str | None = None
     limit: int = 50
 
@@ -85,10 +87,12 @@ def list_agents(request: HttpRequest) -> list[dict]:
 def agent_memories(
     request: HttpRequest, agent_id: str, params: Query[MemoryListParams]
 ) -> dict[str, Any]:
+    refuse_unknown_params(request, MemoryListParams)
     agent = request_access(request).agent(agent_id)
-    filters = recall_filters(params)
     return memory_page(
-        list_memories(agent=agent, filters=filters, cursor=params.cursor, limit=params.limit)
+        list_memories(
+            agent=agent, filters=list_filters(params), cursor=params.cursor, limit=params.limit
+        )
     )
 
 

@@ -1,10 +1,17 @@
-"""What several endpoints share: recall filters from a request, a page of memories."""
+"""What several endpoints share: recall filters from a request, a page of memories, the
+check that a list's query string names only filters it knows."""
 
+from dataclasses import replace
 from typing import Any, Protocol
 
+from django.http import HttpRequest
+from ninja import Schema
+
+from dewee.errors import InvalidInput
 from dewee.timeparse import parse_time
 from memory.queries import MemoryPage, memory_to_dict
-from memory.recall import RecallFilters
+from memory.recall import ALL_USERS, RecallFilters
+from tenancy.validation import clean_user
 
 
 class FilterParams(Protocol):
@@ -30,5 +37,38 @@ def recall_filters(params: FilterParams) -> RecallFilters:
     )
 
 
+class ListParams(FilterParams, Protocol):
+    user: str | None
+    shared: bool
+
+
+def list_filters(params: ListParams) -> RecallFilters:
+    """A memory list's filters: recall's, and whose memories (a user's own, or only the
+    shared ones; without either, every memory of the agent: a list is the developer's
+    view of what the agent holds, not text for one user)."""
+    if params.user is not None and params.shared:
+        raise InvalidInput("shared", "cannot be combined with user", code="conflicting_scope")
+    owner = clean_user(params.user) if params.user is not None else None
+    if params.user is not None and not owner:
+        raise InvalidInput("user", "must not be empty; use shared=true for memories of no user")
+    return replace(recall_filters(params), audience=ALL_USERS, owner="" if params.shared else owner)
+
+
 def memory_page(page: MemoryPage) -> dict[str, Any]:
     return {"items": [memory_to_dict(m) for m in page.items], "next_cursor": page.next_cursor}
+
+
+def refuse_unknown_params(request: HttpRequest, params: type[Schema], *also: str) -> None:
+    """A query parameter the operation does not know is refused (400 unknown_parameter),
+    never ignored: a misspelt ``user`` filter must not return every user's memories.
+    ``also``: the operation's other parameters (path or plain ones)."""
+    known = set(also)
+    for name, info in params.model_fields.items():
+        known |= {name, info.alias or name}
+    unknown = sorted(set(request.GET) - known)
+    if unknown:
+        raise InvalidInput(
+            unknown[0],
+            f"unknown query parameter; this list takes {', '.join(sorted(known))}",
+            code="unknown_parameter",
+        )

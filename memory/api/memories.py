@@ -1,9 +1,11 @@
 """Memories: store, batch, read, change, delete, forget, merge, deduplicate, recall."""
 
+from dataclasses import replace
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from ninja import Router, Status
+from ninja import Query, Router, Status
+from pydantic import Field
 
 from dewee.api_auth import ADMIN, READ, WRITE
 from dewee.errors import DeweeError
@@ -11,14 +13,17 @@ from dewee.schemas import ErrorOut
 from dewee.timeparse import parse_time
 from facts.queries import fact_to_dict, facts_learned_from
 from memory import services
-from memory.api.common import recall_filters
+from memory.api.agents import MemoryListParams
+from memory.api.common import list_filters, memory_page, recall_filters, refuse_unknown_params
 from memory.models import Memory
 from memory.queries import (
     get_memory,
+    list_memories,
     memory_to_dict,
 )
 from memory.quotas import QuotaWarning
-from memory.recall import RecallRequest, Weights, recall
+from memory.recall import RecallRequest, Weights, audience_of, recall
+from memory.recall.filters import session_user
 from memory.schemas import (
     BatchIn,
     BatchOut,
@@ -29,6 +34,7 @@ from memory.schemas import (
     ForgetMemoriesOut,
     MemoryIn,
     MemoryOut,
+    MemoryPageOut,
     MemoryPatchIn,
     PatchedOut,
     RecallIn,
@@ -38,6 +44,7 @@ from memory.schemas import (
 )
 from memory.signals import Learning
 from tenancy.access import request_access
+from tenancy.models import Scope
 
 router = Router()
 
@@ -102,6 +109,31 @@ def store_memory(request: HttpRequest, response: HttpResponse, payload: StoreMem
         quota_warnings=warnings,
     )
     return Status(201, {**_stored(memory, learning), "warnings": _warn(response, warnings)})
+
+
+class MemoriesParams(MemoryListParams):
+    agent_id: str
+    memory_type: str | None = Field(None, alias="type")
+
+
+@router.get(
+    "/memories",
+    response=MemoryPageOut,
+    tags=["memories"],
+    summary="An agent's memories, newest first, by user, session, type...",
+    auth=READ,
+)
+def memories(request: HttpRequest, params: Query[MemoriesParams]) -> dict[str, Any]:
+    """The agent's memories newest first, a page at a time (``next_cursor``): of one user
+    (``user``: that user's own), of none (``shared=true``), or all of them; and by session,
+    ``type``, tags, importance and time. A parameter this list does not know is a 400."""
+    refuse_unknown_params(request, MemoriesParams)
+    agent = request_access(request).agent(params.agent_id)
+    return memory_page(
+        list_memories(
+            agent=agent, filters=list_filters(params), cursor=params.cursor, limit=params.limit
+        )
+    )
 
 
 @router.post(
@@ -219,7 +251,16 @@ def remove_memory(request: HttpRequest, memory_id: int, reason: str = "") -> dic
 
 @router.post("/memory/recall", response=RecallOut, tags=["memories"], summary="Recall", auth=READ)
 def recall_memories(request: HttpRequest, payload: RecallIn) -> dict[str, Any]:
-    agent = request_access(request).agent(payload.agent_id)
+    access = request_access(request)
+    agent = access.agent(payload.agent_id)
+    all_users = payload.scope == "all_users"
+    if all_users:
+        access.require_scope(Scope.ADMIN)
+    audience = audience_of(
+        user=payload.user,
+        all_users=all_users,
+        session_user=session_user(agent, payload.session_id),
+    )
     result = recall(
         agent=agent,
         request=RecallRequest(
@@ -228,7 +269,7 @@ def recall_memories(request: HttpRequest, payload: RecallIn) -> dict[str, Any]:
             routing=payload.routing,
             fusion=payload.fusion,
             weights=Weights(**payload.weights.model_dump()),
-            filters=recall_filters(payload),
+            filters=replace(recall_filters(payload), audience=audience),
             explain=payload.explain,
             rerank=payload.rerank,
         ),

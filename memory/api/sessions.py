@@ -1,22 +1,24 @@
 """Sessions and the context of a turn."""
 
-from typing import Any
+from typing import Any, Literal
 
 from django.http import HttpRequest
-from ninja import Router, Status
+from ninja import Query, Router, Schema, Status
+from pydantic import Field
 
 from dewee.api_auth import READ, WRITE
 from dewee.errors import ConfirmationRequired
 from dewee.schemas import ErrorOut
 from memory import services
-from memory.api.common import memory_page
+from memory.api.common import memory_page, refuse_unknown_params
 from memory.context import ContextRequest, build_context
 from memory.queries import (
     get_session,
     list_memories,
+    list_sessions,
     session_to_dict,
 )
-from memory.recall import RecallFilters
+from memory.recall import ALL_USERS, RecallFilters
 from memory.schemas import (
     ContextIn,
     ContextOut,
@@ -25,17 +27,42 @@ from memory.schemas import (
     SessionEndIn,
     SessionIn,
     SessionOut,
+    SessionPageOut,
 )
 from tenancy.access import request_access
+from tenancy.validation import clean_user
 
 router = Router()
 
 
+class SessionListParams(Schema):
+    agent_id: str
+    user: str | None = Field(None, description="Only this user's sessions (exact id).")
+    status: Literal["active", "ended"] | None = None
+    cursor: str | None = None
+    limit: int = 50
+
+
+@router.get("/sessions", response=SessionPageOut, tags=["sessions"], auth=READ)
+def sessions(request: HttpRequest, params: Query[SessionListParams]) -> dict[str, Any]:
+    """The agent's sessions newest first, a page at a time (``next_cursor``), of one user
+    and in one state when asked. A parameter this list does not know is a 400."""
+    refuse_unknown_params(request, SessionListParams)
+    agent = request_access(request).agent(params.agent_id)
+    owner = clean_user(params.user) if params.user is not None else None
+    page = list_sessions(
+        agent=agent, owner=owner, state=params.status, cursor=params.cursor, limit=params.limit
+    )
+    return {"items": page.items, "next_cursor": page.next_cursor}
+
+
 @router.post("/sessions", response={201: SessionOut}, tags=["sessions"], auth=WRITE)
 def start_session(request: HttpRequest, payload: SessionIn) -> Status:
-    agent = request_access(request).agent(payload.agent_id)
-    session = services.start_session(
-        agent=agent,
+    """Start a session; a new agent id creates the agent, as a first stored memory does."""
+    workspace = request_access(request).workspace_for_agent(payload.agent_id)
+    session = services.start_session_as(
+        workspace=workspace,
+        agent_id=payload.agent_id,
         user=payload.user,
         metadata=payload.metadata,
         idle_timeout_secs=payload.idle_timeout_secs,
@@ -96,7 +123,7 @@ def session_memories(
     session = get_session(access=request_access(request), session_id=session_id)
     page = list_memories(
         agent=session.agent,
-        filters=RecallFilters(session_id=session.pk),
+        filters=RecallFilters(session_id=session.pk, audience=ALL_USERS),
         cursor=cursor,
         limit=limit,
     )

@@ -21,7 +21,7 @@ from memory.entities.extract import (
     is_entity_tag,
 )
 from memory.entities.names import name_spans, name_type, query_names
-from memory.entities.speaker import SPEAKER_MAX_CHARS, speaker_of
+from memory.entities.speaker import SPEAKER_MAX_CHARS, is_role, speaker_of
 
 __all__ = [
     "ENTITY_PREFIX",
@@ -31,6 +31,7 @@ __all__ = [
     "entity_key",
     "extract_entities",
     "is_entity_tag",
+    "is_role",
     "name_spans",
     "name_type",
     "query_names",

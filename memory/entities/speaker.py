@@ -2,7 +2,9 @@
 support group yesterday". Only a capitalised name of one to three words before a colon at
 the very start (after an optional bracketed time or date, "[1:56 pm on 8 May, 2023] Ana:
 hi"), followed by text; never a label ("Note:", "Error:", "Summary:", "TODO:", "User:"),
-a time ("10:30") or a URL scheme ("Https://").
+a time ("10:30") or a URL scheme ("Https://"). A conversation's role ("User:",
+"Assistant:", "AI:") is read as the speaker too, in its usual spelling ("User"), but is no
+person: the entity graph leaves it out (``is_role``).
 """
 
 import re
@@ -27,6 +29,23 @@ _LABELS_TEXT = """
     Prompt Reply Message Query Transcript Speaker Author From To Sender
 """
 _LABELS = frozenset(_LABELS_TEXT.split())
+# Roles of a chat transcript, lower-cased, with how a speaker column spells them.
+_ROLES = {
+    "user": "User",
+    "assistant": "Assistant",
+    "system": "System",
+    "human": "Human",
+    "ai": "AI",
+    "bot": "Bot",
+    "agent": "Agent",
+    "customer": "Customer",
+}
+_LEADING_ROLE = re.compile(r"\s*(?:\[[^\]\n]{1,60}\]\s*)?(?P<role>[A-Za-z]{2,9})\s?:[ \t]+(?=\S)")
+
+
+def is_role(speaker: str | None) -> bool:
+    """Whether a speaker is a transcript's role ("User", "assistant"), not a person."""
+    return bool(speaker) and (speaker or "").strip().lower() in _ROLES
 
 
 def _is_name_word(word: str) -> bool:
@@ -41,7 +60,11 @@ def _is_name_word(word: str) -> bool:
 
 
 def speaker_of(content: str) -> str | None:
-    """The name a memory's text opens with as a conversation's line does, or None."""
+    """The name (or role) a memory's text opens with as a conversation's line does, or
+    None."""
+    role = _LEADING_ROLE.match(content)
+    if role is not None and role.group("role").lower() in _ROLES:
+        return _ROLES[role.group("role").lower()]
     match = _LEADING_SPEAKER.match(content)
     if match is None:
         return None

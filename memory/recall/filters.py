@@ -4,13 +4,58 @@ checked once and applied as one queryset."""
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from dewee.errors import InvalidInput
 from memory.exceptions import SessionNotFound
 from memory.models import Memory, MemoryQuerySet, MemoryTag, MemoryType, Session
 from tenancy.models import Agent
-from tenancy.validation import clean_tags, clean_unit_interval
+from tenancy.validation import clean_tags, clean_unit_interval, clean_user
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Whose memories a recall may return: the memories of ``user`` and the agent's shared
+    ones (no user). With ``user`` "", the shared ones only; with ``all_users``, every
+    user's (an operator's search, an admin key that asks for it)."""
+
+    user: str = ""
+    all_users: bool = False
+
+    def q(self) -> Q:
+        """The condition on Memory rows: no user (NULL or ""), or this user."""
+        shared = Q(user_ref__isnull=True) | Q(user_ref="")
+        return shared | Q(user_ref=self.user) if self.user else shared
+
+    def admits(self, user_ref: str | None) -> bool:
+        """The same rule as ``q`` for one memory's user."""
+        return self.all_users or not user_ref or user_ref == self.user
+
+
+SHARED_ONLY = Audience()
+ALL_USERS = Audience(all_users=True)
+
+
+def audience_of(
+    *, user: object = None, all_users: bool = False, session_user: str = ""
+) -> Audience:
+    """The boundary a caller asks for: a user's (given and not empty), every user's, or,
+    with neither, the shared memories only. Asking for both is refused: it is unclear which
+    was meant. (Whether the caller may see every user is the interface's check.) A request
+    within a session of a user (``session_user``) is that user's, unless it names another
+    one, which is refused."""
+    user = clean_user(user) if user is not None else ""
+    if session_user and not all_users:
+        if user and user != session_user:
+            raise InvalidInput("user", "differs from the user of the session", code="user_mismatch")
+        user = session_user
+    if user and all_users:
+        raise InvalidInput(
+            "scope", "all_users cannot be combined with a user", code="conflicting_scope"
+        )
+    if all_users:
+        return ALL_USERS
+    return Audience(user=user) if user else SHARED_ONLY
 
 
 @dataclass(frozen=True)
@@ -23,8 +68,16 @@ class RecallFilters:
     since: datetime | None = None
     until: datetime | None = None
     # The start of the user id the memories are about (Memory.user_ref), in any case: the
-    # dashboard's forgiving list filter (the API has no such filter).
+    # dashboard's forgiving list filter.
     user: str | None = None
+    # The user boundary: whose memories may come back at all (not one of the filters that
+    # ``any`` counts: vector search applies it from its own cache). Shared memories only
+    # unless the caller names a user or asks for every user: a forgotten caller cannot
+    # hand one user's memories to another.
+    audience: Audience = SHARED_ONLY
+    # The exact user whose own memories a list shows (an agent developer's list filter);
+    # "" for memories of no user; None for no such filter.
+    owner: str | None = None
 
     @property
     def any(self) -> bool:
@@ -39,6 +92,7 @@ class RecallFilters:
                 self.since,
                 self.until,
                 self.user,
+                self.owner,
             )
         )
 
@@ -87,8 +141,16 @@ def narrow_memories(
         memories = memories.filter(session_id=filters.session_id)
     if filters.memory_type:
         memories = memories.filter(memory_type=filters.memory_type)
+    if not filters.audience.all_users:
+        memories = memories.filter(filters.audience.q())
     if filters.user:
         memories = memories.filter(user_ref__istartswith=filters.user)
+    if filters.owner is not None:
+        memories = memories.filter(
+            Q(user_ref=filters.owner)
+            if filters.owner
+            else Q(user_ref__isnull=True) | Q(user_ref="")
+        )
     if filters.min_importance is not None:
         memories = memories.filter(importance__gte=filters.min_importance)
     if filters.max_importance is not None:
@@ -100,3 +162,12 @@ def narrow_memories(
     for tag in filters.tags:
         memories = memories.filter(pk__in=tags.filter(name=tag).values("memory_id"))
     return memories
+
+
+def session_user(agent: Agent, session_id: int | None) -> str:
+    """The user of the agent's session ``session_id`` ("" for none, or no such session:
+    the filters' check reports a missing one)."""
+    if session_id is None:
+        return ""
+    found = Session.objects.filter(agent=agent, pk=session_id).values_list("user_ref", flat=True)
+    return next(iter(found), "") or ""

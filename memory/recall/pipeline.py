@@ -144,6 +144,7 @@ def recall(
     pool_size = max(request.top_k * 5, POOL_MIN)
     candidates = candidate_memories(agent, request.filters, now)
     filtered = request.filters.any
+    audience = request.filters.audience
 
     # The query's vector leaves out the people it names who speak in the agent's memories:
     # the entity pass ranks their own words higher, and the name weighs on the vector more
@@ -159,11 +160,21 @@ def recall(
         if embedder.model_id == agent.embedding_model:
             query_vector = embedder.embed_one(meaning)
             vector_hits = vector_search(
-                agent, candidates, query_vector, limit=pool_size, filtered=filtered, now=now
+                agent,
+                candidates,
+                query_vector,
+                limit=pool_size,
+                filtered=filtered,
+                now=now,
+                audience=audience,
             )
     if weight < 1:
         keyword_hits = keyword_search(
-            agent, candidates, request.query, limit=pool_size, filtered=filtered
+            agent,
+            candidates,
+            request.query,
+            limit=pool_size,
+            filtered=filtered or not audience.all_users,
         )
     parts = relevance(
         agent,

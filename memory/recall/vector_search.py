@@ -9,7 +9,7 @@ request's filters, and returns ``(memory_id, score)`` pairs, best first.
 """
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -18,6 +18,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memory.models import Memory, MemoryQuerySet
+from memory.recall.filters import ALL_USERS, Audience
 from tenancy.models import Agent
 
 HNSW_EF_SEARCH = 100
@@ -33,6 +34,8 @@ class _AgentMatrix:
     # Expiry as POSIX seconds (inf: never), so expired memories are masked in the scan
     # without asking the database.
     expires: np.ndarray
+    # Each row's user ("" for a shared memory), so the user boundary is a mask too.
+    users: np.ndarray
     loaded_at: datetime
 
 
@@ -43,31 +46,38 @@ _matrices_lock = threading.Lock()
 _REFRESH_OVERLAP = timedelta(seconds=5)
 
 
-def _vector_rows(memories: MemoryQuerySet) -> tuple[list[int], list[np.ndarray], list[float]]:
-    ids: list[int] = []
-    vectors: list[np.ndarray] = []
-    expires: list[float] = []
-    rows = memories.order_by("id").values_list("id", "embedding", "expires_at")
-    for memory_id, vector, expires_at in rows.iterator(chunk_size=5000):
+@dataclass
+class _Rows:
+    ids: list[int] = field(default_factory=list)
+    vectors: list[np.ndarray] = field(default_factory=list)
+    expires: list[float] = field(default_factory=list)
+    users: list[str] = field(default_factory=list)
+
+
+def _vector_rows(memories: MemoryQuerySet) -> _Rows:
+    found = _Rows()
+    rows = memories.order_by("id").values_list("id", "embedding", "expires_at", "user_ref")
+    for memory_id, vector, expires_at, user in rows.iterator(chunk_size=5000):
         if vector is None:  # excluded by the query; keeps the type checker informed
             continue
-        ids.append(memory_id)
-        vectors.append(vector)
-        expires.append(expires_at.timestamp() if expires_at else np.inf)
-    return ids, vectors, expires
+        found.ids.append(memory_id)
+        found.vectors.append(vector)
+        found.expires.append(expires_at.timestamp() if expires_at else np.inf)
+        found.users.append(user or "")
+    return found
 
 
 def _full_load(agent: Agent, version: tuple[int, datetime]) -> _AgentMatrix:
     started = timezone.now()
-    ids, vectors, expires = _vector_rows(
-        Memory.objects.filter(agent=agent, embedding__isnull=False)
-    )
+    rows = _vector_rows(Memory.objects.filter(agent=agent, embedding__isnull=False))
+    vectors = rows.vectors
     dim = agent.embedding_dim or (len(vectors[0]) if vectors else 0)
     return _AgentMatrix(
         version=version,
-        ids=np.array(ids, dtype=np.int64),
+        ids=np.array(rows.ids, dtype=np.int64),
         matrix=np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, dim)),
-        expires=np.array(expires, dtype=np.float64),
+        expires=np.array(rows.expires, dtype=np.float64),
+        users=np.array(rows.users, dtype=object),
         loaded_at=started,
     )
 
@@ -78,7 +88,12 @@ def _refresh(agent: Agent, cached: _AgentMatrix, version: tuple[int, datetime]) 
     a few memories stored since the last recall, then costs one id scan, not a reload."""
     started = timezone.now()
     memories = Memory.objects.filter(agent=agent, embedding__isnull=False)
-    current = dict(memories.values_list("id", "expires_at").iterator(chunk_size=10000))
+    current = {
+        memory_id: (expires_at, user or "")
+        for memory_id, expires_at, user in memories.values_list(
+            "id", "expires_at", "user_ref"
+        ).iterator(chunk_size=10000)
+    }
     changed = set(
         memories.filter(updated_at__gte=cached.loaded_at - _REFRESH_OVERLAP).values_list(
             "id", flat=True
@@ -93,17 +108,18 @@ def _refresh(agent: Agent, cached: _AgentMatrix, version: tuple[int, datetime]) 
     ids, vectors = cached.ids[keep].tolist(), [cached.matrix[keep]]
     for chunk_start in range(0, len(fresh), 5000):
         chunk = fresh[chunk_start : chunk_start + 5000]
-        new_ids, new_vectors, _ = _vector_rows(memories.filter(id__in=chunk))
-        ids += new_ids
-        if new_vectors:
-            vectors.append(np.vstack(new_vectors).astype(np.float32))
-    deadlines = [current[memory_id] for memory_id in ids]
+        rows = _vector_rows(memories.filter(id__in=chunk))
+        ids += rows.ids
+        if rows.vectors:
+            vectors.append(np.vstack(rows.vectors).astype(np.float32))
+    deadlines = [current[memory_id][0] for memory_id in ids]
     expires = [deadline.timestamp() if deadline else np.inf for deadline in deadlines]
     return _AgentMatrix(
         version=version,
         ids=np.array(ids, dtype=np.int64),
         matrix=np.vstack(vectors) if len(ids) else cached.matrix[:0],
         expires=np.array(expires, dtype=np.float64),
+        users=np.array([current[memory_id][1] for memory_id in ids], dtype=object),
         loaded_at=started,
     )
 
@@ -133,9 +149,12 @@ def vector_search(
     limit: int,
     filtered: bool,
     now: datetime,
+    audience: Audience = ALL_USERS,
 ) -> list[tuple[int, float]]:
     """Cosine similarity of the agent's memories to ``query`` (unit vectors), best first.
-    ``filtered`` says whether ``candidates`` narrows the agent's live memories at all."""
+    ``filtered`` says whether ``candidates`` narrows the agent's live memories at all
+    besides ``audience``, the user boundary, which SQLite applies from its cache (on
+    PostgreSQL ``candidates`` carries it)."""
     if connection.vendor == "postgresql":
         return _pg_vector_search(candidates, query, limit=limit)
     cached = _agent_matrix(agent)
@@ -143,6 +162,11 @@ def vector_search(
         return []
     scores = cached.matrix @ query.astype(np.float32)
     scores = np.where(cached.expires > now.timestamp(), scores, -np.inf)
+    if not audience.all_users:
+        admitted = cached.users == ""
+        if audience.user:
+            admitted |= cached.users == audience.user
+        scores = np.where(admitted, scores, -np.inf)
     if filtered:
         allowed = np.fromiter(candidates.values_list("id", flat=True), dtype=np.int64)
         scores = np.where(np.isin(cached.ids, allowed), scores, -np.inf)

@@ -24,7 +24,12 @@ from memory.services.links import link_memories, unlink_memories
 from memory.services.merging import consolidate_memories
 from memory.services.policy import MemoryPolicy, get_memory_policy, set_memory_policy
 from memory.services.session_end import SessionEnded, end_session
-from memory.services.sessions import record_session_activity, start_session, touch_session
+from memory.services.sessions import (
+    record_session_activity,
+    start_session,
+    start_session_as,
+    touch_session,
+)
 from memory.services.storing import (
     MemoryInput,
     memory_tags,
@@ -69,6 +74,7 @@ __all__ = [
     "session_erasure_ids",
     "set_memory_policy",
     "start_session",
+    "start_session_as",
     "store_memories",
     "store_memories_as",
     "touch_session",

@@ -21,7 +21,7 @@ from datetime import datetime
 from django.db.models import F
 
 from memory.entities import Entity as FoundEntity
-from memory.entities import entity_key, extract_entities
+from memory.entities import entity_key, extract_entities, is_role
 from memory.models import Entity, EntityMention, EntityType, Memory
 from memory.services.policy import MemoryPolicy
 from tenancy.models import Agent
@@ -61,7 +61,8 @@ def memory_mentions(
         for e in found
     ]
     allowed = policy.entity_types
-    if not speaker or not policy.extract_entities:
+    if not speaker or is_role(speaker) or not policy.extract_entities:
+        # A role ("User:", "Assistant:") is who spoke, not a person the graph can name.
         return mentions
     if allowed is not None and EntityType.PERSON not in allowed:
         return mentions

@@ -6,12 +6,14 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Literal, get_args
 
+from django.db import transaction
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
 from memory.models import Session, SessionState
-from tenancy.models import Agent
-from tenancy.validation import clean_metadata, clean_text, clean_user
+from tenancy.models import Agent, Workspace
+from tenancy.services import ensure_agent
+from tenancy.validation import clean_agent_id, clean_metadata, clean_text, clean_user
 
 SUMMARY_MAX_CHARS = 16_000
 IDLE_TIMEOUT_MAX_SECS = 365 * 24 * 3600
@@ -44,6 +46,26 @@ def start_session(
         metadata=clean_metadata(metadata),
         idle_timeout_secs=_clean_timeout(idle_timeout_secs),
     )
+
+
+def start_session_as(
+    *,
+    workspace: Workspace,
+    agent_id: str,
+    user: str = "",
+    metadata: dict[str, Any] | None = None,
+    idle_timeout_secs: int | None = None,
+) -> Session:
+    """Start a session of the agent ``agent_id`` of ``workspace``, which it creates when
+    new, as a first stored memory does: in one transaction, so a refused start (bad user,
+    metadata or timeout) leaves no agent behind."""
+    agent = Agent.objects.in_workspace(workspace).with_id(clean_agent_id(agent_id))
+    with transaction.atomic():
+        if agent is None:
+            agent = ensure_agent(workspace=workspace, agent_id=agent_id)
+        return start_session(
+            agent=agent, user=user, metadata=metadata, idle_timeout_secs=idle_timeout_secs
+        )
 
 
 def restore_session(

@@ -73,6 +73,8 @@ def test_search_prints_ranked_results_and_json(capsys, stocked):
         "offsite venue",
         "--top-k",
         "2",
+        "--user",
+        "u1",
     )
     assert code == 0
     assert "Lisbon offsite venue" in out.splitlines()[2]
@@ -99,6 +101,7 @@ def test_search_changes_no_memory(capsys, stocked):
     """An operator's search is a read: no access, no decay restart, no expiry moved."""
     before = sorted(Memory.objects.values_list("pk", *ACCESS))
     args = ("memory", "search", "--agent", "support-bot", "--query", "Ann offsite menu")
+    args += ("--all-users",)
     assert run(capsys, *args)[0] == 0
     code, out, _ = run(capsys, *args, "--json")
     assert code == 0
@@ -106,6 +109,39 @@ def test_search_changes_no_memory(capsys, stocked):
     shown = {item["id"]: item["access_count"] for item in json.loads(out)["items"]}
     assert {stocked[0].pk, stocked[1].pk} <= set(shown)
     assert shown == {pk: count for pk, count, *_ in before if pk in shown}
+
+
+def test_search_keeps_to_the_user_asked_for(capsys, stocked):
+    """u1's memories come back for u1 (with the shared ones), never without a user or for
+    another user; asking for every user and a user at once is refused."""
+
+    def found(*extra):
+        code, out, err = run(
+            capsys, "memory", "search", "--agent", "support-bot", "--query", "Ann", "--json", *extra
+        )
+        assert code == 0, err
+        return {item["id"] for item in json.loads(out)["items"]}
+
+    u1 = {stocked[0].pk, stocked[1].pk}
+    shared = stocked[2].pk
+    assert u1 <= found("--user", "u1")
+    assert not u1 & found()
+    assert not u1 & found("--user", "u2")
+    assert shared in found("--user", "u2", "--query", "deploy freeze")
+    assert u1 <= found("--all-users")
+    with pytest.raises(SystemExit):
+        run(
+            capsys,
+            "memory",
+            "search",
+            "--agent",
+            "support-bot",
+            "--query",
+            "x",
+            "--user",
+            "u1",
+            "--all-users",
+        )
 
 
 def test_export_then_import_loses_nothing(capsys, tmp_path, stocked):

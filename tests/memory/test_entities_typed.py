@@ -92,7 +92,7 @@ def test_a_name_mentioned_twice_is_counted():
         ("Summary: we agreed", None),
         ("TODO: ship it", None),
         ("10:30: standup", None),
-        ("User: what time is it?", None),
+        ("User: what time is it?", "User"),
         ("Meeting Notes: budget", None),
         ("Ana:", None),
         ("Https://example.com is down", None),
