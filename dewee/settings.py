@@ -296,7 +296,9 @@ DEWEE_SIGNIN_FAILURES_ADDRESS = _rate("DEWEE_SIGNIN_FAILURES_ADDRESS", "30/15m")
 DEWEE_SIGNIN_FAILURES_USERNAME = _rate("DEWEE_SIGNIN_FAILURES_USERNAME", "10/15m")
 # How many reverse proxies stand in front of Dewee, each appending the address it was
 # reached from to X-Forwarded-For. 0 (the default): the client address is the connection's
-# (REMOTE_ADDR), and X-Forwarded-For, which any client can send, is ignored.
+# (REMOTE_ADDR), and X-Forwarded-For, which any client can send, is ignored; a request that
+# sends one while this is 0 logs a warning once per process (dewee.limits), as behind a
+# proxy every client would otherwise share its address and its failed-key count.
 DEWEE_PROXY_COUNT = int(os.environ.get("DEWEE_PROXY_COUNT", 0))
 # Where the counts live. Every web process must see the same ones: by default a SQLite file
 # of their own under var/ on the embedded edition (counting never takes the main database's
