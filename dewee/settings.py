@@ -408,9 +408,18 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     # No value that a database error names (docs/PRIVACY.md, "Logs").
-    "filters": {"without_database_values": {"()": "dewee.logs.WithoutDatabaseValues"}},
+    "filters": {
+        "without_database_values": {"()": "dewee.logs.WithoutDatabaseValues"},
+        "refusals_without_traceback": {"()": "dewee.logs.RefusalsWithoutTraceback"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "filters": ["without_database_values"]}
+    },
+    # A refused request (4xx) is one line, not a traceback: on the loggers themselves, so
+    # every handler (and the records tests capture) sees it so.
+    "loggers": {
+        "django.request": {"filters": ["refusals_without_traceback"]},
+        "django.security": {"filters": ["refusals_without_traceback"]},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("DEWEE_LOG_LEVEL", "INFO")},
 }
