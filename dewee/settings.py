@@ -287,8 +287,8 @@ def _rate(name: str, default: str) -> str | None:
 DEWEE_RATE_LIMIT_KEY = _rate("DEWEE_RATE_LIMIT_KEY", "6000/m")
 DEWEE_RATE_LIMIT_ADDRESS = _rate("DEWEE_RATE_LIMIT_ADDRESS", "12000/m")
 # Requests refused 401 (no key, a malformed, unknown or revoked one) per client address: past
-# this, the address's API requests are all refused until the window ends, valid keys too
-# (answering a valid key would tell a guesser which guess was right).
+# this, the address's failing requests are refused 429 until the window ends; a valid key
+# is still accepted, so one client's guesses do not lock out others sharing the address.
 DEWEE_RATE_LIMIT_AUTH_FAILURES = _rate("DEWEE_RATE_LIMIT_AUTH_FAILURES", "60/10m")
 # Failed dashboard sign-ins per client address and per username: past either, sign-in is
 # refused, the right password too, until the window ends.
