@@ -7,8 +7,10 @@ limits come from the settings (DEWEE_RATE_LIMIT_*, DEWEE_SIGNIN_FAILURES_*); eac
 - Every API request counts against its client address; every authenticated one against its
   key (dewee.api). Over either: 429 ``rate_limited``, before the request does anything.
 - An API request refused 401 counts as a failure of its address; past the failures' limit
-  every API request from that address is refused until the window ends, without looking at
-  its key (answering a right key would tell a guesser which guess was right).
+  every request from that address whose key fails is refused 429 until the window ends. A
+  valid key is still accepted: behind a proxy (or a NAT) many clients share one address,
+  and one client's wrong guesses must not lock out everyone else's right keys. Accepting a
+  right key tells a guesser nothing useful: a key holds 256 random bits.
 - A failed sign-in counts against the address and the username; past either, sign-in is
   refused, the right password too, until the window ends.
 
@@ -41,12 +43,34 @@ class Refusal:
     retry_after: int
 
 
+_proxy_warning_given = False
+
+
+def _warn_proxy_count_once() -> None:
+    """A request came with X-Forwarded-For while DEWEE_PROXY_COUNT is 0: behind a proxy that
+    is wrong (every client would share the proxy's address, its limits and its lockout), so
+    the operator is told, once per process: a system check cannot see requests, and a line
+    per request would bury the log. Not behind a proxy, the header is the client's own
+    (and ignored, as it should be)."""
+    global _proxy_warning_given
+    if _proxy_warning_given:
+        return
+    _proxy_warning_given = True
+    logger.warning(
+        "Requests arrive with X-Forwarded-For but DEWEE_PROXY_COUNT is 0: every client is "
+        "counted under the connection's address. Behind a reverse proxy, set "
+        "DEWEE_PROXY_COUNT to the number of proxies that append to X-Forwarded-For."
+    )
+
+
 def client_address(request: HttpRequest) -> str:
     """The address a request came from: the connection's, or with DEWEE_PROXY_COUNT proxies
     in front, the one the outermost proxy was reached from, that many entries from the right
     of X-Forwarded-For (entries further left are whatever the client chose to send)."""
     remote = request.META.get("REMOTE_ADDR") or ""
     hops = settings.DEWEE_PROXY_COUNT
+    if hops == 0 and request.META.get("HTTP_X_FORWARDED_FOR"):
+        _warn_proxy_count_once()
     if hops > 0:
         forwarded = [
             part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
@@ -101,23 +125,9 @@ def _used_up(usage: dict[str, Any] | None) -> bool:
 
 
 def api_address_refusal(request: HttpRequest) -> Refusal | None:
-    """Before an API request: refused if its address used up its failed attempts, or (the
-    request counted) went over its rate."""
+    """Before an API request: refused if its address (the request counted) went over its
+    rate. Failed attempts are checked after the key is (auth_failures_refusal)."""
     address = client_address(request)
-    failures = _usage(
-        request,
-        "api-auth-failures",
-        settings.DEWEE_RATE_LIMIT_AUTH_FAILURES,
-        address,
-        increment=False,
-    )
-    if failures is not None and _used_up(failures):
-        rate = describe_rate(settings.DEWEE_RATE_LIMIT_AUTH_FAILURES)
-        return Refusal(
-            f"Too many requests without a valid API key from this address ({rate}); "
-            f"try again in {_retry_after(failures)} s",
-            _retry_after(failures),
-        )
     usage = _usage(
         request, "api-address", settings.DEWEE_RATE_LIMIT_ADDRESS, address, increment=True
     )
@@ -126,6 +136,25 @@ def api_address_refusal(request: HttpRequest) -> Refusal | None:
         return Refusal(
             f"Too many requests from this address ({rate}); try again in {_retry_after(usage)} s",
             _retry_after(usage),
+        )
+    return None
+
+
+def auth_failures_refusal(request: HttpRequest) -> Refusal | None:
+    """For a request whose key failed: refused if its address used up its failed attempts."""
+    failures = _usage(
+        request,
+        "api-auth-failures",
+        settings.DEWEE_RATE_LIMIT_AUTH_FAILURES,
+        client_address(request),
+        increment=False,
+    )
+    if failures is not None and _used_up(failures):
+        rate = describe_rate(settings.DEWEE_RATE_LIMIT_AUTH_FAILURES)
+        return Refusal(
+            f"Too many requests without a valid API key from this address ({rate}); "
+            f"try again in {_retry_after(failures)} s",
+            _retry_after(failures),
         )
     return None
 

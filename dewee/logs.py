@@ -39,3 +39,16 @@ class WithoutDatabaseValues(logging.Filter):
         if record.exc_text:
             record.exc_text = without_values(record.exc_text)
         return True
+
+
+class RefusalsWithoutTraceback(logging.Filter):
+    """On Django's request loggers: a refused request (a 4xx answer: 403 PermissionDenied,
+    404, 400) is logged as its one warning line, without the traceback of the exception
+    that refused it. A refusal is the code working as meant; a traceback per refused page
+    buried the real errors (5xx keep theirs)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(record, "status_code", None)
+        if isinstance(status, int) and status < 500:
+            record.exc_info, record.exc_text = None, None
+        return True

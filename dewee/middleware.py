@@ -19,7 +19,12 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dewee.api import body_too_large, error_response
 from dewee.dashboard import mount_of, mount_twin
-from dewee.limits import api_address_refusal, count_auth_failure
+from dewee.limits import (
+    Refusal,
+    api_address_refusal,
+    auth_failures_refusal,
+    count_auth_failure,
+)
 from tenancy.access import CHOSEN_WORKSPACE_ATTR, WORKSPACE_SESSION_KEY
 
 API_PREFIX = "/v1/"
@@ -50,22 +55,31 @@ def api_error_shape(get_response: Callable[[HttpRequest], HttpResponse]) -> Call
     return middleware
 
 
+def _rate_limited(refusal: Refusal) -> HttpResponse:
+    refused = error_response(
+        429, "rate_limited", refusal.message, {"retry_after": refusal.retry_after}
+    )
+    refused["Retry-After"] = str(refusal.retry_after)
+    return refused
+
+
 def api_rate_limits(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
-    """Under /v1/: refuse with 429 rate_limited an address over its rate or out of failed
-    attempts, before the request reaches anything else; count each 401 as a failed attempt.
-    The per-key rate is counted where the key is known (dewee.api)."""
+    """Under /v1/: refuse with 429 rate_limited an address over its rate, before the request
+    reaches anything else; count each 401 as a failed attempt, and once the address is out
+    of them answer a failing key 429 instead (a valid key is still accepted: one client's
+    guesses must not lock out the others sharing its address). A 401 has done nothing, so
+    letting the request reach the key check costs one lookup and changes nothing. The
+    per-key rate is counted where the key is known (dewee.api)."""
 
     def middleware(request: HttpRequest) -> HttpResponse:
         if not request.path.startswith(API_PREFIX):
             return get_response(request)
         if (refusal := api_address_refusal(request)) is not None:
-            refused = error_response(
-                429, "rate_limited", refusal.message, {"retry_after": refusal.retry_after}
-            )
-            refused["Retry-After"] = str(refusal.retry_after)
-            return refused
+            return _rate_limited(refusal)
         response = get_response(request)
         if response.status_code == 401:
+            if (refusal := auth_failures_refusal(request)) is not None:
+                return _rate_limited(refusal)
             count_auth_failure(request)
         return response
 

@@ -287,8 +287,8 @@ def _rate(name: str, default: str) -> str | None:
 DEWEE_RATE_LIMIT_KEY = _rate("DEWEE_RATE_LIMIT_KEY", "6000/m")
 DEWEE_RATE_LIMIT_ADDRESS = _rate("DEWEE_RATE_LIMIT_ADDRESS", "12000/m")
 # Requests refused 401 (no key, a malformed, unknown or revoked one) per client address: past
-# this, the address's API requests are all refused until the window ends, valid keys too
-# (answering a valid key would tell a guesser which guess was right).
+# this, the address's failing requests are refused 429 until the window ends; a valid key
+# is still accepted, so one client's guesses do not lock out others sharing the address.
 DEWEE_RATE_LIMIT_AUTH_FAILURES = _rate("DEWEE_RATE_LIMIT_AUTH_FAILURES", "60/10m")
 # Failed dashboard sign-ins per client address and per username: past either, sign-in is
 # refused, the right password too, until the window ends.
@@ -296,7 +296,9 @@ DEWEE_SIGNIN_FAILURES_ADDRESS = _rate("DEWEE_SIGNIN_FAILURES_ADDRESS", "30/15m")
 DEWEE_SIGNIN_FAILURES_USERNAME = _rate("DEWEE_SIGNIN_FAILURES_USERNAME", "10/15m")
 # How many reverse proxies stand in front of Dewee, each appending the address it was
 # reached from to X-Forwarded-For. 0 (the default): the client address is the connection's
-# (REMOTE_ADDR), and X-Forwarded-For, which any client can send, is ignored.
+# (REMOTE_ADDR), and X-Forwarded-For, which any client can send, is ignored; a request that
+# sends one while this is 0 logs a warning once per process (dewee.limits), as behind a
+# proxy every client would otherwise share its address and its failed-key count.
 DEWEE_PROXY_COUNT = int(os.environ.get("DEWEE_PROXY_COUNT", 0))
 # Where the counts live. Every web process must see the same ones: by default a SQLite file
 # of their own under var/ on the embedded edition (counting never takes the main database's
@@ -406,9 +408,18 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     # No value that a database error names (docs/PRIVACY.md, "Logs").
-    "filters": {"without_database_values": {"()": "dewee.logs.WithoutDatabaseValues"}},
+    "filters": {
+        "without_database_values": {"()": "dewee.logs.WithoutDatabaseValues"},
+        "refusals_without_traceback": {"()": "dewee.logs.RefusalsWithoutTraceback"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "filters": ["without_database_values"]}
+    },
+    # A refused request (4xx) is one line, not a traceback: on the loggers themselves, so
+    # every handler (and the records tests capture) sees it so.
+    "loggers": {
+        "django.request": {"filters": ["refusals_without_traceback"]},
+        "django.security": {"filters": ["refusals_without_traceback"]},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("DEWEE_LOG_LEVEL", "INFO")},
 }

@@ -4,6 +4,10 @@ An invited person gets an account without a usable password and a link that lets
 one. The link's token is Django's password-reset token under a salt of its own, so it is
 void once used: it hashes the account's password and last sign-in, and setting the password
 (which signs them in) changes both. It also lapses after DEWEE_INVITE_HOURS.
+
+The token also hashes the workspaces the account belongs to, so a link is bound to the
+membership it was issued with: adding the (unclaimed) account to another workspace, or
+taking it out of one, voids every link issued before (see services.invite_member).
 """
 
 from datetime import datetime, timedelta
@@ -28,6 +32,12 @@ class _InviteTokens(PasswordResetTokenGenerator):
 
     def _now(self) -> datetime:
         return self._fixed_now or super()._now()
+
+    def _make_hash_value(self, user: Any, timestamp: int) -> str:
+        # Why: a link handed to one workspace's manager must not sign in as the person
+        # once they belong to another workspace too (they would read its facts).
+        workspaces = sorted(user.workspace_memberships.values_list("workspace_id", flat=True))
+        return f"{super()._make_hash_value(user, timestamp)}|{workspaces}"
 
 
 def invite_hours() -> int:

@@ -132,8 +132,10 @@ def invite_member(
     """Add a person to ``workspace`` in one step. An existing account named ``username`` is
     added as it is; otherwise an account is created with no usable password. Either way,
     an account that has never signed in (nor has a password) gets a one-time sign-in link
-    to set one, unless it is staff or belongs to another workspace too (its link would let
-    this workspace's manager sign in as a member of that one). Nothing is written when the
+    to set one, unless it is staff. An unclaimed account leaves any other workspace that
+    had invited it (audited as member.remove) and earlier links are void: until it is
+    claimed it is bound to one workspace, so a link never signs in to a workspace whose
+    manager did not issue it. Nothing is written when the
     username or email is malformed or the person is already a member (MemberExists).
     Audited as member.add, with ``invited``."""
     role = _clean_role(role)
@@ -159,14 +161,19 @@ def invite_member(
         workspace=workspace, user=user, role=role, actor=actor, invited=True, created=created
     )
     pending = not user.has_usable_password() and user.last_login is None and user.is_active
-    # The link signs in as the account: it is given for one this invitation made, or one
-    # that belongs to this workspace alone and is not staff. Otherwise a manager inviting
-    # a person another workspace invited (still without a password) would get the means to
-    # sign in as them, into that workspace.
-    own = created or (
-        not user.is_staff and not user.workspace_memberships.exclude(workspace=workspace).exists()
-    )
-    link = make_invite(user) if pending and own else None
+    link = None
+    if pending and not user.is_staff:
+        # An unclaimed account is bound to the workspace that invited it last: it leaves
+        # any other, so the link given here signs in to this workspace alone, and every
+        # earlier link (held by another workspace's manager) is void, as the token hashes
+        # the memberships. The response is the same whether or not the username was
+        # invited elsewhere, so a manager learns nothing of other workspaces.
+        for other in WorkspaceMember.objects.filter(user_id=user.pk).exclude(workspace=workspace):
+            _member_event(
+                other, actor=actor, action=AuditAction.MEMBER_REMOVE, reason="invited elsewhere"
+            )
+            other.delete()
+        link = make_invite(user)
     return Invitation(member=member, created=created, link=link)
 
 

@@ -50,3 +50,26 @@ def test_a_refused_export_is_logged_with_the_persons_id_masked(log_output, works
     logged = log_output.getvalue()
     assert "/v1/people/***/export" in logged
     assert "ana.lopez" not in logged
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/app/members/999999/remove/", "/dashboard/facts/"])
+def test_a_refused_dashboard_request_is_one_line_without_a_traceback(
+    caplog, log_output, django_user_model, workspace, path
+):
+    """A viewer asking for what they may not do (403), or a page that is not there (404),
+    is logged as one warning line, not a traceback."""
+    from django.test import Client
+
+    from tests.dashboard.conftest import member, signed_in
+
+    client: Client = signed_in(member(django_user_model, workspace, "viewer", "vic"))
+    with caplog.at_level(logging.INFO):
+        response = client.post(path)
+    assert response.status_code == 403
+    refused = [r for r in caplog.records if r.name.startswith("django.")]
+    assert len(refused) == 1
+    assert refused[0].levelname == "WARNING"
+    assert refused[0].exc_info is None
+    assert "Traceback" not in caplog.text
+    assert "Traceback" not in log_output.getvalue()

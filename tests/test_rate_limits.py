@@ -41,7 +41,7 @@ def assert_rate_limited(response) -> None:
     assert "try again in" in response.json()["error"]["message"]
 
 
-def test_the_61st_wrong_key_from_one_address_is_429_and_other_addresses_still_work(db):
+def test_the_61st_wrong_key_from_one_address_is_429_and_valid_keys_still_work(db):
     key = make_key(make_workspace("acme"))
     events = AuditEvent.objects.count()
     wrong = [
@@ -55,13 +55,30 @@ def test_the_61st_wrong_key_from_one_address_is_429_and_other_addresses_still_wo
     refused = api_get("/v1/agents", "dw_" + "y" * 40, ATTACKER)
     assert_rate_limited(refused)
     assert "without a valid API key" in refused.json()["error"]["message"]
-    # The address is refused whatever key it sends: a right guess must not be told apart.
-    assert_rate_limited(api_get("/v1/agents", key, ATTACKER))
-    assert_rate_limited(store(key, ATTACKER))
+    assert_rate_limited(api_get("/v1/agents", None, ATTACKER))
     assert not Memory.objects.exists()
     assert AuditEvent.objects.count() == events
+    # Someone else's guesses do not lock out a valid key from the same address (a shared
+    # proxy or NAT): the limit refuses failing keys only.
+    assert api_get("/v1/agents", key, ATTACKER).status_code == 200
+    assert store(key, ATTACKER).status_code == 201
+    assert_rate_limited(api_get("/v1/agents", "dw_" + "z" * 40, ATTACKER))
     assert api_get("/v1/agents", key, ELSEWHERE).status_code == 200
     assert store(key, ELSEWHERE).status_code == 201
+
+
+def test_behind_the_proxy_one_clients_guesses_do_not_lock_out_anothers_key(db, settings):
+    settings.DEWEE_PROXY_COUNT = 1
+    key = make_key(make_workspace("acme"))
+    proxy, office = "10.0.0.2", "198.51.100.77"  # an office's clients share one address
+
+    def through_proxy(token: str):
+        return api_get("/v1/agents", token, proxy, **{"X-Forwarded-For": office})
+
+    for attempt in range(60):
+        assert through_proxy("dw_" + "x" * 40).status_code == 401, attempt
+    assert_rate_limited(through_proxy("dw_" + "y" * 40))
+    assert through_proxy(key).status_code == 200
 
 
 def test_x_forwarded_for_is_ignored_unless_the_operator_says_there_is_a_proxy(db, settings):
@@ -245,3 +262,16 @@ def test_a_real_server_counts_failed_keys_across_its_processes(tmp_path):
     finally:
         stop_server(server)
         print(server.tail())  # shown by pytest only when the test failed
+
+
+def test_x_forwarded_for_without_a_proxy_count_is_logged_once(db, settings, caplog, monkeypatch):
+    import dewee.limits
+
+    monkeypatch.setattr(dewee.limits, "_proxy_warning_given", False)
+    settings.DEWEE_PROXY_COUNT = 0
+    with caplog.at_level("WARNING", logger="dewee.limits"):
+        for _ in range(3):
+            api_get("/v1/agents", "wrong", "10.0.0.2", **{"X-Forwarded-For": ELSEWHERE})
+    warnings = [r for r in caplog.records if "DEWEE_PROXY_COUNT" in r.getMessage()]
+    assert len(warnings) == 1
+    assert warnings[0].levelname == "WARNING"

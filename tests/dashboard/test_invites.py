@@ -265,16 +265,59 @@ def event_actors() -> list[str]:
     return sorted({e.actor for e in AuditEvent.objects.filter(action="member.add")})
 
 
-def test_no_link_for_a_pending_account_of_another_workspace(client, workspace, other_workspace):
-    first = invite_member(workspace=other_workspace, username="nina", role="viewer", actor="gus")
-    assert first.link is not None
-    # Another workspace's manager invites the same person before she signed in: she joins,
-    # but they get no means to sign in as her (and so into the first workspace).
-    second = invite_member(workspace=workspace, username="nina", role="manager", actor="mia")
-    assert second.link is None
-    assert not second.created
+def _invite_through_the_page(client: Client, slug: str, login: str, email: str = ""):
+    return client.post(
+        "/app/members/add/", {"workspace": slug, "login": login, "email": email, "role": "manager"}
+    )
+
+
+@pytest.mark.parametrize("login", ["nina", "nina@example.com"])
+def test_a_link_kept_by_another_workspace_never_signs_in_to_this_one(
+    django_user_model, workspace, other_workspace, login
+):
+    """The takeover: the other workspace's manager invites nina and keeps her link; this
+    workspace's manager later adds her (by username or email). The kept link must not sign
+    in as nina once she is here, and this manager's own link is the only one."""
+    theirs = signed_in(member(django_user_model, other_workspace, "manager", "gus"))
+    ours = signed_in(member(django_user_model, workspace, "manager", "mia"))
+    kept = _invite_through_the_page(theirs, other_workspace.slug, "nina", "nina@example.com")
+    kept_link = kept.context["invite_link"].removeprefix("http://testserver")
+    # A username no other workspace knows gives the same kind of page: a new link.
+    fresh = _invite_through_the_page(ours, workspace.slug, "zoe")
+    page = _invite_through_the_page(ours, workspace.slug, login)
+    assert page.status_code == fresh.status_code == 200
+    assert page.text.count("/accounts/invite/") == fresh.text.count("/accounts/invite/") == 1
+    own_link = page.context["invite_link"].removeprefix("http://testserver")
+    assert "nina added to acme as manager." in page.text
+    # The kept link is void; nina is bound to this workspace alone until she signs in.
+    attacker = Client()
+    assert attacker.get(kept_link).status_code == 400
+    assert attacker.get("/app/facts/").status_code == 302  # not signed in
+    assert set_password(attacker, kept_link).status_code == 400
     assert get_user_model().objects.get(username="nina").has_usable_password() is False
-    # A pending staff account gets no link either.
+    assert "nina" not in roles(other_workspace)
+    assert roles(workspace)["nina"] == "manager"
+    # Her own link (from this workspace's manager) signs her in, here alone.
+    nina = Client()
+    assert set_password(nina, own_link).status_code == 302
+    assert nina.get("/app/facts/").status_code == 200
+    assert list(
+        WorkspaceMember.objects.filter(user__username="nina").values_list("workspace", flat=True)
+    ) == [workspace.pk]
+
+
+def test_a_pending_account_invited_again_elsewhere_leaves_the_first(workspace, other_workspace):
+    first = invite_member(workspace=other_workspace, username="nina", role="viewer", actor="gus")
+    second = invite_member(workspace=workspace, username="nina", role="manager", actor="mia")
+    assert first.link is not None
+    assert second.link is not None
+    assert not second.created
+    removed = AuditEvent.objects.get(action="member.remove")
+    assert (removed.workspace_id, removed.details["reason"]) == (
+        other_workspace.pk,
+        "invited elsewhere",
+    )
+    # A pending staff account gets no link.
     get_user_model().objects.create_user(username="root2", is_staff=True)
     assert (
         invite_member(workspace=workspace, username="root2", role="viewer", actor="x").link is None
