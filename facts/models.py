@@ -156,8 +156,9 @@ class Fact(models.Model):
     # When a disputed value stopped waiting (accepted, rejected or deleted); null while it
     # waits, and for a fact that was never disputed.
     disputed_until = models.DateTimeField(null=True, blank=True)
-    # When it was last deleted, and last restored (set by the services since these columns
-    # came; a deletion before them is dated from its audit event where one is kept).
+    # When it was last deleted, and last restored: undeleted, or current again because the
+    # value that replaced it was erased with its memories (set by the services since these
+    # columns came; a deletion before them is dated from its audit event where one is kept).
     deleted_at = models.DateTimeField(null=True, blank=True)
     restored_at = models.DateTimeField(null=True, blank=True)
 
