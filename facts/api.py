@@ -47,7 +47,10 @@ class FactListParams(Schema):
         None, description="ISO 8601: the facts recorded by then, each with its status then."
     )
     valid_at: str | None = Field(
-        None, description="ISO 8601: only facts whose valid window holds then."
+        None,
+        description="ISO 8601: only facts true in the world then: in their valid window, never "
+        "rejected or deleted, and a replaced (history) value only until it stopped being "
+        "believed, unless its valid_to says otherwise.",
     )
     q: str | None = Field(None, max_length=VALUE_MAX_CHARS, description="Text search in values.")
     cursor: str | None = None

@@ -9,7 +9,8 @@ A change is a fact and one thing that happened to it at a time ``at``:
   believed from that moment, else ``rejected``;
 - ``superseded``: stopped being the current value of its slot and kept as history
   (``believed_until``): replaced by another value, or ended;
-- ``deleted`` (``deleted_at``) and ``restored`` (``restored_at``).
+- ``deleted`` (``deleted_at``) and ``restored`` (``restored_at``: undeleted, or current
+  again because the value that replaced it was erased with its memories).
 
 Each column keeps the last time only: a fact deleted twice shows its last deletion, and a
 fact restored as the current value shows no earlier "superseded". A deletion is never also

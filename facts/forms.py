@@ -53,7 +53,8 @@ class FactFilterForm(CursorForm):
         required=False,
         input_formats=DATETIME_LOCAL_FORMATS,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
-        help_text="Only facts true in the world then.",
+        help_text="Only facts true in the world then: never rejected or deleted ones, and a "
+        "replaced value only until it was replaced.",
     )
     q = forms.CharField(label="Value contains", required=False, max_length=200)
 

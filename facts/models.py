@@ -78,11 +78,12 @@ class FactQuerySet(models.QuerySet["Fact"]):
     def holding_at(self, moment: datetime) -> "FactQuerySet":
         """What the agent knows now to hold in the world at ``moment``: current facts whose
         valid window contains it, and facts replaced by a value that only holds from later
-        on ("I join Canva next month": Google holds until then, its valid_to)."""
-        starts = Q(valid_from__isnull=True) | Q(valid_from__lte=moment)
-        current = Q(status=Status.CURRENT) & (Q(valid_to__isnull=True) | Q(valid_to__gt=moment))
-        handed_over = Q(status=Status.HISTORY, valid_to__gt=moment)
-        return self.filter(starts & (current | handed_over))
+        on ("I join Canva next month": Google holds until then, its valid_to). Of the facts
+        ``valid_at`` ``moment``, those the agent stands by: no dispute, and no history
+        value that held only while it was believed."""
+        return self.valid_at(moment).filter(
+            Q(status=Status.CURRENT) | Q(status=Status.HISTORY, valid_to__isnull=False)
+        )
 
     def believed_at(self, moment: datetime) -> "FactQuerySet":
         """Facts that were the current value of their slot at ``moment``."""
@@ -90,11 +91,27 @@ class FactQuerySet(models.QuerySet["Fact"]):
             Q(believed_until__isnull=True) | Q(believed_until__gt=moment)
         )
 
-    def valid_at(self, moment: datetime) -> "FactQuerySet":
-        """Facts whose valid window holds at ``moment`` (an open end holds forever)."""
-        return self.filter(Q(valid_from__isnull=True) | Q(valid_from__lte=moment)).filter(
+    def valid_at(self, moment: datetime, *, status_field: str = "status") -> "FactQuerySet":
+        """Facts true in the world at ``moment`` (valid time), as far as the agent knows:
+
+        - current and disputed facts whose valid window holds then (an open end holds
+          forever, an open start since ever);
+        - history facts within their window, which ends at ``valid_to`` when one is set
+          (ended: "I left Dropbox"; or handed over to a value that holds from later on)
+          and otherwise when the agent stopped believing them (superseding a value does
+          not set its ``valid_to``: the new value holds from then);
+        - never rejected or deleted facts: a person refused them.
+
+        ``status_field``: the status to judge by; "status_then" in an as-of list
+        (``with_status_at``), where each fact counts with the status it had then."""
+        starts = Q(valid_from__isnull=True) | Q(valid_from__lte=moment)
+        open_ended = Q(**{f"{status_field}__in": [Status.CURRENT, Status.DISPUTED]}) & (
             Q(valid_to__isnull=True) | Q(valid_to__gt=moment)
         )
+        history = Q(**{status_field: Status.HISTORY}) & (
+            Q(valid_to__gt=moment) | Q(valid_to__isnull=True, believed_until__gt=moment)
+        )
+        return self.filter(starts & (open_ended | history))
 
     def with_status_at(self, moment: datetime) -> "FactQuerySet":
         """Facts recorded by ``moment``, each annotated ``status_then``: the status it had at
@@ -156,8 +173,9 @@ class Fact(models.Model):
     # When a disputed value stopped waiting (accepted, rejected or deleted); null while it
     # waits, and for a fact that was never disputed.
     disputed_until = models.DateTimeField(null=True, blank=True)
-    # When it was last deleted, and last restored (set by the services since these columns
-    # came; a deletion before them is dated from its audit event where one is kept).
+    # When it was last deleted, and last restored: undeleted, or current again because the
+    # value that replaced it was erased with its memories (set by the services since these
+    # columns came; a deletion before them is dated from its audit event where one is kept).
     deleted_at = models.DateTimeField(null=True, blank=True)
     restored_at = models.DateTimeField(null=True, blank=True)
 

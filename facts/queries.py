@@ -36,7 +36,9 @@ class FactFilters:
     # Transaction time: the facts recorded by then, each with the status it had then (the
     # status filter and the counts apply to that status).
     as_of: datetime | None = None
-    # Valid time: only facts whose valid window holds at this moment.
+    # Valid time: only facts true in the world at this moment (FactQuerySet.valid_at: in
+    # their valid window, a history value only until it stopped being believed, never a
+    # rejected or deleted one).
     valid_at: datetime | None = None
     search: str | None = None
     # The dashboard's forgiving filters: user, subject and predicate match by their start,
@@ -108,7 +110,7 @@ def filter_facts(agent: AgentScope, filters: FactFilters) -> FactQuerySet:
     if filters.statuses:
         facts = facts.filter(**{f"{status_field(filters)}__in": filters.statuses})
     if filters.valid_at is not None:
-        facts = facts.valid_at(filters.valid_at)
+        facts = facts.valid_at(filters.valid_at, status_field=status_field(filters))
     if filters.search:
         facts = facts.filter(value__icontains=filters.search)
     return facts

@@ -43,7 +43,11 @@ def register(memory_commands: Any) -> None:
     p.add_argument("--predicate")
     p.add_argument("--status", help=f"One or more of {','.join(Status.values)}.")
     p.add_argument("--as-of", help="ISO time: the facts recorded then, with their status then.")
-    p.add_argument("--valid-at", help="ISO time: only facts whose valid window holds then.")
+    p.add_argument(
+        "--valid-at",
+        help="ISO time: only facts true then (in their valid window, never rejected or "
+        "deleted; a replaced value only until it was replaced).",
+    )
     p.add_argument("--search", help="Text to find in values.")
     p.add_argument("--limit", type=int, default=queries.DEFAULT_PAGE_SIZE)
     p.add_argument("--cursor", help="Continue a previous listing.")

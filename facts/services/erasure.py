@@ -1,15 +1,18 @@
 """Erasing facts for good: every fact about one user or one subject, or one subject of one
-user (forget), or the facts learned only from memories being deleted. Nothing erased can be
-read back; a forget leaves a receipt of what it erased, by kind, and nothing of the facts
-themselves."""
+user (forget), or the facts learned only from memories being deleted (a slot whose current
+value goes that way falls back on the value it superseded). Nothing erased can be read back;
+a forget leaves a receipt of what it erased, by kind, and nothing of the facts themselves."""
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.utils import timezone
 
 from dewee.errors import InvalidInput
 from facts.models import KEY_MAX_CHARS, USER_SUBJECT, Fact, FactQuerySet, FactSource, Status
+from facts.services.transitions import lock_slot, make_current
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction, AuditEvent, ErasureReceipt
 from tenancy.receipts import hashed_scope
@@ -176,19 +179,98 @@ def forget_facts(*, agent: Agent, scope: ForgetScope, actor: str) -> ErasureRece
     return receipt
 
 
-def erase_facts_learned_only_from(*, memory_ids: list[int]) -> int:
+def erase_facts_learned_only_from(*, memory_ids: list[int], actor: str) -> int:
     """For memories about to be deleted: erase the facts whose every source is one of
     them (with their sources and audit events), and drop these memories' sources from
     facts that have other evidence. Returns how many facts were erased. Runs inside the
-    caller's transaction."""
+    caller's transaction.
+
+    A slot whose current value is erased falls back on the value that value superseded
+    (:func:`_reinstate_predecessor`): the newest fact of the slot that stopped being
+    believed by the time the erased one started, when it is history, still has a source
+    and still holds in the world. It is believed again from now (``believed_from`` and
+    ``restored_at``), audited as fact.restore with cause ``replacement_erased``; a value
+    that was ended, deleted or erased too leaves the slot empty. Nothing changes in a slot
+    whose erased facts were not its current value."""
     touched = FactSource.objects.filter(memory_id__in=memory_ids).values("fact_id")
     other_evidence = FactSource.objects.filter(fact_id=OuterRef("pk")).exclude(
         memory_id__in=memory_ids
     )
     only_from = Fact.objects.filter(pk__in=touched).exclude(Exists(other_evidence))
-    erased_ids = [str(pk) for pk in only_from.values_list("pk", flat=True)]
+    # The slots losing their current value, locked (in one order, against deadlocks) before
+    # they are read again, so a concurrent assert is seen or waits.
+    slots = {fact.slot for fact in only_from.current()}
+    for slot in sorted(slots, key=lambda s: s.lock_key()):
+        lock_slot(slot)
+    erased = list(only_from)
+    erased_ids = [fact.pk for fact in erased]
+    fallbacks = [
+        (fact, _predecessor(fact, erased_ids)) for fact in erased if fact.status == Status.CURRENT
+    ]
     if erased_ids:
-        AuditEvent.objects.filter(target_type="fact", target_id__in=erased_ids).delete()
-        Fact.objects.filter(pk__in=[int(pk) for pk in erased_ids]).delete()
+        AuditEvent.objects.filter(
+            target_type="fact", target_id__in=[str(pk) for pk in erased_ids]
+        ).delete()
+        Fact.objects.filter(pk__in=erased_ids).delete()
     FactSource.objects.filter(memory_id__in=memory_ids).delete()
+    now = timezone.now()
+    for gone, predecessor in fallbacks:
+        if predecessor is not None:
+            _reinstate_predecessor(
+                predecessor, successor=gone, memory_ids=memory_ids, actor=actor, now=now
+            )
     return len(erased_ids)
+
+
+def _predecessor(fact: Fact, erased_ids: list[int]) -> Fact | None:
+    """The value ``fact`` (current, about to be erased) took the place of: the fact of its
+    slot, other than those erased with it, that stopped being believed last, no later than
+    ``fact`` started. A value erased with it is skipped (the one before it counts), one
+    that was ended or deleted since is still the one found (and is not reinstated)."""
+    if fact.believed_from is None:
+        return None
+    return (
+        Fact.objects.in_slot(fact.slot)
+        .filter(believed_until__lte=fact.believed_from)
+        .exclude(pk__in=erased_ids)
+        .order_by("-believed_until", "-id")
+        .first()
+    )
+
+
+def _reinstate_predecessor(
+    fact: Fact, *, successor: Fact, memory_ids: list[int], actor: str, now: datetime
+) -> None:
+    """``fact`` is current again, its successor erased with ``memory_ids``, unless the
+    slot has a current value already, ``fact`` is not history (deleted, disputed again) or
+    it no longer holds in the world (ended: its ``valid_to`` has passed). An end that only
+    handed it over to the erased value (``valid_to`` = the successor's ``valid_from``,
+    facts.services.transitions.retire) goes with it."""
+    if fact.status != Status.HISTORY:
+        return
+    if Fact.objects.in_slot(fact.slot).current().exists():
+        return
+    handed_over = fact.valid_to is not None and fact.valid_to == successor.valid_from
+    if not handed_over and fact.valid_to is not None and fact.valid_to <= now:
+        return
+    if handed_over:
+        fact.valid_to = None
+        fact.save(update_fields=["valid_to"])
+    make_current(fact, actor=actor, reason="the value that replaced it was erased", now=now)
+    fact.restored_at = now
+    fact.save(update_fields=["restored_at"])
+    record_event(
+        workspace_id=fact.agent.workspace_id,
+        agent=fact.agent,
+        actor=actor,
+        action=AuditAction.FACT_RESTORE,
+        target_type="fact",
+        target_id=str(fact.pk),
+        details={
+            "reason": "the value that replaced it was learned only from deleted memories",
+            "outcome": "current",
+            "cause": "replacement_erased",
+            "memories": sorted(memory_ids),
+            **forget_keys(fact),
+        },
+    )

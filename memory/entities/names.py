@@ -169,7 +169,10 @@ _PERSON_BEFORE = re.compile(
     r"(?:friend|sister|brother|mom|mum|mother|dad|father|wife|husband|son|daughter|partner|"
     r"boss|colleague|coworker|co-worker|manager|boyfriend|girlfriend|fiancée?|cousin|aunt|"
     r"uncle|niece|nephew|neighbou?r|grandma|grandpa|grandmother|grandfather|kid|child|"
-    r"roommate|teacher|doctor|therapist|mentor)s?,?)\s+$",
+    r"roommate|teacher|doctor|therapist|mentor)s?,?"
+    # Whom one met, married, hugged or texted is someone ("met John Carter"); "Meet Priya"
+    # is left untyped, as a plan or a label may read so.
+    r"|\b(?:met|married|hugged|kissed|texted)(?:\s+up\s+with)?)\s+$",
     re.IGNORECASE,
 )
 _PERSON_AFTER = re.compile(
@@ -177,6 +180,10 @@ _PERSON_AFTER = re.compile(
     r"wants|wanted|loves|loved|hates|hated)\b"
     r"|['’]s\s+(?:mom|mum|mother|dad|father|wife|husband|sister|brother|son|daughter|kids?|"
     r"children|birthday|boyfriend|girlfriend|partner|family|friends?)\b"
+    # Someone who met, married, hugged or texted someone: "Maria Lopez met John Carter"
+    # ("Acme met its targets" has no one after it).
+    r"|\s+(?:met|married|hugged|kissed|texted)\s+(?:up\s+with\s+)?"
+    r"(?:[A-Z]|(?:him|her|them|me|us|my|his|their)\b)"
 )
 _ORGANISATION_BEFORE = re.compile(
     r"\b(?:works?|worked|working|job|jobs|intern(?:ed|ing)?|employed|hired|internship|"

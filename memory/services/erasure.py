@@ -33,7 +33,7 @@ def erase_memories(
     """The one delete path of memories (delete, forget, expiry): delete these memories of
     ``agent`` (the caller has checked they are its own) and the facts learned only from them,
     bump the agent's memory_version, and record one audit event for the lot."""
-    facts_erased = erase_facts_learned_only_from(memory_ids=memory_ids)
+    facts_erased = erase_facts_learned_only_from(memory_ids=memory_ids, actor=actor)
     # Their edges go by cascade; their entities' counts are kept right here.
     release_mentions(memory_ids=memory_ids)
     Memory.objects.filter(pk__in=memory_ids).delete()

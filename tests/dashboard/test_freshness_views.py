@@ -7,6 +7,7 @@ import pytest
 from django.utils import timezone
 
 from facts.models import Fact, Status, Verification
+from facts.services import delete_fact, resolve_fact
 from tenancy.models import AuditEvent
 from tests.factories import refreshed, state
 
@@ -147,6 +148,21 @@ def test_valid_at_filter(staff_client, agent):
     assert "Only facts valid at" in response.text
     bad = staff_client.get(LIST, {"valid_at": "someday"})
     assert "valid_at" in bad.context["form"].errors
+
+
+def test_valid_at_filter_lists_no_refused_fact_and_no_value_replaced_before(staff_client, agent):
+    state(agent, "Acme")
+    state(agent, "Dropbox")  # Acme is history from now on
+    resolve_fact(
+        fact=state(agent, "Initech", verification="inferred").fact, action="reject", actor="x"
+    )
+    state(agent, "Globex", verification="inferred")  # waits for review
+    delete_fact(fact=state(agent, "Lisbon", predicate="city").fact, actor="x")
+    tomorrow = (timezone.now() + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M")
+    response = staff_client.get(LIST, {"valid_at": tomorrow})
+    assert sorted(r["value"] for r in response.context["rows"]) == ["Dropbox", "Globex"]
+    refused = staff_client.get(LIST, {"valid_at": tomorrow, "status": "rejected"}, headers=HTMX)
+    assert refused.context["rows"] == []
 
 
 def test_the_queue_shows_the_ten_longest_unconfirmed_and_more_on_request(manager_client, agent):

@@ -117,6 +117,35 @@ def test_api_valid_at_filters_and_rejects_a_bad_time(api, agent):
     assert bad.json()["error"]["code"] == "invalid_time"
 
 
+def test_api_valid_at_lists_no_refused_fact_and_a_replaced_value_only_until_replaced(api, agent):
+    state(agent, "Acme")
+    while_acme = timezone.now()
+    state(agent, "Dropbox", valid_from=timezone.now())  # Acme is history from now on
+    resolve_fact(
+        fact=state(agent, "Initech", verification="inferred").fact, action="reject", actor="x"
+    )
+    state(agent, "Globex", verification="inferred")  # waits for review
+    delete_fact(fact=state(agent, "Lisbon", predicate="city").fact, actor="x")
+    # Google is replaced by a value that holds only from next month: it holds until then.
+    state(agent, "Google", user="u2")
+    next_month = timezone.now() + timedelta(days=30)
+    state(agent, "Canva", user="u2", valid_from=next_month)
+
+    def valid(moment, **params):
+        response = api.get(
+            "/v1/facts", agent_id="support-bot", valid_at=moment.isoformat(), **params
+        )
+        assert response.status_code == 200, response.content
+        return sorted(f["value"] for f in response.json()["items"])
+
+    assert valid(timezone.now()) == ["Dropbox", "Globex", "Google"]
+    assert valid(while_acme) == ["Acme", "Globex", "Google"]
+    assert valid(next_month + timedelta(days=1)) == ["Canva", "Dropbox", "Globex"]
+    assert valid(timezone.now(), status="history,rejected,deleted") == ["Google"]
+    # As believed at a time: each fact judged by the status it had then.
+    assert valid(while_acme, as_of=while_acme.isoformat()) == ["Acme"]
+
+
 def test_api_isolation_with_as_of(other_api, agent):
     state(agent, "Acme")
     response = other_api.get("/v1/facts", agent_id="support-bot", as_of=timezone.now().isoformat())

@@ -125,7 +125,7 @@ def test_names_are_found_also_at_the_start_of_a_sentence(text, names):
 
 def test_names_written_together_are_one_entity():
     found = {(e.type, e.value) for e in extract_entities("I met Maria Lopez in New York.")}
-    assert found == {("name", "maria lopez"), ("place", "new york")}
+    assert found == {("person", "maria lopez"), ("place", "new york")}
     # Anything between two names keeps them apart.
     assert of_type("Ana, Bob and Cy met Dee Eve", "name") == ["ana", "bob", "cy", "dee eve"]
     # A long run of capitalised words is a list or a title, not one name.

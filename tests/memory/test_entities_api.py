@@ -153,3 +153,27 @@ def test_the_entity_policy_is_validated_and_returned(api, agent):
     assert ok.json()["entity_types"] == ["person"]
     assert ok.json()["extract_entities"] is True
     assert api.get(url).json()["entity_types"] == ["person"]
+
+
+def test_two_full_names_who_met_are_people_and_a_person_only_policy_keeps_both(api, agent):
+    text = "Maria Lopez met John Carter in Lisbon."
+    response = api.post("/v1/memories/extract", {"text": text})
+    assert response.status_code == 200, response.content
+    assert {(e["type"], e["value"]) for e in response.json()["entities"]} == {
+        ("person", "maria lopez"),
+        ("person", "john carter"),
+        ("place", "lisbon"),
+    }
+    policy = api.client.put(
+        f"/v1/agents/{agent.agent_id}/memory_policy",
+        data='{"entity_types": ["person"]}',
+        content_type="application/json",
+        headers=api.headers,
+    )
+    assert policy.status_code == 200, policy.content
+    stored = api.post("/v1/memories", {"agent_id": agent.agent_id, "content": text}).json()
+    found = api.get(f"/v1/memories/{stored['id']}/entities").json()
+    assert {(e["type"], e["name"]) for e in found} == {
+        ("person", "Maria Lopez"),
+        ("person", "John Carter"),
+    }
