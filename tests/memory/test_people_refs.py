@@ -126,9 +126,7 @@ def test_erasing_either_form_of_an_id_erases_what_was_stored_in_the_other(agent,
     assert not Fact.objects.exists()
 
 
-def test_the_person_page_and_the_facts_filter_find_an_id_stored_in_nfd(
-    api, agent, admin_client
-):
+def test_the_person_page_and_the_facts_filter_find_an_id_stored_in_nfd(api, agent, admin_client):
     _stored_in_nfd(agent)
     facts = api.get("/v1/facts", agent_id=agent.agent_id, user=NFC).json()
     assert [f["value"] for f in facts["items"]] == ["Acme"]
