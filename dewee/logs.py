@@ -8,18 +8,44 @@ belongs to. Every log line and every stored error message goes without these lin
 
 import logging
 import re
+from urllib.parse import unquote
 
 _DETAIL = re.compile(r"^\s*DETAIL:.*(?:\n|$)", re.MULTILINE)
 _FORMATTER = logging.Formatter()
-# The one path that holds a person's id (GET /v1/people/{user}/export): the access log and
-# Django's warnings about 4xx answers name it with the id masked.
-_PERSON_IN_PATH = re.compile(r"(/v1/people/)[^/\s?\"]+")
+# The paths that hold a person's id (GET /v1/people/{user}/export; an id may hold '/'):
+# the access log and Django's warnings about 4xx answers name them with the id masked.
+# Whatever follows a "people" segment is masked, up to a final "/export" and the end of the
+# path (a query string, or the request line's protocol), however many slashes come before
+# or after it and whatever the id holds (slashes, spaces): "/v1/people//ana/export" and
+# "/v1//people/team/ana/export" route to an export too. Only the bare endpoints
+# ("/people/forget", the dashboard's "/people/export/") hold no id and are left as they are.
+_PERSON_IN_PATH = re.compile(
+    r"(/people/+)"
+    r"(?!(?:forget|export)/*(?=\s+HTTP/|[?#\"]|$))"
+    r"([^?#\"\n]+?)"
+    r"(/+export/*)?"
+    r"(?=\s+HTTP/|[?#\"\n]|$)",
+    re.IGNORECASE,
+)
 MASK = "***"
 
 
 def masked_path(path: str) -> str:
-    """``path`` with a person's id in it masked: /v1/people/***/export."""
-    return _PERSON_IN_PATH.sub(rf"\g<1>{MASK}", path) if "/v1/people/" in path else path
+    """``path`` (or a request line, or a message naming a path) with a person's id in it
+    masked: /v1/people/***/export. A percent-encoded path ("/v1/people%2Fana/export", which
+    the server decodes before routing) is masked in its decoded form."""
+    if "%" in path:
+        decoded = unquote(path)
+        masked = _mask(decoded)
+        if masked != decoded:
+            return masked
+    return _mask(path)
+
+
+def _mask(path: str) -> str:
+    if "people" not in path.lower():
+        return path
+    return _PERSON_IN_PATH.sub(lambda m: f"{m.group(1)}{MASK}{m.group(3) or ''}", path)
 
 
 def without_values(text: str) -> str:
@@ -32,7 +58,7 @@ class WithoutDatabaseValues(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if "DETAIL:" in message or "/v1/people/" in message:
+        if "DETAIL:" in message or "people" in message.lower():
             record.msg, record.args = masked_path(without_values(message)), ()
         if record.exc_info and not record.exc_text:
             record.exc_text = _FORMATTER.formatException(record.exc_info)

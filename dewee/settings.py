@@ -488,3 +488,8 @@ DEWEE_COMPACTION_INTERVAL_SECS = int(os.environ.get("DEWEE_COMPACTION_INTERVAL_S
 DEWEE_COMPACTION_FULL = _env_bool("DEWEE_COMPACTION_FULL", False)
 # PostgreSQL: ANALYZE first, so that the planner's samples of values are of live rows only.
 DEWEE_COMPACTION_ANALYZE = _env_bool("DEWEE_COMPACTION_ANALYZE", False)
+# PostgreSQL: the default compaction also rewrites (VACUUM FULL) every table whose size with
+# its TOAST table and indexes is at most this many MB, so that erased rows leave its table
+# files too; each is locked for the short time its rewrite takes. Larger tables get the
+# lock-free VACUUM and REINDEX only. 0: rewrite none.
+DEWEE_COMPACTION_REWRITE_MAX_MB = int(os.environ.get("DEWEE_COMPACTION_REWRITE_MAX_MB", 8))

@@ -33,7 +33,7 @@ from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit
 from facts.models import KEY_MAX_CHARS, Fact, Status
 from facts.queries import fact_to_dict
 from tenancy.models import Agent
-from tenancy.validation import DB_ID_MAX, clean_text
+from tenancy.validation import DB_ID_MAX, clean_text, nfc_user, user_forms
 
 
 class ChangeKind(StrEnum):
@@ -127,7 +127,7 @@ def change_filters(
     if since > until:
         raise InvalidInput("until", "must not be before since", code="invalid_time")
     if user is not None:
-        user = clean_text(user, field="user", max_chars=KEY_MAX_CHARS, required=False)
+        user = nfc_user(clean_text(user, field="user", max_chars=KEY_MAX_CHARS, required=False))
     return ChangeFilters(since=since, until=until, user=user, kinds=parse_kinds(kind))
 
 
@@ -183,7 +183,7 @@ def _branch(
 
 
 def _of_user(facts: QuerySet[Fact], filters: ChangeFilters) -> QuerySet[Fact]:
-    return facts if filters.user is None else facts.filter(user_ref=filters.user)
+    return facts if filters.user is None else facts.filter(user_ref__in=user_forms(filters.user))
 
 
 # Up to this many agents, PostgreSQL reads each agent's changes of each kind from its own

@@ -19,6 +19,7 @@ from facts.rules import days_until_stale, freshness, freshness_label, policy_hal
 from memory.models import Memory
 from tenancy.access import Access
 from tenancy.models import Agent, AuditEvent, ErasureReceipt
+from tenancy.validation import user_forms
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,12 @@ def facts_of(scope: AgentScope) -> FactQuerySet:
 
 def _key_match(filters: FactFilters, field: str, value: str) -> Q:
     # An empty value is exact even with prefix (the API's user="": about no one).
-    if filters.prefix and value:
-        return Q(**{f"{field}__istartswith": value})
-    return Q(**{field: value})
+    # Each stored form of the value (tenancy.validation.user_forms: an id stored before
+    # ids were normalised may be in NFD).
+    match = Q()
+    for form in user_forms(value):
+        match |= Q(**{f"{field}__istartswith" if filters.prefix and value else field: form})
+    return match
 
 
 def filter_facts(agent: AgentScope, filters: FactFilters) -> FactQuerySet:

@@ -7,11 +7,14 @@ within one workspace, across every agent of it. What is about them:
 - facts whose user is them, or whose subject is their id (a fact of another user "about"
   them), in every status, with their sources;
 - sessions whose user is them, with their summary and metadata;
-- memories whose user is them; every memory of their sessions; memories that mention them:
-  an entity mention or an entity tag (``entity:<type>:<value>``) whose value is their id,
-  or their id written in the content as a whole word (any case); and what was derived from
-  those: summaries and merged memories whose ``source_refs`` cite one of them or one of
-  their sessions (followed until nothing new is found);
+- memories whose user is them; every memory of their sessions; memories that name them
+  otherwise: a metadata value equal to their id under one of PERSON_METADATA_KEYS (top
+  level: ``{"user": "ana"}``, ``{"user_id": "ana"}``), a tag that is their id or
+  ``user:<id>``, a source reference that is their id or ``user:<id>``, an entity mention
+  or an entity tag (``entity:<type>:<value>``) whose value is their id, or their id
+  written in the content as a whole word (any case); and what was derived from those:
+  summaries and merged memories whose ``source_refs`` cite one of them or one of their
+  sessions (followed until nothing new is found);
 - of those memories: entity tags, feedback, graph edges, entities mentioned by nothing else
   and facts learned only from them;
 - audit events about their facts, their memories or their sessions, and any whose details
@@ -19,6 +22,9 @@ within one workspace, across every agent of it. What is about them:
   (an entry names its object as the object prints itself: a memory by its content);
 - other people's sessions are kept, but one whose summary was made from their memories loses
   that summary, and one whose metadata quotes their id loses its metadata ("scrubbed").
+
+A user id is matched in its NFC form (every interface stores it so) and in its NFD form
+(what an id stored before user ids were normalised may be): tenancy.validation.user_forms.
 
 Nothing here writes: a preview and an export change nothing.
 """
@@ -46,7 +52,7 @@ from memory.models import (
     Session,
 )
 from tenancy.models import Agent, AuditEvent, Workspace
-from tenancy.validation import clean_text
+from tenancy.validation import clean_text, nfc_user, user_forms
 
 # What a person's erasure counts, in the order previews and receipts show them.
 COUNT_KINDS = (
@@ -65,17 +71,31 @@ COUNT_KINDS = (
 )
 # Counted for the workspace as a whole, not per agent.
 WORKSPACE_KINDS = ("audit_events", "admin_log_entries")
+# Metadata keys whose value names the memory's person: {"user": "ana"} is a memory of
+# "ana" as much as one whose user is "ana". Top-level keys only, the value equal to the id.
+PERSON_METADATA_KEYS = ("user", "user_id", "user_ref", "person", "person_id")
+# The prefix of a tag or source reference naming a person: "user:ana" (the plain id too).
+PERSON_REF_PREFIX = "user:"
 # Ids per query: SQLite binds at most 32,766 parameters, and long IN lists plan badly.
 CHUNK = 500
 
 
 def clean_person(user: object) -> str:
-    """A person's id as every interface takes it: required text, trimmed."""
-    return clean_text(user, field="user", max_chars=KEY_MAX_CHARS)
+    """A person's id as every interface takes it: required text, trimmed, in NFC."""
+    return nfc_user(clean_text(user, field="user", max_chars=KEY_MAX_CHARS))
+
+
+def person_refs(user: str) -> list[str]:
+    """The tags and source references that name ``user``: their id, ``user:<id>``, in
+    each stored form of the id."""
+    forms = user_forms(user)
+    return forms + [f"{PERSON_REF_PREFIX}{form}" for form in forms]
 
 
 def mentions(text: str, user: str) -> bool:
-    """Whether ``text`` names ``user`` as a whole word, in any case: "u1" is not in "u12"."""
+    """Whether ``text`` names ``user`` as a whole word, in any case: "u1" is not in "u12";
+    both in NFC, so that either form of an accented id is found."""
+    text, user = nfc_user(text), nfc_user(user)
     return re.search(rf"(?<!\w){re.escape(user)}(?!\w)", text, re.IGNORECASE) is not None
 
 
@@ -94,11 +114,12 @@ def _json_quoting[M: (AuditEvent, Session)](
     rows: QuerySet[M], column: str, user: str
 ) -> QuerySet[M]:
     """Rows whose JSON ``column`` may quote ``user``: a text match on the JSON, then checked
-    by :func:`quotes`. SQLite stores JSON with non-ASCII escaped, so both forms are tried."""
-    escaped = json.dumps(user)[1:-1]
-    return rows.annotate(_text=Cast(column, output_field=TextField())).filter(
-        Q(_text__icontains=user) | Q(_text__icontains=escaped)
-    )
+    by :func:`quotes`. SQLite stores JSON with non-ASCII escaped, so both forms are tried,
+    for each stored form of the id."""
+    match = Q()
+    for form in user_forms(user):
+        match |= Q(_text__icontains=form) | Q(_text__icontains=json.dumps(form)[1:-1])
+    return rows.annotate(_text=Cast(column, output_field=TextField())).filter(match)
 
 
 def chunks(ids: Iterable[int], size: int = CHUNK) -> Iterator[list[int]]:
@@ -108,9 +129,10 @@ def chunks(ids: Iterable[int], size: int = CHUNK) -> Iterator[list[int]]:
 
 
 def person_facts(agent: Agent, user: str) -> QuerySet[Fact]:
-    about = Q(user_ref=user)
+    forms = user_forms(user)
+    about = Q(user_ref__in=forms)
     if user != USER_SUBJECT:  # "user" is the placeholder subject of every user's own facts
-        about |= Q(subject=user)
+        about |= Q(subject__in=forms)
     return Fact.objects.filter(agent=agent).filter(about)
 
 
@@ -174,7 +196,9 @@ def find_person(*, workspace: Workspace, user: str) -> PersonData:
 def _agent_part(agent: Agent, user: str) -> AgentPart:
     part = AgentPart(agent=agent)
     sessions = Session.objects.filter(agent=agent)
-    part.session_ids = set(sessions.filter(user_ref=user).values_list("pk", flat=True))
+    part.session_ids = set(
+        sessions.filter(user_ref__in=user_forms(user)).values_list("pk", flat=True)
+    )
     part.memory_ids = derived_memories(
         agent, _named(agent, user, part.session_ids), part.session_ids
     )
@@ -200,8 +224,22 @@ def _agent_part(agent: Agent, user: str) -> AgentPart:
 
 def _named(agent: Agent, user: str, session_ids: set[int]) -> set[int]:
     """The agent's memories of the person, in their sessions, or naming them."""
+    forms = user_forms(user)
     memories = Memory.objects.filter(agent=agent)
-    ids = set(memories.filter(user_ref=user).values_list("pk", flat=True))
+    ids = set(memories.filter(user_ref__in=forms).values_list("pk", flat=True))
+    # JSON key lookups (json_extract on SQLite, -> on PostgreSQL): a value equal to the id.
+    in_metadata = Q()
+    for key in PERSON_METADATA_KEYS:
+        for form in forms:
+            in_metadata |= Q(**{f"metadata__{key}": form})
+    ids |= set(memories.filter(in_metadata).values_list("pk", flat=True))
+    # Through the (agent, name) index of tags.
+    ids |= set(
+        MemoryTag.objects.filter(agent=agent, name__in=person_refs(user)).values_list(
+            "memory_id", flat=True
+        )
+    )
+    ids |= _citing(memories, user)
     for chunk in chunks(session_ids):
         ids |= set(memories.filter(session_id__in=chunk).values_list("pk", flat=True))
     key = entity_key(user)
@@ -210,14 +248,35 @@ def _named(agent: Agent, user: str, session_ids: set[int]) -> set[int]:
             agent=agent, entity__search_keys__contains=f"\n{key}\n"
         ).values_list("memory_id", flat=True)
     )
-    tags = MemoryTag.objects.filter(
-        agent=agent, name__startswith=ENTITY_PREFIX, name__iendswith=f":{user}"
-    )
+    ends = Q()
+    named = Q()
+    for form in forms:
+        ends |= Q(name__iendswith=f":{form}")
+        named |= Q(content__icontains=form)
+    tags = MemoryTag.objects.filter(agent=agent, name__startswith=ENTITY_PREFIX).filter(ends)
     ids |= {pk for pk, name in tags.values_list("memory_id", "name") if _tag_names(name, key)}
-    for pk, content in memories.filter(content__icontains=user).values_list("pk", "content"):
+    for pk, content in memories.filter(named).values_list("pk", "content"):
         if mentions(content, user):
             ids.add(pk)
     return ids
+
+
+def _citing(memories: QuerySet[Memory], user: str) -> set[int]:
+    """Memories whose ``source_refs`` hold the person's id or ``user:<id>``: a text match on
+    the JSON list (both escapings, as in :func:`_json_quoting`), then checked exactly."""
+    refs = person_refs(user)
+    match = Q()
+    for ref in refs:
+        match |= Q(_refs__contains=json.dumps(ref)) | Q(
+            _refs__contains=json.dumps(ref, ensure_ascii=False)
+        )
+    rows = memories.annotate(_refs=Cast("source_refs", output_field=TextField())).filter(match)
+    wanted = set(refs)
+    return {
+        pk
+        for pk, source_refs in rows.values_list("pk", "source_refs")
+        if isinstance(source_refs, list) and wanted.intersection(source_refs)
+    }
 
 
 def _tag_names(tag: str, key: str) -> bool:
@@ -306,9 +365,11 @@ def _events(workspace: Workspace, user: str, parts: list[AgentPart]) -> set[int]
         for pk, details in _json_quoting(events, "details", user).values_list("pk", "details")
         if quotes(details, user)
     }
-    fact_keys = Q(details__user=user)
-    if user != USER_SUBJECT:
-        fact_keys |= Q(details__subject=user)
+    fact_keys = Q()
+    for form in user_forms(user):
+        fact_keys |= Q(details__user=form)
+        if user != USER_SUBJECT:
+            fact_keys |= Q(details__subject=form)
     found |= set(events.filter(target_type="fact").filter(fact_keys).values_list("pk", flat=True))
     for part in parts:
         fact_ids = [str(pk) for pk in person_facts(part.agent, user).values_list("pk", flat=True)]

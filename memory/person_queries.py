@@ -34,6 +34,7 @@ from memory.models import Memory, Session
 from memory.people import clean_person
 from tenancy.access import Access
 from tenancy.models import Agent, AuditEvent, Workspace
+from tenancy.validation import user_forms
 
 # How much of each part the page shows; each has a link to the whole list.
 FACTS_MAX = 100
@@ -115,28 +116,28 @@ def person_overview(*, access: Access, user: str, now: datetime | None = None) -
     now = now or timezone.now()
     facts, more_facts = _bounded(
         _visible(Fact.objects.current(), access)
-        .filter(user_ref=user)
+        .filter(user_ref__in=user_forms(user))
         .order_by("agent_id", "subject", "predicate", "qualifier", "id")[: FACTS_MAX + 1],
         FACTS_MAX,
     )
     current_value = Fact.objects.current().in_outer_slot().values("value")[:1]
     disputes, more_disputes = _bounded(
         _visible(Fact.objects.disputed(), access)
-        .filter(user_ref=user)
+        .filter(user_ref__in=user_forms(user))
         .annotate(current_value=Subquery(current_value))
         .order_by("recorded_at", "id")[: DISPUTES_MAX + 1],
         DISPUTES_MAX,
     )
     memories, more_memories = _bounded(
         _visible(Memory.objects.live(now), access)
-        .filter(user_ref=user)
+        .filter(user_ref__in=user_forms(user))
         .only("id", "agent_id", "session_id", "content", "memory_type", "importance", "created_at")
         .order_by("-id")[: MEMORIES_MAX + 1],
         MEMORIES_MAX,
     )
     sessions, more_sessions = _bounded(
         _visible(Session.objects.all(), access)
-        .filter(user_ref=user)
+        .filter(user_ref__in=user_forms(user))
         .defer("metadata")
         .order_by("-id")[: SESSIONS_MAX + 1],
         SESSIONS_MAX,
@@ -214,7 +215,7 @@ def _events(
     events = AuditEvent.objects.select_related("workspace").order_by("-created_at", "-id")
     if access.workspace is not None:
         events = events.filter(workspace=access.workspace)
-    facts = _visible(Fact.objects.filter(user_ref=user), access)
+    facts = _visible(Fact.objects.filter(user_ref__in=user_forms(user)), access)
     fact_ids = facts.annotate(key=Cast("id", output_field=CharField())).values("key")
     found = list(events.filter(target_type="fact", target_id__in=fact_ids)[: EVENTS_MAX + 1])
     shown = Q(target_type="memory", target_id__in=[str(m.pk) for m in memories]) | Q(

@@ -24,6 +24,7 @@ from memory.models import (
 from memory.services import memory_tags
 from tenancy.access import Access
 from tenancy.models import Agent, Workspace
+from tenancy.validation import user_forms
 
 if TYPE_CHECKING:
     from memory.recall import RecallFilters
@@ -207,7 +208,11 @@ def list_sessions(
             Prefetch("agent", queryset=Agent.objects.select_related("workspace"))
         )
     if user is not None:
-        sessions = sessions.filter(user_ref__istartswith=user)
+        # Either stored form of an accented id (tenancy.validation.user_forms).
+        starts = Q()
+        for form in user_forms(user):
+            starts |= Q(user_ref__istartswith=form)
+        sessions = sessions.filter(starts)
     if owner is not None:
         sessions = sessions.filter(user_ref=owner)
     if state is not None:

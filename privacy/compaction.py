@@ -11,12 +11,15 @@ is checkpointed and truncated, so the old page versions leave the -wal file. ``f
 rewrites the whole file (VACUUM), which also scrubs what was deleted before secure_delete.
 
 PostgreSQL: a deleted row's bytes stay in its heap page, its TOAST chunks and every index
-(B-tree, GIN, HNSW) until the space is reused. ``full=False`` runs VACUUM (deleted rows
-pruned from the table's pages) and rebuilds each table's indexes with REINDEX CONCURRENTLY
-(new files of the live rows only; neither blocks reads or writes); a page that still holds
-live rows keeps a deleted row's bytes in its free space until new rows reuse it. ``full=True``
-rewrites each table with its TOAST table and indexes (VACUUM FULL): nothing deleted remains
-in the data files, but each table is locked (no reads, no writes) while it is rewritten.
+(B-tree, GIN, HNSW) until the space is reused. VACUUM prunes deleted rows from a table's
+pages but does not zero the space they leave, so only a rewrite (VACUUM FULL) takes them out
+of the table's files. ``full=False`` rewrites the small tables (at most
+DEWEE_COMPACTION_REWRITE_MAX_MB with TOAST and indexes: a lock of a moment each), and for
+the others runs VACUUM and rebuilds their indexes with REINDEX CONCURRENTLY (new files of
+the live rows only; neither blocks reads or writes): a page of those that still holds live
+rows keeps a deleted row's bytes in its free space until new rows reuse it. ``full=True``
+rewrites every table with its TOAST table and indexes: nothing deleted remains in the data
+files, but each table is locked (no reads, no writes) while it is rewritten.
 Both end with a switch to a new WAL segment and a CHECKPOINT, after which PostgreSQL
 removes the replaced files. ``analyze`` also refreshes the planner's samples of column values
 (pg_statistic), which ANALYZE and autovacuum take from the rows.
@@ -29,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
@@ -163,6 +167,14 @@ def _compact_sqlite(steps: _Steps, *, full: bool) -> dict[str, Any]:
 def _compact_postgres(steps: _Steps, *, full: bool, analyze: bool) -> dict[str, Any]:
     quote = connection.ops.quote_name
     tables = sorted(connection.introspection.django_table_names(only_existing=True))
+    rewrite_max = int(settings.DEWEE_COMPACTION_REWRITE_MAX_MB) * 1024 * 1024
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, pg_total_relation_size(oid) FROM pg_class "
+            "WHERE relnamespace = current_schema()::regnamespace AND relname = ANY(%s)",
+            [tables],
+        )
+        sizes = dict(cursor.fetchall())
     # A configured statement timeout must not cut a rewrite of a large table short.
     steps.run("(connection)", "no statement timeout", "SET statement_timeout = 0")
     try:
@@ -173,6 +185,10 @@ def _compact_postgres(steps: _Steps, *, full: bool, analyze: bool) -> dict[str, 
                 steps.run(table, "analyze", f"ANALYZE {quote(table)}")
             if full:
                 steps.run(table, "vacuum full", f"VACUUM (FULL) {quote(table)}")
+            elif sizes.get(table, rewrite_max + 1) <= rewrite_max:
+                # VACUUM leaves a deleted row's bytes in its page's free space; a rewrite
+                # writes new files of the live rows only. Small: locked for a moment.
+                steps.run(table, "rewrite (small table)", f"VACUUM (FULL) {quote(table)}")
             else:
                 # The vacuum prunes the deleted rows from the heap; it leaves their index
                 # entries to the rebuild, which writes new indexes of the live rows only

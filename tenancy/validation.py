@@ -285,6 +285,19 @@ def refuse_lone_surrogates(data: object) -> None:
 
 
 def clean_user(value: object, *, field: str = "user") -> str:
-    """A user id as the client names the person (any text up to USER_MAX_CHARS, trimmed);
+    """A user id as the client names the person (any text up to USER_MAX_CHARS, trimmed,
+    in NFC: "José" typed precomposed or as "e" + a combining accent is one person);
     "" when none is given."""
-    return clean_text(value, field=field, max_chars=USER_MAX_CHARS, required=False)
+    return nfc_user(clean_text(value, field=field, max_chars=USER_MAX_CHARS, required=False))
+
+
+def nfc_user(user: str) -> str:
+    """A user id in NFC, the form it is stored in and looked up by."""
+    return unicodedata.normalize("NFC", user)
+
+
+def user_forms(user: str) -> list[str]:
+    """The forms a stored user id may have: its NFC form, which every interface stores
+    since user ids are normalised, and its NFD form, which an id stored before may have
+    (so that a lookup, an export and an erasure reach both)."""
+    return sorted({user, nfc_user(user), unicodedata.normalize("NFD", user)})

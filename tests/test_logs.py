@@ -7,6 +7,7 @@ import logging
 import pytest
 from django.db import IntegrityError, connection, transaction
 
+from dewee.logs import masked_path
 from tests.conftest import ApiClient
 from tests.factories import make_key
 
@@ -73,3 +74,38 @@ def test_a_refused_dashboard_request_is_one_line_without_a_traceback(
     assert refused[0].exc_info is None
     assert "Traceback" not in caplog.text
     assert "Traceback" not in log_output.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("path", "masked"),
+    [
+        ("/v1/people/ana.lopez/export", "/v1/people/***/export"),
+        ("/v1/people//ana.lopez/export", "/v1/people//***/export"),
+        ("/v1//people/ana.lopez/export", "/v1//people/***/export"),
+        ("/v1/people/team/ana.lopez/export", "/v1/people/***/export"),
+        ("/v1/people/ana lopez/export", "/v1/people/***/export"),
+        ("/v1/people%2Fana.lopez/export", "/v1/people/***/export"),
+        ("/v1/people/ana.lopez%40example.com/export/", "/v1/people/***/export/"),
+        ("/V1/People/ana.lopez/export", "/V1/People/***/export"),
+        ("/v1/people/ana.lopez", "/v1/people/***"),
+        ("GET /v1/people//ana.lopez/export HTTP/1.1", "GET /v1/people//***/export HTTP/1.1"),
+        ("GET /v1/people/team%2Fana.lopez/export HTTP/1.1", "GET /v1/people/***/export HTTP/1.1"),
+        # No one's id in these.
+        ("/v1/people/forget", "/v1/people/forget"),
+        ("/dashboard/memory/people/export/", "/dashboard/memory/people/export/"),
+        ("/v1/memories/12", "/v1/memories/12"),
+    ],
+)
+def test_every_form_of_a_persons_path_is_masked(path, masked):
+    assert masked_path(path) == masked
+    assert "ana.lopez" not in masked_path(path)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/v1/people//ana.lopez/export", "/v1//people/ana.lopez/export"])
+def test_a_refused_export_by_an_odd_path_is_logged_masked_too(log_output, workspace, path):
+    reader = ApiClient(make_key(workspace, scopes=["read"]))
+    assert reader.get(path).status_code in (403, 404)
+    logged = log_output.getvalue()
+    assert "/***" in logged
+    assert "ana.lopez" not in logged

@@ -34,7 +34,7 @@ from facts.services.asserting import assert_fact
 from facts.services.claims import Claim, SourceInput, check_source
 from facts.services.ending import end_fact
 from tenancy.models import Agent
-from tenancy.validation import REASON_MAX_CHARS, clean_text
+from tenancy.validation import REASON_MAX_CHARS, clean_text, nfc_user
 
 # Statements are about the speaker: the user the text comes from.
 SUBJECT = USER_SUBJECT
@@ -285,7 +285,7 @@ def check_text(
     nothing is written. With ``apply`` every action goes through the fact services (the
     trust rules decide supersede or dispute; an ending ends the fact) and each fact learned
     cites ``source`` with the words it came from as excerpt; all of it or nothing."""
-    user = clean_text(user, field="user", max_chars=KEY_MAX_CHARS)
+    user = nfc_user(clean_text(user, field="user", max_chars=KEY_MAX_CHARS))
     text = clean_text(text, field="text", max_chars=TEXT_MAX_CHARS)
     source, _memory = check_source(
         agent=agent, source=source or SourceInput(kind=DEFAULT_SOURCE_KIND)

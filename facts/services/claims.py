@@ -17,7 +17,7 @@ from facts.slots import Slot
 from memory.exceptions import MemoryNotFound
 from memory.models import Memory
 from tenancy.models import Agent
-from tenancy.validation import clean_choice, clean_text, clean_unit_interval
+from tenancy.validation import clean_choice, clean_text, clean_unit_interval, nfc_user
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,7 +115,9 @@ def check_claim(*, agent: Agent, claim: Claim, source: SourceInput) -> CheckedCl
     return CheckedClaim(
         slot=Slot(
             agent_id=agent.pk,
-            user=clean_text(claim.user, field="user", max_chars=KEY_MAX_CHARS, required=False),
+            user=nfc_user(
+                clean_text(claim.user, field="user", max_chars=KEY_MAX_CHARS, required=False)
+            ),
             subject=clean_text(claim.subject, field="subject", max_chars=KEY_MAX_CHARS),
             predicate=predicate,
             qualifier=clean_text(

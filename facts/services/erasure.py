@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
@@ -16,7 +16,7 @@ from facts.services.transitions import lock_slot, make_current
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction, AuditEvent, ErasureReceipt
 from tenancy.receipts import hashed_scope
-from tenancy.validation import clean_text
+from tenancy.validation import clean_text, nfc_user, user_forms
 
 
 @dataclass(frozen=True)
@@ -49,17 +49,24 @@ class ForgetScope:
         return f"subject {self.subject!r} of user {self.user!r}"
 
     def facts(self, agent: Agent) -> FactQuerySet:
+        # Each key in both of its stored forms (tenancy.validation.user_forms): a user id
+        # stored before ids were normalised to NFC may be in NFD.
         facts = Fact.objects.filter(agent=agent)
         if self.user is not None:
-            facts = facts.filter(user_ref=self.user)
+            facts = facts.filter(user_ref__in=user_forms(self.user))
         if self.subject is not None:
-            facts = facts.filter(subject=self.subject)
+            facts = facts.filter(subject__in=user_forms(self.subject))
         return facts
 
     def events(self, agent: Agent) -> QuerySet[AuditEvent]:
         """The audit events about these facts (their details hold ``forget_keys``)."""
-        lookup = {f"details__{key}": value for key, value in self.as_dict().items()}
-        return AuditEvent.objects.filter(agent=agent, target_type="fact", **lookup)
+        events = AuditEvent.objects.filter(agent=agent, target_type="fact")
+        for key, value in self.as_dict().items():
+            match = Q()
+            for form in user_forms(value):
+                match |= Q(**{f"details__{key}": form})
+            events = events.filter(match)
+        return events
 
 
 def forget_keys(fact: Fact) -> dict[str, str]:
@@ -74,7 +81,9 @@ def forget_scope(*, user: str | None = None, subject: str | None = None) -> Forg
     if user is None and subject is None:
         raise InvalidInput("scope", "give a user, a subject, or both")
     return ForgetScope(
-        user=None if user is None else clean_text(user, field="user", max_chars=KEY_MAX_CHARS),
+        user=None
+        if user is None
+        else nfc_user(clean_text(user, field="user", max_chars=KEY_MAX_CHARS)),
         subject=None
         if subject is None
         else clean_text(subject, field="subject", max_chars=KEY_MAX_CHARS),

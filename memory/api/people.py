@@ -50,7 +50,8 @@ def forget_person(request: HttpRequest, payload: PersonForgetIn) -> dict[str, An
 
 
 @router.get(
-    "/people/{user}/export",
+    # ``path``: a user id may hold '/' ("team/ana"), sent as is or as %2F.
+    "/people/{path:user}/export",
     auth=ADMIN,
     tags=["people"],
     summary="Everything held about one person in this workspace, as one streamed JSON document",

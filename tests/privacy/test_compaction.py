@@ -174,7 +174,9 @@ def _checkpoint() -> None:
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's files")
-def test_postgres_indexes_keep_nothing_of_erased_data_after_compaction():
+def test_postgres_indexes_keep_nothing_of_erased_data_after_compaction(settings):
+    # Every table over the size the default compaction rewrites: VACUUM and REINDEX only.
+    settings.DEWEE_COMPACTION_REWRITE_MAX_MB = 0
     needles = _store_and_erase(make_agent(make_workspace()))
     _checkpoint()
     assert _found(_postgres_database_files(indexes_only=True), needles)
@@ -183,6 +185,23 @@ def test_postgres_indexes_keep_nothing_of_erased_data_after_compaction():
 
     assert report["wal"] == {"switch": "done", "checkpoint": "done"}
     assert _found(_postgres_database_files(indexes_only=True), needles) == {}
+    assert {s["step"] for s in report["steps"] if s["table"] == "memory_memory"} == {
+        "vacuum",
+        "reindex",
+    }
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's files")
+def test_postgres_data_files_keep_nothing_of_erased_data_after_default_compaction():
+    agent = make_agent(make_workspace())
+    needles = _store_and_erase(agent)
+    _checkpoint()
+    assert _found(_postgres_database_files(), needles)
+
+    compact_storage(full=False)
+
+    assert _found(_postgres_database_files(), needles) == {}
+    assert agent.memories.filter(content__contains="weather").count() == 16
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's files")
