@@ -11,7 +11,7 @@ from django.utils import timezone
 from memory.exceptions import TooManyCandidates
 from memory.merge_candidates import duplicate_key, merge_scope
 from memory.models import Memory, MemoryType
-from memory.services.merging import merge_into
+from memory.services.merging import lock_merge, merge_into
 from memory.services.storing import memory_tags
 from tenancy.models import Agent
 from tenancy.validation import clean_choice
@@ -77,6 +77,8 @@ def deduplicate_memories(
         memory_type = clean_choice(memory_type, field="memory_type", choices=MemoryType.values)
     now = timezone.now()
     with transaction.atomic():
+        if not dry_run:
+            lock_merge(agent)
         candidates = Memory.objects.filter(agent=agent).live(now)
         if memory_type is not None:
             candidates = candidates.filter(memory_type=memory_type)

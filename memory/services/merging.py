@@ -42,9 +42,10 @@ from memory.embeddings.engine import Embedder
 from memory.exceptions import MemoryNotFound, MixedUsers
 from memory.merge_candidates import merge_user
 from memory.models import Memory, MemoryFeedback, MemoryTag, MemoryType
-from memory.quotas import Usage, check_quotas
+from memory.quotas import Usage, check_quotas, lock_quotas
 from memory.services.entities import release_mentions
 from memory.services.erasure import move_fact_sources
+from memory.services.graph import lock_agent_graph
 from memory.services.storing import (
     MemoryInput,
     memory_size_of,
@@ -72,13 +73,29 @@ def _absorbed_texts(memory: Memory) -> list[dict[str, Any]]:
     return [entry, *(earlier if isinstance(earlier, list) else [])]
 
 
+def lock_merge(agent: Agent) -> None:
+    """Before a merge locks its memories: the agent's and workspace's quota rows (which a
+    merge checks, as a store does first of all), then the agent's graph lock
+    (memory.services.graph.lock_agent_graph), so that a merge and a graph build never
+    deadlock over the memories, their edges and entities."""
+    lock_quotas(agent)
+    lock_agent_graph(agent)
+
+
 def lock_memories(
     agent: Agent, ids: Sequence[int], *, for_update: bool = True
 ) -> dict[int, Memory]:
     """The agent's memories among ``ids``, with their tags, locked until the transaction
-    ends (PostgreSQL; SQLite serialises writers anyway) unless only read."""
-    rows = Memory.objects.filter(agent=agent, pk__in=list(ids)).prefetch_related("tag_rows")
+    ends (PostgreSQL; SQLite serialises writers anyway) unless only read. A merge's first
+    locks, in the one order every merge, store and graph build of the agent follows: the
+    quota rows (lock_merge), the agent's graph lock, then the memories by id."""
+    rows = (
+        Memory.objects.filter(agent=agent, pk__in=list(ids))
+        .prefetch_related("tag_rows")
+        .order_by("pk")
+    )
     if for_update:
+        lock_merge(agent)
         rows = rows.select_for_update()
     memories = {m.pk: m for m in rows}
     for memory in memories.values():

@@ -272,7 +272,11 @@ def store_memories(
     # Read before the transaction: a vector cache must never hold rows that may roll back.
     graph = graph_build()
     inline = graph == GraphBuild.INLINE
-    nearest = nearest_stored(agent=agent, vectors=vectors, now=now) if inline else []
+    nearest = (
+        nearest_stored(agent=agent, vectors=vectors, now=now, users=[c.user for c in cleaned])
+        if inline
+        else []
+    )
     found = [allowed_entities(c.content, policy) for c in cleaned]
 
     with transaction.atomic():
