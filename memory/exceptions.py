@@ -61,3 +61,11 @@ class QuotaExceeded(DeweeError):
 
     status = 413
     code = "quota_exceeded"
+
+
+class MixedUsers(DeweeError):
+    """A merge of memories of different users (or of a user's and shared ones): the merged
+    memory would hand one user's words to another, so it is refused."""
+
+    status = 400
+    code = "mixed_users"

@@ -10,6 +10,12 @@ for the edges at both ends (at most EDGE_SCAN_MAX rows), and for a traversal one
 memories reached (a path search loads only the memories of the path it finds, and from a
 large frontier first asks whether it meets the other side). Expired memories (waiting for the expiry
 pass) are not reached, as they are not listed or recalled.
+
+Given a ``user``, a walk sees only that user's memories and the shared ones (no user): it
+never reaches, nor steps through, another user's memory, and starting (or ending) at one is
+MemoryNotFound, as for a memory of another agent. The graph build never joins two users'
+memories (memory.services.graph); this keeps a walk apart from them whatever edges exist
+(a link made by hand, edges built before that rule).
 """
 
 from collections.abc import Callable, Iterable
@@ -18,6 +24,7 @@ from enum import StrEnum
 from typing import Any
 
 from django.db import connection
+from django.db.models import Q
 from django.db.models.functions import Substr
 from django.utils import timezone
 
@@ -25,7 +32,7 @@ from dewee.errors import InvalidInput
 from memory.exceptions import MemoryNotFound, PathNotFound
 from memory.models import EdgeType, Memory, MemoryEdge
 from memory.sql import any_of
-from tenancy.validation import DB_ID_MAX, clean_choice
+from tenancy.validation import DB_ID_MAX, clean_choice, clean_user
 
 DEPTH_MAX = 3
 TRAVERSE_LIMIT = 50
@@ -81,11 +88,34 @@ def clean_edge_types(value: str | Iterable[str] | None) -> list[str]:
     return sorted(set(names))
 
 
-def _nodes(agent_id: int, ids: Iterable[int], now: datetime) -> dict[int, dict[str, Any]]:
-    """The live memories among ``ids``, as graph nodes (a preview of their content)."""
+def clean_walk_user(user: object) -> str | None:
+    """A walk's ``user`` (None: every memory; see the module's docstring)."""
+    if user is None:
+        return None
+    return clean_user(user) or None
+
+
+def _visible(user: str | None) -> Q:
+    """The memories a walk for ``user`` may reach: theirs and the shared ones."""
+    if user is None:
+        return Q()
+    return Q(user_ref=user) | Q(user_ref__isnull=True) | Q(user_ref="")
+
+
+def _check_visible(memory: Memory, user: str | None) -> None:
+    if user is not None and memory.user_ref and memory.user_ref != user:
+        raise MemoryNotFound(f"Memory {memory.pk} not found for this user")
+
+
+def _nodes(
+    agent_id: int, ids: Iterable[int], now: datetime, user: str | None = None
+) -> dict[int, dict[str, Any]]:
+    """The live memories among ``ids`` (of ``user`` or shared, when given), as graph nodes
+    (a preview of their content)."""
     rows = (
         Memory.objects.filter(agent_id=agent_id, pk__in=list(ids))
         .live(now)
+        .filter(_visible(user))
         .annotate(preview=Substr("content", 1, PREVIEW_CHARS))
         .values("id", "preview", "speaker", "memory_type", "created_at")
     )
@@ -209,12 +239,14 @@ def traverse_graph(
     types: str | Iterable[str] | None = None,
     limit: int = TRAVERSE_LIMIT,
     direction: str = Direction.BOTH,
+    user: str | None = None,
 ) -> dict[str, Any]:
     """The memories reached from ``memory`` (already loaded through the access helper)
     along edges of ``types``, breadth-first to ``depth`` (1..DEPTH_MAX), at most ``limit``
     of them (1..TRAVERSE_LIMIT_MAX; within a level, the newest first), each with the level
     it was reached at, and every edge of those types among them and the start.
-    ``direction``: follow edges out of a memory, into it, or both.
+    ``direction``: follow edges out of a memory, into it, or both. ``user``: only that
+    user's memories and shared ones are reached or walked through (module docstring).
 
     Expired memories are few (the expiry pass deletes them), so the walk first takes every
     memory as live and loads the ones it reached at the end; only when one of them has
@@ -223,13 +255,21 @@ def traverse_graph(
     limit = clean_bounded(limit, field="limit", low=1, high=TRAVERSE_LIMIT_MAX)
     kinds = clean_edge_types(types)
     way = Direction(clean_choice(direction, field="direction", choices=list(Direction)))
+    user = clean_walk_user(user)
+    _check_visible(memory, user)
     now = timezone.now()
     agent_id = memory.agent_id
     walked = _reach(agent_id, memory.pk, depth, limit, (kinds, way), None)
-    nodes = _nodes(agent_id, walked, now)
+    nodes = _nodes(agent_id, walked, now, user)
     if len(nodes) < len(walked):
+        # An expired memory, or another user's, was reached: walk again around them.
         walked = _reach(
-            agent_id, memory.pk, depth, limit, (kinds, way), lambda ids: _nodes(agent_id, ids, now)
+            agent_id,
+            memory.pk,
+            depth,
+            limit,
+            (kinds, way),
+            lambda ids: _nodes(agent_id, ids, now, user),
         )
         nodes = {node_id: node for node_id, (_, node) in walked.items() if node is not None}
     reached = [{**nodes[node_id], "depth": level} for node_id, (level, _) in walked.items()]
@@ -276,6 +316,7 @@ def _expand(
     sides: tuple[Reached, Reached],
     expired: set[int] | None,
     now: datetime,
+    user: str | None = None,
 ) -> tuple[list[int], int | None]:
     """One level of a path search from one end (``fronts[0]``, reached as ``sides[0]``
     records): the new level, newest first, each new live memory recorded with the edge that
@@ -302,9 +343,12 @@ def _expand(
             if here in on_frontier and there not in mine and there not in via:
                 via[there] = edge
     if expired is None:
-        reached = Memory.objects.filter(pk__in=list(via)).expired(now)
-        expired = set(reached.values_list("id", flat=True))
-    live = [node for node in via if node not in expired]
+        # Checked level by level: live, and of the walk's user or shared.
+        seen = Memory.objects.filter(pk__in=list(via)).live(now).filter(_visible(user))
+        visible = set(seen.values_list("id", flat=True))
+        live = [node for node in via if node in visible]
+    else:
+        live = [node for node in via if node not in expired]
     for node in live:
         mine[node] = (level, via[node])
     return sorted(live, reverse=True), None
@@ -327,9 +371,11 @@ def _search(
     max_depth: int,
     expired: set[int] | None,
     now: datetime,
+    user: str | None = None,
 ) -> tuple[list[int], list[Edge]] | None:
     """A shortest path between ``ends`` that steps around ``expired`` (None: check each
-    level), as its memories and edges; None when there is none within ``max_depth``."""
+    level, for expiry and ``user``), as its memories and edges; None when there is none
+    within ``max_depth``."""
     start: Reached = {ends[0]: (0, None)}
     end: Reached = {ends[1]: (0, None)}
     fronts = [[ends[0]], [ends[1]]]
@@ -339,7 +385,7 @@ def _search(
         side = 0 if len(fronts[0]) <= len(fronts[1]) else 1
         pair = (fronts[side], fronts[1 - side])
         sides = (start, end) if side == 0 else (end, start)
-        fronts[side], middle = _expand(agent_id, pair, kinds, sides, expired, now)
+        fronts[side], middle = _expand(agent_id, pair, kinds, sides, expired, now, user)
         length += 1
     if middle is None:
         return None
@@ -354,6 +400,7 @@ def shortest_path(
     target: Memory,
     types: str | Iterable[str] | None = None,
     max_depth: int = PATH_DEPTH,
+    user: str | None = None,
 ) -> dict[str, Any]:
     """The shortest chain of edges of ``types`` between two memories of one agent (edges
     followed either way; each returned with its own direction), at most ``max_depth``
@@ -363,17 +410,26 @@ def shortest_path(
 
     Expired memories wait for the expiry pass and are few, so the search first assumes
     there are none and checks the path it finds; only when one of its memories has expired
-    does it search again around them (read once, or level by level when there are many)."""
+    does it search again around them (read once, or level by level when there are many).
+    ``user``: the path goes only through that user's memories and shared ones, level by
+    level (module docstring)."""
     max_depth = clean_bounded(max_depth, field="max_depth", low=1, high=PATH_DEPTH_MAX)
     kinds = clean_edge_types(types)
+    user = clean_walk_user(user)
     if source.agent_id != target.agent_id:
         raise MemoryNotFound(f"Memory {target.pk} not found for this agent")
+    _check_visible(source, user)
+    _check_visible(target, user)
     now = timezone.now()
     agent_id = source.agent_id
     ends = (source.pk, target.pk)
-    found = _search(agent_id, ends, kinds, max_depth, set(), now)
-    nodes = _nodes(agent_id, found[0], now) if found else {}
-    if found and not set(found[0][1:-1]) <= set(nodes):
+    if user is not None:
+        found = _search(agent_id, ends, kinds, max_depth, None, now, user)
+        nodes = _nodes(agent_id, found[0], now, user) if found else {}
+    else:
+        found = _search(agent_id, ends, kinds, max_depth, set(), now)
+        nodes = _nodes(agent_id, found[0], now) if found else {}
+    if user is None and found and not set(found[0][1:-1]) <= set(nodes):
         found = _search(agent_id, ends, kinds, max_depth, _expired(agent_id, now), now)
         nodes = _nodes(agent_id, found[0], now) if found else {}
     if found is None:

@@ -8,7 +8,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import combinations
 from typing import Any, NamedTuple
@@ -50,17 +50,29 @@ def duplicate_key(content: str, tags: Iterable[str]) -> tuple[tuple[str, ...], f
 # Merges stay within one conversation: a memory merges only with memories of its own
 # session, and a memory without a session only with others without one. Merging turns of
 # two sessions would take a turn out of its conversation, and out of what its summary cites.
+# And within one user: a memory about one user (user_ref) merges only with memories about
+# the same user, and a shared memory (no user) only with other shared ones. A merge of two
+# users' memories would hand one user's words to the other (the survivor keeps the absorbed
+# texts and is recalled for its own user), or turn a private memory into shared knowledge.
 NO_SESSION = 0
 
 
-def merge_scope(session_id: int | None) -> int:
+def merge_user(user_ref: str | None) -> str | None:
+    """The user a memory belongs to for merging: its user_ref, None for shared (a legacy
+    empty user_ref is shared too)."""
+    return user_ref or None
+
+
+def merge_scope(session_id: int | None, user_ref: str | None = None) -> tuple[int, str | None]:
     """The scope within which a memory may merge (dedup, exact or AutoPilot): its session's
-    id, or NO_SESSION (never a session's id) when it has none."""
-    return session_id if session_id is not None else NO_SESSION
+    id, or NO_SESSION (never a session's id) when it has none, and its user (merge_user)."""
+    return (session_id if session_id is not None else NO_SESSION, merge_user(user_ref))
 
 
 def same_scope(first: Memory, second: Memory) -> bool:
-    return merge_scope(first.session_id) == merge_scope(second.session_id)
+    return merge_scope(first.session_id, first.user_ref) == merge_scope(
+        second.session_id, second.user_ref
+    )
 
 
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
@@ -130,11 +142,20 @@ def retention_score(
 
 class VectorRows(NamedTuple):
     """Memories as the near-duplicate search sees them: ids, unit vectors (one row each)
-    and the merge scope of each (merge_scope); without scopes, every row shares one."""
+    and a code for the merge scope of each (merge_scope, numbered by ScopeCodes); without
+    scopes, every row shares one."""
 
     ids: np.ndarray
     matrix: np.ndarray
     scopes: np.ndarray | None = None
+
+
+class ScopeCodes(dict[tuple[int, str | None], int]):
+    """Merge scopes numbered in the order met, so that numpy compares them as integers.
+    One instance numbers the queries and every block of one search alike."""
+
+    def code(self, session_id: int | None, user_ref: str | None) -> int:
+        return self.setdefault(merge_scope(session_id, user_ref), len(self))
 
 
 def _scopes(rows: VectorRows) -> np.ndarray:
@@ -206,6 +227,8 @@ def greedy_matching(pairs: Sequence[tuple[float, int, int]]) -> list[tuple[float
 class TagCluster:
     tags: tuple[str, str]
     memory_ids: list[int]
+    # Whose memories these are (merge_user): a cluster never mixes users.
+    user_ref: str | None = None
 
 
 def tag_clusters(
@@ -257,21 +280,23 @@ def tag_clusters(
 
 
 # What _unit_rows reads of a memory.
-_VECTOR_COLUMNS = ("pk", "session_id", "embedding")
+_VECTOR_COLUMNS = ("pk", "session_id", "user_ref", "embedding")
 
 
-def _unit_rows(rows: list[tuple[int, int | None, Any]]) -> VectorRows:
-    """(id, session id, vector) rows as VectorRows of unit vectors."""
+def _unit_rows(
+    rows: list[tuple[int, int | None, str | None, Any]], codes: ScopeCodes
+) -> VectorRows:
+    """(id, session id, user, vector) rows as VectorRows of unit vectors."""
     ids = np.array([r[0] for r in rows], dtype=np.int64)
-    scopes = np.array([merge_scope(r[1]) for r in rows], dtype=np.int64)
+    scopes = np.array([codes.code(r[1], r[2]) for r in rows], dtype=np.int64)
     if not rows:
         return VectorRows(ids, np.zeros((0, 0), dtype=np.float32), scopes)
-    matrix = np.vstack([r[2] for r in rows]).astype(np.float32)
+    matrix = np.vstack([r[3] for r in rows]).astype(np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return VectorRows(ids, matrix / np.where(norms == 0, 1, norms), scopes)
 
 
-def _vector_blocks(memories: QuerySet[Memory]) -> Iterator[VectorRows]:
+def _vector_blocks(memories: QuerySet[Memory], codes: ScopeCodes) -> Iterator[VectorRows]:
     """The vectors of ``memories`` by id ranges, AUTOPILOT_DEDUP_BLOCK rows at a time."""
     after = 0
     while True:
@@ -283,7 +308,7 @@ def _vector_blocks(memories: QuerySet[Memory]) -> Iterator[VectorRows]:
         if not rows:
             return
         after = rows[-1][0]
-        yield _unit_rows(rows)
+        yield _unit_rows(rows, codes)
 
 
 def _last_dedup_start(agent: Agent) -> datetime | None:
@@ -304,8 +329,9 @@ def near_duplicate_pairs(
     agent: Agent, *, now: datetime
 ) -> tuple[list[tuple[float, int, int]], int]:
     """The pairs the AutoPilot dedup would merge: (cosine, id, id) of the same merge scope
-    (one session, or none), each memory in at most one pair, most similar first; and how
-    many similar pairs stay apart because they state other details (states_other_details).
+    (one session, or none, and one user, or none), each memory in at most one pair, most
+    similar first; and how many similar pairs stay apart because they state other details
+    (states_other_details).
 
     Cost is bounded by comparing only what is new: the memories stored or changed since the
     start of the last successful dedup run covering this agent (at most the newest
@@ -323,8 +349,11 @@ def near_duplicate_pairs(
     )
     if not query_rows:
         return [], 0
+    codes = ScopeCodes()
     pairs = similar_pairs(
-        _unit_rows(query_rows), _vector_blocks(memories), threshold=AUTOPILOT_DEDUP_SIMILARITY
+        _unit_rows(query_rows, codes),
+        _vector_blocks(memories, codes),
+        threshold=AUTOPILOT_DEDUP_SIMILARITY,
     )
     # Pairs stating other details are dropped before matching, so that a memory whose
     # closest match must stay apart still meets its true duplicate in this pass.
@@ -341,22 +370,33 @@ def near_duplicate_pairs(
 
 
 def low_importance_clusters(agent: Agent, *, now: datetime) -> list[TagCluster]:
-    """The clusters the AutoPilot consolidation would merge (memory ids oldest first)."""
+    """The clusters the AutoPilot consolidation would merge (memory ids oldest first), each
+    of one user's memories or of shared ones only (merge_user): the memories of each user
+    are clustered apart."""
     low = (
         Memory.objects.filter(agent=agent, importance__lt=AUTOPILOT_LOW_IMPORTANCE)
         .live(now)
         .order_by("created_at", "pk")
     )
-    ids = list(low.values_list("pk", flat=True)[:AUTOPILOT_CONSOLIDATE_CANDIDATES])
+    rows = list(low.values_list("pk", "user_ref")[:AUTOPILOT_CONSOLIDATE_CANDIDATES])
+    ids = [memory_id for memory_id, _ in rows]
     tags: dict[int, list[str]] = {memory_id: [] for memory_id in ids}
     user_rows = MemoryTag.objects.exclude(name__startswith=ENTITY_PREFIX)
     # In chunks: SQLite limits the parameters of one statement.
     for start in range(0, len(ids), 5000):
-        rows = user_rows.filter(memory_id__in=ids[start : start + 5000])
-        for memory_id, name in rows.values_list("memory_id", "name"):
+        chunk = user_rows.filter(memory_id__in=ids[start : start + 5000])
+        for memory_id, name in chunk.values_list("memory_id", "name"):
             tags[memory_id].append(name)
-    return tag_clusters(
-        [(memory_id, tags[memory_id]) for memory_id in ids],
-        min_size=AUTOPILOT_CLUSTER_MIN,
-        max_size=AUTOPILOT_CLUSTER_MAX,
-    )
+    by_user: dict[str | None, list[int]] = {}
+    for memory_id, user_ref in rows:
+        by_user.setdefault(merge_user(user_ref), []).append(memory_id)
+    clusters = []
+    # Shared memories first, then users by name: a stable order between passes.
+    for user_ref in sorted(by_user, key=lambda u: (u is not None, u or "")):
+        for cluster in tag_clusters(
+            [(memory_id, tags[memory_id]) for memory_id in by_user[user_ref]],
+            min_size=AUTOPILOT_CLUSTER_MIN,
+            max_size=AUTOPILOT_CLUSTER_MAX,
+        ):
+            clusters.append(replace(cluster, user_ref=user_ref))
+    return clusters

@@ -175,6 +175,19 @@ def _scope_usage(agent: Agent, quota: Quota, after_id: int) -> tuple[Usage, int]
     return Usage(int(memories), int(storage), int(metadata)), max(int(last), after_id)
 
 
+def lock_quotas(agent: Agent) -> list[Quota]:
+    """The quotas of ``agent`` and its workspace, locked until the transaction ends (see
+    check_quotas). A writer that takes other locks before it checks its quotas (a merge)
+    takes these first, as a store does, so that the two never wait for each other in
+    opposite orders."""
+    return list(
+        Quota.objects.select_for_update()
+        .filter(workspace_id=agent.workspace_id)
+        .filter(Q(agent__isnull=True) | Q(agent=agent))
+        .order_by("pk")
+    )
+
+
 def check_quotas(
     *, agent: Agent, adding: Usage, enforce: bool = True, existing: bool = False
 ) -> list[QuotaWarning]:
@@ -199,12 +212,7 @@ def check_quotas(
     the count kept with the write. So a write far from its limits reads a few index
     entries; one near or over a limit (refused, or warned of) counts the scope's memories,
     an index-only scan."""
-    quotas = list(
-        Quota.objects.select_for_update()
-        .filter(workspace_id=agent.workspace_id)
-        .filter(Q(agent__isnull=True) | Q(agent=agent))
-        .order_by("pk")
-    )
+    quotas = lock_quotas(agent)
     growing = [q for q in quotas if q.mode != QuotaMode.NONE and adding.of(q.kind) > 0]
     warnings: list[QuotaWarning] = []
     # Each scope's queries are made once, whichever of its quotas asks first.

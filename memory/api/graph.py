@@ -28,11 +28,14 @@ class TraverseParams(Schema):
     types: str | None = None
     limit: int = TRAVERSE_LIMIT
     direction: str = "both"
+    # Only this user's memories and shared ones (memory.graph_queries).
+    user: str | None = None
 
 
 class PathParams(Schema):
     types: str | None = None
     max_depth: int = PATH_DEPTH
+    user: str | None = None
 
 
 class ExportParams(Schema):
@@ -63,6 +66,7 @@ def traverse(request: HttpRequest, memory_id: str, params: Query[TraverseParams]
         types=params.types,
         limit=params.limit,
         direction=params.direction,
+        user=params.user,
     )
 
 
@@ -81,7 +85,11 @@ def path(
     target_pk = clean_memory_id(target_id, field="target_id")
     target = get_memory(access=access, memory_id=target_pk, agent=source.agent)
     return shortest_path(
-        source=source, target=target, types=params.types, max_depth=params.max_depth
+        source=source,
+        target=target,
+        types=params.types,
+        max_depth=params.max_depth,
+        user=params.user,
     )
 
 

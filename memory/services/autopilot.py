@@ -10,11 +10,13 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from dewee.errors import DeweeError
+from memory.exceptions import QuotaExceeded
 from memory.merge_candidates import (
     AUTOPILOT_CLUSTER_MIN,
     AUTOPILOT_LOW_IMPORTANCE,
     TagCluster,
     low_importance_clusters,
+    merge_user,
     near_duplicate_pairs,
     retention_score,
     same_scope,
@@ -54,11 +56,12 @@ def autopilot_dedup_pass(
     *, agents: QuerySet[Agent] | None = None, now: datetime | None = None, dry_run: bool = False
 ) -> PassResult:
     """Merge each agent's near duplicates (cosine >= AUTOPILOT_DEDUP_SIMILARITY) of the same
-    session, or both without one (merge_scope): of each pair the memory with the higher
-    retention score absorbs the other through the same merge as the exact dedup. Pairs that
-    state other numbers or entities stay apart (counted as ``kept_apart``). A memory is
-    merged at most once per pass; each merge is its own transaction, and a pair that changed
-    or vanished meanwhile is skipped."""
+    session, or both without one, and of the same user, or both shared (merge_scope): of
+    each pair the memory with the higher retention score absorbs the other through the same
+    merge as the exact dedup. Pairs that state other numbers or entities stay apart (counted
+    as ``kept_apart``). A memory is merged at most once per pass; each merge is its own
+    transaction, and a pair that changed or vanished meanwhile is skipped, as is one whose
+    merge would go over a hard quota (counted as ``skipped``)."""
     now = now or timezone.now()
     result = PassResult()
     for agent in _agents(agents):
@@ -71,20 +74,27 @@ def autopilot_dedup_pass(
             if dry_run:
                 result.add(agent.workspace_id, touched=2, merged=1)
                 continue
-            with transaction.atomic():
-                pair = lock_memories(agent, [first, second])
-                # Gone, edited into other details or out of its session, since the pairs
-                # were found.
-                if (
-                    len(pair) < 2
-                    or not same_scope(*pair.values())
-                    or states_other_details(*pair.values())
-                ):
-                    continue
-                kept, absorbed = sorted(pair.values(), key=lambda m: _retention(m, now))[::-1]
-                merge_into(
-                    kept, [absorbed], actor=AUTOPILOT_ACTOR, reason="autopilot_dedup", now=now
-                )
+            try:
+                with transaction.atomic():
+                    pair = lock_memories(agent, [first, second])
+                    # Gone, edited into other details or out of its session, since the pairs
+                    # were found.
+                    if (
+                        len(pair) < 2
+                        or not same_scope(*pair.values())
+                        or states_other_details(*pair.values())
+                    ):
+                        continue
+                    kept, absorbed = sorted(pair.values(), key=lambda m: _retention(m, now))[::-1]
+                    merge_into(
+                        kept, [absorbed], actor=AUTOPILOT_ACTOR, reason="autopilot_dedup", now=now
+                    )
+            except QuotaExceeded as exc:
+                # The kept copy grows by the absorbed text it keeps: over a hard quota the
+                # pair stays apart (nothing was written) and the other pairs go ahead.
+                logger.warning("autopilot dedup of %s and %s skipped: %s", first, second, exc)
+                result.add(agent.workspace_id, skipped=1)
+                continue
             logger.info(
                 "autopilot dedup: memory %s absorbed %s (%.3f)", kept.pk, absorbed.pk, score
             )
@@ -121,6 +131,8 @@ def _consolidate_cluster(agent: Agent, cluster: TagCluster, *, now: datetime, dr
                 if m.importance < AUTOPILOT_LOW_IMPORTANCE
                 and not m.is_expired(now)
                 and set(cluster.tags) <= set(user_tags(m))
+                # Its user may have changed since the cluster was found.
+                and merge_user(m.user_ref) == cluster.user_ref
             ]
         )
         if len(members) < AUTOPILOT_CLUSTER_MIN:
@@ -142,7 +154,8 @@ def autopilot_consolidate_pass(
     *, agents: QuerySet[Agent] | None = None, now: datetime | None = None, dry_run: bool = False
 ) -> PassResult:
     """Consolidate each agent's clusters of >= 3 low-importance memories (all below
-    AUTOPILOT_LOW_IMPORTANCE) that share a pair of user tags into one semantic memory
+    AUTOPILOT_LOW_IMPORTANCE) of one user (or all shared) that share a pair of user tags
+    into one semantic memory
     (see memory.merge_candidates.tag_clusters for how clusters are chosen). Each cluster is its
     own transaction and is re-checked under lock; members whose joined texts would not fit
     one memory are left for a later pass."""

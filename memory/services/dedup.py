@@ -11,7 +11,7 @@ from django.utils import timezone
 from memory.exceptions import TooManyCandidates
 from memory.merge_candidates import duplicate_key, merge_scope
 from memory.models import Memory, MemoryType
-from memory.services.merging import merge_into
+from memory.services.merging import lock_merge, merge_into
 from memory.services.storing import memory_tags
 from tenancy.models import Agent
 from tenancy.validation import clean_choice
@@ -54,7 +54,10 @@ def _keep_first(memory: Memory) -> tuple[float, datetime, int]:
 def _duplicate_groups(memories: list[Memory]) -> list[list[Memory]]:
     groups: dict[object, list[Memory]] = {}
     for memory in memories:
-        key = (merge_scope(memory.session_id), duplicate_key(memory.content, memory_tags(memory)))
+        key = (
+            merge_scope(memory.session_id, memory.user_ref),
+            duplicate_key(memory.content, memory_tags(memory)),
+        )
         groups.setdefault(key, []).append(memory)
     found = [sorted(g, key=_keep_first) for g in groups.values() if len(g) > 1]
     return sorted(found, key=lambda g: g[0].pk)
@@ -64,9 +67,9 @@ def deduplicate_memories(
     *, agent: Agent, actor: str, memory_type: str | None = None, dry_run: bool = False
 ) -> DedupReport:
     """Merge the agent's true duplicates: the same words in the same order (case,
-    punctuation and spacing aside), the same entity tags and the same session (or none:
-    merge_scope). Each group keeps its most important copy (then the oldest), which absorbs
-    the others (memory.services.merging).
+    punctuation and spacing aside), the same entity tags, the same session (or none) and the
+    same user (or none: shared; merge_scope). Each group keeps its most important copy
+    (then the oldest), which absorbs the others (memory.services.merging).
     At most DEDUP_MAX_CANDIDATES live memories (after the ``memory_type`` filter) are
     compared; more is refused rather than half done. ``dry_run`` reports the groups and
     writes nothing."""
@@ -74,6 +77,8 @@ def deduplicate_memories(
         memory_type = clean_choice(memory_type, field="memory_type", choices=MemoryType.values)
     now = timezone.now()
     with transaction.atomic():
+        if not dry_run:
+            lock_merge(agent)
         candidates = Memory.objects.filter(agent=agent).live(now)
         if memory_type is not None:
             candidates = candidates.filter(memory_type=memory_type)

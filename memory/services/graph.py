@@ -25,6 +25,21 @@ Edges, each bounded per new memory so the graph stays O(n):
   (facts.extraction.contradicts): a newer wording of the same thing. Recall demotes the
   older.
 - ``linked_by``: only by hand (memory.services.links).
+
+Users stay apart: no built edge joins memories of different users. A memory about a user
+(``user_ref``) is joined only to memories about the same user, and a shared memory (no
+user) only to other shared memories. (A shared memory could in principle link to anyone's
+without leaking, but a user's memory linked from a shared one would be one hop from every
+other user's walk; the simple rule is the safe one.) Candidates of other users are left out
+before each edge kind picks its best few, so another user's memories never crowd out a
+memory's own neighbours, and build_graph drops any edge whose ends are of two users as the
+last word. So a newer wording by one user never ``supersedes`` (and so never demotes) a
+memory of another.
+
+A graph build and a merge of one agent take turns (lock_agent_graph): a merge locks the
+memories it merges and then deletes their edges and mentions, a build locks edges and
+entities and then references memories; in parallel, on PostgreSQL, each could wait for the
+other.
 """
 
 from collections import defaultdict
@@ -36,7 +51,7 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.core import checks
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django_q.tasks import async_task
 
@@ -102,6 +117,40 @@ def queue_graph_build(*, agent: Agent) -> None:
             async_task("memory.tasks.build_graph", agent.pk, task_name="build graph", group="graph")
 
 
+# Advisory lock class (the first key of pg_advisory_xact_lock's pair) of an agent's graph
+# builds and merges: a number of our own, unlikely to meet anyone else's.
+GRAPH_LOCK_CLASS = 0x6465_7765  # "dewe"
+
+
+def lock_agent_graph(agent: Agent) -> None:
+    """In the caller's transaction, first: wait until no other graph build or merge of
+    ``agent`` is running, and keep the others waiting until this transaction ends.
+
+    Why: a merge locks its memories (SELECT ... FOR UPDATE), then updates their entities'
+    counts and deletes their edges (by cascade); a graph build deletes and locks edges,
+    updates entities, then inserts edges, whose foreign keys take a share lock on the
+    memories they join. In parallel on PostgreSQL each could hold what the other waits for:
+    a deadlock, one of them rolled back. One per-agent lock taken first by both gives them
+    one order. A transaction-scoped advisory lock rather than a row: it needs no row to
+    exist and is released by commit or rollback. Merges take it after the quota rows they
+    will check (memory.quotas.lock_quotas), as a store takes those first too. SQLite
+    serialises writers already."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [GRAPH_LOCK_CLASS, agent.pk])
+
+
+def user_q(user_ref: str | None) -> Q:
+    """Memories of the same user as ``user_ref`` (None or "": the shared memories)."""
+    if user_ref:
+        return Q(user_ref=user_ref)
+    return Q(user_ref__isnull=True) | Q(user_ref="")
+
+
+def same_user(first: str | None, second: str | None) -> bool:
+    return (first or None) == (second or None)
+
+
 def nearest_stored(
     *,
     agent: Agent,
@@ -109,10 +158,12 @@ def nearest_stored(
     now: datetime,
     limit: int = NEIGHBOURS_MAX,
     before_id: int | None = None,
+    users: Sequence[str | None] | None = None,
 ) -> Neighbours:
     """Before a batch is written: for each new vector, the agent's stored live memories
     with cosine >= RELATED_MIN_COSINE, at most NEIGHBOURS_MAX, best first. ``before_id``
-    (a rebuild): only memories with a smaller id, among the ``limit`` nearest."""
+    (a rebuild): only memories with a smaller id, among the ``limit`` nearest. ``users``
+    (one per vector): only memories of that vector's user (none: shared ones only)."""
     if not agent.embedding_model:
         return [[] for _ in range(len(vectors))]
     # Imported here: importing memory.recall runs its package, whose pipeline imports
@@ -120,16 +171,21 @@ def nearest_stored(
     from memory.recall.vector_search import vector_search
 
     candidates = Memory.objects.filter(agent=agent, embedding__isnull=False).live(now)
-    return [
-        [
-            (memory_id, score)
-            for memory_id, score in vector_search(
-                agent, candidates, vector, limit=limit, filtered=False, now=now
-            )
-            if score >= RELATED_MIN_COSINE and (before_id is None or memory_id < before_id)
-        ][:NEIGHBOURS_MAX]
-        for vector in vectors
-    ]
+    found = []
+    for index, vector in enumerate(vectors):
+        rows, filtered = candidates, False
+        if users is not None:
+            rows, filtered = candidates.filter(user_q(users[index])), True
+        found.append(
+            [
+                (memory_id, score)
+                for memory_id, score in vector_search(
+                    agent, rows, vector, limit=limit, filtered=filtered, now=now
+                )
+                if score >= RELATED_MIN_COSINE and (before_id is None or memory_id < before_id)
+            ][:NEIGHBOURS_MAX]
+        )
+    return found
 
 
 def _conversation(memory: Memory) -> Q:
@@ -200,24 +256,36 @@ def _precedes(agent: Agent, memories: Sequence[Memory]) -> list[MemoryEdge]:
 def _shares_entity(
     agent: Agent, memories: Sequence[Memory], entity_ids: dict[int, set[int]]
 ) -> list[MemoryEdge]:
-    """The ``shares_entity`` edges of each new memory: one indexed query per named entity of
-    the batch (its latest mentions stored before the batch), the batch's own in memory."""
+    """The ``shares_entity`` edges of each new memory: one indexed query per named entity
+    and user of the batch (its latest mentions in that user's memories stored before the
+    batch), the batch's own in memory."""
     first_id = min(m.pk for m in memories)
-    earlier: dict[int, list[int]] = {}
-    for entity_id in {e for ids in entity_ids.values() for e in ids}:
-        earlier[entity_id] = list(
-            EntityMention.objects.filter(entity_id=entity_id, memory_id__lt=first_id)
-            .order_by("-memory_id")
-            .values_list("memory_id", flat=True)[:SHARED_ENTITY_MAX]
-        )
-    in_batch: dict[int, list[int]] = defaultdict(list)
+    earlier: dict[tuple[int, str | None], list[int]] = {}
+    for memory in memories:
+        user = memory.user_ref or None
+        for entity_id in entity_ids.get(memory.pk, ()):
+            if (entity_id, user) in earlier:
+                continue
+            earlier[(entity_id, user)] = list(
+                EntityMention.objects.filter(entity_id=entity_id, memory_id__lt=first_id)
+                .filter(
+                    Q(memory__user_ref=user)
+                    if user
+                    else Q(memory__user_ref__isnull=True) | Q(memory__user_ref="")
+                )
+                .order_by("-memory_id")
+                .values_list("memory_id", flat=True)[:SHARED_ENTITY_MAX]
+            )
+    in_batch: dict[tuple[int, str | None], list[int]] = defaultdict(list)
     edges = []
     for memory in sorted(memories, key=lambda m: m.pk):
+        user = memory.user_ref or None
         shared: dict[int, int] = defaultdict(int)
         for entity_id in entity_ids.get(memory.pk, ()):
-            for other in [*in_batch[entity_id][-SHARED_ENTITY_MAX:], *earlier[entity_id]]:
+            key = (entity_id, user)
+            for other in [*in_batch[key][-SHARED_ENTITY_MAX:], *earlier[key]]:
                 shared[other] += 1
-            in_batch[entity_id].append(memory.pk)
+            in_batch[key].append(memory.pk)
         best = sorted(shared.items(), key=lambda item: (-item[1], -item[0]))[:SHARED_ENTITY_MAX]
         edges += [
             MemoryEdge(
@@ -232,7 +300,7 @@ def _similar(
     memories: Sequence[Memory], vectors: np.ndarray, stored: Neighbours
 ) -> list[list[tuple[int, float]]]:
     """Each new memory's nearest earlier memories (stored before the batch, or earlier in
-    it), cosine >= RELATED_MIN_COSINE, at most NEIGHBOURS_MAX, best first."""
+    it, of its user), cosine >= RELATED_MIN_COSINE, at most NEIGHBOURS_MAX, best first."""
     matrix = np.asarray(vectors, dtype=np.float32)
     within = matrix @ matrix.T if len(memories) > 1 else np.zeros((1, 1))
     similar = []
@@ -242,6 +310,7 @@ def _similar(
             (memories[j].pk, float(within[i, j]))
             for j in range(i)
             if within[i, j] >= RELATED_MIN_COSINE
+            and same_user(memory.user_ref, memories[j].user_ref)
         ]
         pairs.sort(key=lambda pair: -pair[1])
         similar.append(pairs[:NEIGHBOURS_MAX])
@@ -356,8 +425,21 @@ def build_graph(
         agent, memories, _similar(memories, vectors, stored), entity_ids, previous
     )
     targets = {e.target_id for e in edges} | {e.source_id for e in edges}
-    alive = set(Memory.objects.filter(agent=agent, pk__in=targets).values_list("pk", flat=True))
+    # Alive, and whose: an edge between two users' memories is never made (the module's
+    # docstring), whatever found it.
+    users = {
+        pk: user or None
+        for pk, user in Memory.objects.filter(agent=agent, pk__in=targets).values_list(
+            "pk", "user_ref"
+        )
+    }
     MemoryEdge.objects.bulk_create(
-        [e for e in edges if e.source_id in alive and e.target_id in alive],
+        [
+            e
+            for e in edges
+            if e.source_id in users
+            and e.target_id in users
+            and users[e.source_id] == users[e.target_id]
+        ],
         ignore_conflicts=True,
     )

@@ -17,7 +17,12 @@ from django.utils import timezone
 
 from memory.models import EdgeType, Entity, EntityMention, GraphProgress, Memory, MemoryEdge
 from memory.services.entities import allowed_entities, memory_mentions, release_mentions
-from memory.services.graph import NEIGHBOURS_MAX, build_graph, nearest_stored
+from memory.services.graph import (
+    NEIGHBOURS_MAX,
+    build_graph,
+    lock_agent_graph,
+    nearest_stored,
+)
 from memory.services.policy import get_memory_policy
 from tenancy.models import Agent
 
@@ -46,6 +51,7 @@ def rebuild_graph(
     """Rebuild ``agent``'s entities, mentions and built edges; ``progress(done, total)``
     after each batch. Returns the counts of the rebuilt graph."""
     with transaction.atomic():
+        lock_agent_graph(agent)
         Entity.objects.filter(agent=agent).delete()
         MemoryEdge.objects.filter(agent=agent).exclude(type=EdgeType.LINKED_BY).delete()
     policy = get_memory_policy(agent)
@@ -64,12 +70,14 @@ def rebuild_graph(
         vectors = _vectors(agent, [m.pk for m in memories])
         now = timezone.now()
         with transaction.atomic():
+            lock_agent_graph(agent)
             nearest = nearest_stored(
                 agent=agent,
                 vectors=vectors,
                 now=now,
                 limit=4 * NEIGHBOURS_MAX,
                 before_id=memories[0].pk,
+                users=[m.user_ref for m in memories],
             )
             for memory in memories:
                 memory.agent = agent
@@ -119,12 +127,15 @@ def build_stored_graph(*, agent: Agent, memory_ids: list[int]) -> int:
     vectors = _vectors(agent, ids)
     policy = get_memory_policy(agent)
     with transaction.atomic():
+        # Before any row lock (a merge of the agent waits, or is waited for, whole).
+        lock_agent_graph(agent)
         nearest = nearest_stored(
             agent=agent,
             vectors=vectors,
             now=timezone.now(),
             limit=4 * NEIGHBOURS_MAX,
             before_id=ids[0],
+            users=[m.user_ref for m in memories],
         )
         release_mentions(memory_ids=ids)
         MemoryEdge.objects.filter(agent=agent, source_id__in=ids, type__in=_OWN_EDGES).delete()
@@ -164,6 +175,8 @@ def build_pending_graph(*, agent: Agent, max_batches: int | None = None) -> Grap
     caught_up = GraphCaughtUp()
     for _ in range(JOB_BATCHES if max_batches is None else max_batches):
         with transaction.atomic():
+            # First: build_stored_graph takes it again, and it must come before the row.
+            lock_agent_graph(agent)
             progress = GraphProgress.objects.select_for_update().get(agent=agent)
             ids = list(
                 Memory.objects.filter(agent=agent, pk__gt=progress.built_through)

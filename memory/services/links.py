@@ -4,12 +4,14 @@ A link goes from ``source`` to ``target`` and records who made it. Linking a mem
 itself is refused (InvalidLink, 400); a link that already exists is refused too (LinkExists,
 409), so a client learns that its write changed nothing; a memory of another agent is
 MemoryNotFound (404), as every interface loads it through the access helper first and this
-module checks again. Both writes are audited.
+module checks again. Linking memories of two users (or a user's to a shared one) is
+refused (MixedUsers, 400 ``mixed_users``): the graph keeps users apart
+(memory.services.graph). Both writes are audited.
 """
 
 from django.db import IntegrityError, transaction
 
-from memory.exceptions import InvalidLink, LinkExists, LinkNotFound, MemoryNotFound
+from memory.exceptions import InvalidLink, LinkExists, LinkNotFound, MemoryNotFound, MixedUsers
 from memory.models import EdgeType, Memory, MemoryEdge
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction
@@ -27,6 +29,12 @@ def _check(agent: Agent, source: Memory, target: Memory) -> None:
 def link_memories(*, agent: Agent, source: Memory, target: Memory, actor: str) -> MemoryEdge:
     """Link ``source`` to ``target`` (both of ``agent``); audited as memory.link."""
     _check(agent, source, target)
+    if (source.user_ref or None) != (target.user_ref or None):
+        raise MixedUsers(
+            f"Memories {source.pk} and {target.pk} belong to different users: "
+            "only memories of one user (or two shared ones) are linked",
+            details={"memory_ids": sorted([source.pk, target.pk])},
+        )
     try:
         with transaction.atomic():
             edge = MemoryEdge.objects.create(

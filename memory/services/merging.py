@@ -10,6 +10,17 @@ session summary's source_refs, a fact source's reference) is repointed to the su
 none is left dangling. Dedup, exact or AutoPilot, never merges across sessions
 (memory.merge_candidates.merge_scope).
 
+No merge mixes users: every memory of a merge belongs to one user (``user_ref``) or all are
+shared (no user); anything else is MixedUsers (``mixed_users``), before anything is written.
+A merged memory holds its originals' texts, so a merge across users would show one user's
+words to another.
+
+A merge is sized like any write (memory.quotas): the survivor's size is measured anew
+(it grows by the absorbed texts it keeps), and the net growth (the survivor's new size less
+what it and the absorbed memories measured before) is checked against the hard quotas. A
+merge that would take the agent or workspace over one is QuotaExceeded and writes nothing;
+one that frees space or keeps usage level never is.
+
 The client-input limits on tags, source references and metadata (tenancy.validation) are not
 applied to what a merge accumulates: those values were each valid when stored, and dropping
 any of them would lose provenance. Content is the exception: it is embedded, so a
@@ -28,11 +39,20 @@ from django.utils import timezone
 
 from dewee.errors import InvalidInput, TooLarge
 from memory.embeddings.engine import Embedder
-from memory.exceptions import MemoryNotFound
+from memory.exceptions import MemoryNotFound, MixedUsers
+from memory.merge_candidates import merge_user
 from memory.models import Memory, MemoryFeedback, MemoryTag, MemoryType
+from memory.quotas import Usage, check_quotas, lock_quotas
 from memory.services.entities import release_mentions
 from memory.services.erasure import move_fact_sources
-from memory.services.storing import MemoryInput, memory_tags, store_memories, user_tags
+from memory.services.graph import lock_agent_graph
+from memory.services.storing import (
+    MemoryInput,
+    memory_size_of,
+    memory_tags,
+    store_memories,
+    user_tags,
+)
 from memory.services.vectors import bump_memory_version
 from memory.signals import Learning
 from tenancy.audit import record_event
@@ -53,18 +73,48 @@ def _absorbed_texts(memory: Memory) -> list[dict[str, Any]]:
     return [entry, *(earlier if isinstance(earlier, list) else [])]
 
 
+def lock_merge(agent: Agent) -> None:
+    """Before a merge locks its memories: the agent's and workspace's quota rows (which a
+    merge checks, as a store does first of all), then the agent's graph lock
+    (memory.services.graph.lock_agent_graph), so that a merge and a graph build never
+    deadlock over the memories, their edges and entities."""
+    lock_quotas(agent)
+    lock_agent_graph(agent)
+
+
 def lock_memories(
     agent: Agent, ids: Sequence[int], *, for_update: bool = True
 ) -> dict[int, Memory]:
     """The agent's memories among ``ids``, with their tags, locked until the transaction
-    ends (PostgreSQL; SQLite serialises writers anyway) unless only read."""
-    rows = Memory.objects.filter(agent=agent, pk__in=list(ids)).prefetch_related("tag_rows")
+    ends (PostgreSQL; SQLite serialises writers anyway) unless only read. A merge's first
+    locks, in the one order every merge, store and graph build of the agent follows: the
+    quota rows (lock_merge), the agent's graph lock, then the memories by id."""
+    rows = (
+        Memory.objects.filter(agent=agent, pk__in=list(ids))
+        .prefetch_related("tag_rows")
+        .order_by("pk")
+    )
     if for_update:
+        lock_merge(agent)
         rows = rows.select_for_update()
     memories = {m.pk: m for m in rows}
     for memory in memories.values():
         memory.agent = agent
     return memories
+
+
+def ensure_one_user(memories: Sequence[Memory]) -> str | None:
+    """The one user of ``memories`` (None: all shared); MixedUsers when they are not all of
+    one user, or mix a user's memories with shared ones."""
+    users = {merge_user(m.user_ref) for m in memories}
+    if len(users) > 1:
+        named = sorted(u or "(shared)" for u in users)
+        raise MixedUsers(
+            "These memories belong to different users: "
+            f"{', '.join(named)}; only memories of one user (or only shared ones) merge",
+            details={"memory_ids": sorted(m.pk for m in memories)},
+        )
+    return users.pop() if users else None
 
 
 def merge_into(
@@ -78,8 +128,12 @@ def merge_into(
 ) -> Memory:
     """Fold ``absorbed`` into ``target`` and delete them. ``fresh``: ``target`` was just
     made from them, so its own expiry does not count. Runs in the caller's transaction."""
+    ensure_one_user([target, *absorbed])
     group = [*([] if fresh else [target]), *absorbed]
     ids = [m.pk for m in absorbed]
+    # What the merge's memories measure now (each as stored: the target counts even when
+    # ``fresh``, since it is stored already).
+    before = sum((memory_size_of(m, user_tags(m)) for m in [target, *absorbed]), Usage())
     # As stored: an earlier merge of the same run may have repointed them since they were
     # loaded.
     stored_refs = dict(
@@ -111,8 +165,17 @@ def merge_into(
     else:
         target.expires_at, target.ttl_seconds = None, None
     target.updated_at = now
+    have = set(memory_tags(target))
+    gained = [t for memory in absorbed for t in user_tags(memory) if t not in have]
+    gained = list(dict.fromkeys(gained))
+    after = memory_size_of(target, [*user_tags(target), *gained])
+    # Before anything is written: a refusal leaves the caller's transaction clean.
+    check_quotas(agent=target.agent, adding=after - before, existing=True)
+    target.stored_bytes, target.metadata_bytes = after.storage_bytes, after.metadata_bytes
     target.save(
         update_fields=[
+            "stored_bytes",
+            "metadata_bytes",
             "source_refs",
             "metadata",
             "importance",
@@ -126,10 +189,8 @@ def merge_into(
             "updated_at",
         ]
     )
-    have = set(memory_tags(target))
-    gained = [t for memory in absorbed for t in user_tags(memory) if t not in have]
     MemoryTag.objects.bulk_create(
-        [MemoryTag(memory=target, agent_id=target.agent_id, name=t) for t in dict.fromkeys(gained)]
+        [MemoryTag(memory=target, agent_id=target.agent_id, name=t) for t in gained]
     )
     if gained and hasattr(target, "_prefetched_objects_cache"):
         target._prefetched_objects_cache.pop("tag_rows", None)
@@ -212,6 +273,7 @@ def merge_into_new(
     into it; a consolidation, by hand or by the AutoPilot. Runs in the caller's transaction,
     with the originals locked."""
     originals = sorted(originals, key=lambda m: (m.created_at, m.pk))
+    user = ensure_one_user(originals)
     types = {m.memory_type for m in originals}
     if memory_type is None:
         memory_type = types.pop() if len(types) == 1 else MemoryType.SEMANTIC
@@ -224,15 +286,15 @@ def merge_into_new(
                 memory_type=memory_type,
                 importance=max(m.importance for m in originals),
                 created_at=min(m.created_at for m in originals),
-                # About the originals' user when they share one.
-                user=users.pop() if len(users := {m.user_ref for m in originals}) == 1 else None,
+                # About the originals' user (they have one, or are all shared).
+                user=user,
             )
         ],
         embedder=embedder,
         # The facts learned from the originals move to it (move_fact_sources).
         learning=Learning.OFF,
-        # A merge replaces its originals by one memory of (at most) their text: counted,
-        # never refused, so a consolidation pass is not cut short by a quota.
+        # Counted, not refused here: what counts against the quotas is the merge's net
+        # growth once the originals are gone, which merge_into checks.
         enforce_quotas=False,
     )
     merged.agent = agent
@@ -262,7 +324,9 @@ def consolidate_memories(
     the common session (if they share one), and ``memory_type`` (default: their common type,
     else semantic). It is stored through the store path (embedded, keyword-indexed, entity
     tags recomputed). Facts learned from an original now cite the new memory. An id that is
-    not one of this agent's memories is a 404 and nothing changes."""
+    not one of this agent's memories is a 404 and nothing changes. Memories of different
+    users (or a user's with shared ones) are MixedUsers (400 ``mixed_users``); a merge that
+    would take the agent or workspace over a hard quota is QuotaExceeded (413)."""
     ids = _clean_ids(memory_ids)
     if memory_type is not None:
         memory_type = clean_choice(memory_type, field="memory_type", choices=MemoryType.values)
@@ -273,6 +337,7 @@ def consolidate_memories(
         missing = [i for i in ids if i not in originals or originals[i].is_expired(now)]
         if missing:
             raise MemoryNotFound(f"Memory {missing[0]} not found for this agent")
+        ensure_one_user(list(originals.values()))
         if content is None and sum(len(m.content) + 1 for m in originals.values()) > (
             CONTENT_MAX_CHARS + 1
         ):

@@ -272,7 +272,11 @@ def store_memories(
     # Read before the transaction: a vector cache must never hold rows that may roll back.
     graph = graph_build()
     inline = graph == GraphBuild.INLINE
-    nearest = nearest_stored(agent=agent, vectors=vectors, now=now) if inline else []
+    nearest = (
+        nearest_stored(agent=agent, vectors=vectors, now=now, users=[c.user for c in cleaned])
+        if inline
+        else []
+    )
     found = [allowed_entities(c.content, policy) for c in cleaned]
 
     with transaction.atomic():
@@ -419,13 +423,13 @@ def update_memory(
         stored.agent = memory.agent
         resized = "content" in changes or "metadata" in changes or new_tags is not None
         old_tags = user_tags(stored) if resized else []
-        before = _size_of(stored, old_tags)  # measured anew: older rows have no sizes
+        before = memory_size_of(stored, old_tags)  # measured anew: older rows have no sizes
         before_importance = stored.importance
         for name, value in changes.items():
             setattr(stored, name, value)
         fields = [*changes, "updated_at"]
         if resized:
-            size = _size_of(stored, new_tags if new_tags is not None else old_tags)
+            size = memory_size_of(stored, new_tags if new_tags is not None else old_tags)
             warnings = check_quotas(agent=stored.agent, adding=size - before, existing=True)
             if quota_warnings is not None:
                 quota_warnings.extend(warnings)
@@ -471,7 +475,8 @@ def update_memory(
     return stored
 
 
-def _size_of(memory: Memory, tags: list[str]) -> Usage:
+def memory_size_of(memory: Memory, tags: list[str]) -> Usage:
+    """``memory`` as quotas count it, with these user ``tags``."""
     return memory_size(
         content=memory.content,
         metadata=memory.metadata,

@@ -129,7 +129,8 @@ def test_feedback_on_a_memory_merged_away_meanwhile_is_a_clean_404(agent, trio, 
 
 def test_type_and_session_follow_the_originals(agent, remember, session):
     a, b = remember("Standup is at 9:30", "Retro is on Thursdays", session_id=session.pk)
-    (c,) = remember("Ann likes tea", memory_type="semantic")
+    # Of the session's user, outside the session: memories of one user merge.
+    (c,) = remember("Ann likes tea", memory_type="semantic", user="u1")
     same = consolidate_memories(agent=agent, memory_ids=[a.pk, b.pk], actor="test")
     assert (same.memory_type, same.session_id) == ("episodic", session.pk)
     mixed = consolidate_memories(agent=agent, memory_ids=[same.pk, c.pk], actor="test")

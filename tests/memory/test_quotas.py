@@ -273,11 +273,52 @@ def test_a_client_ending_a_session_is_refused_over_a_hard_quota_but_the_idle_pas
     assert Memory.objects.filter(agent=agent).count() == 5
 
 
-def test_a_consolidation_is_never_refused_by_a_quota(agent):
+def test_a_consolidation_that_frees_memories_is_not_refused_by_a_memories_quota(agent):
     originals = remember(agent, "Ann likes tea", "Ann likes green tea")
-    limit_agent(agent, memories=2, storage_bytes=10)
+    limit_agent(agent, memories=1)  # already over: a merge only lowers the count
     merged = consolidate_memories(agent=agent, memory_ids=[m.pk for m in originals], actor="test")
     assert list(Memory.objects.filter(agent=agent)) == [merged]
+
+
+def test_a_consolidation_over_a_hard_workspace_storage_quota_is_refused_and_sized(api, agent):
+    originals = remember(agent, "Ann likes tea", "Ann likes green tea")
+    ids = [m.pk for m in originals]
+    used = workspace_usage(agent.workspace).storage_bytes
+    # The merged memory holds a new text and keeps the originals' texts (merged_from): more
+    # than they took, which a workspace at its limit has no room for.
+    put(api, "/v1/workspace/quota", {"storage_bytes": {"limit": used + 10, "mode": "hard"}})
+    body = {"agent_id": "support-bot", "memory_ids": ids, "content": "Ann drinks tea"}
+    error = assert_error(api.post("/v1/memories/consolidate", body), 413, "quota_exceeded")
+    assert (error["details"]["scope"], error["details"]["quota"]) == ("workspace", "storage_bytes")
+    assert sorted(Memory.objects.filter(agent=agent).values_list("pk", flat=True)) == ids
+    assert workspace_usage(agent.workspace).storage_bytes == used
+    # With room, it merges, and usage is what the merged memory measures, absorbed texts and
+    # all, so the quota sees what is stored.
+    put(api, "/v1/workspace/quota", {"storage_bytes": {"limit": used * 10, "mode": "hard"}})
+    response = api.post("/v1/memories/consolidate", body)
+    assert response.status_code == 201
+    merged = Memory.objects.get(pk=response.json()["id"])
+    measured = memory_size(
+        content=merged.content,
+        metadata=merged.metadata,
+        tags=[],
+        source_refs=merged.source_refs,
+        user=merged.user_ref,
+        speaker=merged.speaker,
+    )
+    assert workspace_usage(agent.workspace).storage_bytes == measured.storage_bytes > used
+
+
+def test_an_autopilot_consolidation_over_a_hard_storage_quota_is_skipped(agent):
+    from memory.services.autopilot import autopilot_consolidate_pass
+
+    remember(agent, "alpha one", "alpha two", "alpha three", importance=0.1, tags=["a", "b"])
+    used = agent_usage(agent).storage_bytes
+    limit_agent(agent, storage_bytes=used)
+    result = autopilot_consolidate_pass(agents=Agent.objects.filter(pk=agent.pk))
+    assert (result.counts.get("merged", 0), result.counts["skipped"]) == (0, 1)
+    assert Memory.objects.filter(agent=agent).count() == 3
+    assert agent_usage(agent).storage_bytes == used
 
 
 def test_an_edit_through_the_service_is_checked_too(agent):
