@@ -105,8 +105,8 @@ JOB_TITLE = rx(
     # "I work for Mercado Libre as a product designer", "got hired by Figma as a ..."
     S + r"(?:work|working|'m working|am working|'ll be working|be working|employed|"
     r"start|starting|'m starting|started|'ll start|join|joining|'m joining|joined|'ll join|"
-    r"be joining|be starting|got hired|was hired|'ve been hired|hired|'m|am)\b[^,;.!?]*?"
-    r"\b(?:at|for|by|with|there|join|joining)\b[^,;.!?]*?\bas\s+(?:an?\s+|the\s+)?" + REST,
+    r"be joining|be starting|got hired|was hired|'ve been hired|hired|'m|am)\b[^,;.!?]{0,120}?"
+    r"\b(?:at|for|by|with|there|join|joining)\b[^,;.!?]{0,120}?\bas\s+(?:an?\s+|the\s+)?" + REST,
 )
 JOB_ENDINGS = re.compile(r"(?:ologist|ician|iatrist|otherapist|ographer|onomist)$")
 TITLE_HEADS = re.compile(r"^(?:head|director|vp|chief|professor|manager|lead)\s+of\s+", re.I)
