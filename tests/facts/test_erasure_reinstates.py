@@ -53,6 +53,7 @@ def test_deleting_the_memory_behind_the_newer_value_makes_the_older_one_current(
     # Believed again from the deletion on, and it says why, in the fact and its audit log.
     fact = Fact.objects.get(pk=acme["id"])
     assert fact.believed_until is None
+    assert fact.believed_from is not None
     assert fact.believed_from > fact.recorded_at
     assert fact.restored_at == fact.believed_from
     event = AuditEvent.objects.get(action=AuditAction.FACT_RESTORE, target_id=str(acme["id"]))

@@ -100,8 +100,15 @@ ACCESS = ("access_count", "last_accessed_at", "decay_base", "decay_from", "expir
 def test_search_changes_no_memory(capsys, stocked):
     """An operator's search is a read: no access, no decay restart, no expiry moved."""
     before = sorted(Memory.objects.values_list("pk", *ACCESS))
-    args = ("memory", "search", "--agent", "support-bot", "--query", "Ann offsite menu")
-    args += ("--all-users",)
+    args = (
+        "memory",
+        "search",
+        "--agent",
+        "support-bot",
+        "--query",
+        "Ann offsite menu",
+        "--all-users",
+    )
     assert run(capsys, *args)[0] == 0
     code, out, _ = run(capsys, *args, "--json")
     assert code == 0
