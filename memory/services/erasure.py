@@ -17,9 +17,10 @@ from dewee.errors import InvalidInput
 from facts.models import USER_SUBJECT, FactSource
 from facts.services import erase_facts_in_scope, erase_facts_learned_only_from, forget_scope
 from memory.exceptions import MemoryNotFound
-from memory.models import Memory, Session
+from memory.models import Memory, Session, SessionState
 from memory.people import chunks, derived_memories
 from memory.services.entities import release_mentions
+from memory.services.session_end import forget_in_summaries
 from memory.services.vectors import bump_memory_version
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction
@@ -34,10 +35,20 @@ def erase_memories(
     ``agent`` (the caller has checked they are its own) and the facts learned only from them,
     bump the agent's memory_version, and record one audit event for the lot."""
     facts_erased = erase_facts_learned_only_from(memory_ids=memory_ids, actor=actor)
+    # Turns of ended sessions: their summaries must stop quoting and citing them.
+    in_summaries = list(
+        Memory.objects.filter(pk__in=memory_ids, session__state=SessionState.ENDED).values_list(
+            "pk", "session_id", "content"
+        )
+    )
     # Their edges go by cascade; their entities' counts are kept right here.
     release_mentions(memory_ids=memory_ids)
     Memory.objects.filter(pk__in=memory_ids).delete()
     bump_memory_version(agent)
+    if in_summaries:
+        emptied = forget_in_summaries(erased=in_summaries)
+        if emptied:
+            erase_memories(agent=agent, memory_ids=emptied, actor=actor, reason=reason)
     counts = {"memories": len(memory_ids), "facts": facts_erased}
     record_event(
         workspace_id=agent.workspace_id,

@@ -11,7 +11,7 @@ from dewee.errors import Conflict
 from memory.models import SUMMARY_TAG, Memory, MemoryType, Session, SessionState
 from memory.services.sessions import SUMMARY_MAX_CHARS, EndReason
 from memory.services.storing import MemoryInput, store_memories
-from memory.summaries import extractive_summary, get_summariser
+from memory.summaries import extractive_summary, get_summariser, split_sentences
 from tenancy.validation import CONTENT_MAX_CHARS, SOURCE_REFS_MAX, clean_text
 
 logger = logging.getLogger("dewee.sessions")
@@ -127,7 +127,10 @@ def _refuse_if_ended(session: Session) -> None:
 def _summarise(session: Session) -> tuple[str, list[int]]:
     """The summary of a session of more than SUMMARY_MIN_MEMORIES memories (else ""), and
     the ids of the memories it summarises, oldest first."""
-    rows = list(Memory.objects.filter(session=session).order_by("id").values_list("pk", "content"))
+    # Its turns: not a summary memory of its own (when a summary is made again after a
+    # turn was erased).
+    turns = Memory.objects.filter(session=session).exclude(tag_rows__name=SUMMARY_TAG)
+    rows = list(turns.order_by("id").values_list("pk", "content"))
     if len(rows) <= SUMMARY_MIN_MEMORIES:
         return "", [pk for pk, _ in rows]
     texts = [content for _, content in rows]
@@ -141,3 +144,55 @@ def _summarise(session: Session) -> tuple[str, list[int]]:
         summary = extractive_summary(texts)
     # NUL is the one character no text column accepts.
     return summary.replace("\x00", "").strip()[:CONTENT_MAX_CHARS], [pk for pk, _ in rows]
+
+
+def summary_without(summary: str, erased_texts: list[str]) -> str:
+    """``summary`` without its sentences that quote an erased memory's text (a summary made
+    by extraction is made of its turns' sentences; a client's may quote them too)."""
+    erased = set(split_sentences(erased_texts))
+    return " ".join(s for s in split_sentences([summary]) if s not in erased)
+
+
+def forget_in_summaries(*, erased: list[tuple[int, int, str]]) -> list[int]:
+    """After memories of ended sessions are erased (``erased``: memory id, session id,
+    content), their sessions' summaries no longer hold them: a summary the server made is
+    made again from the turns that are left; any summary loses the sentences that quote an
+    erased turn; the summary memory stops citing the erased ids. Returns the summary
+    memories left empty, for the caller to erase."""
+    from memory.services.storing import update_memory
+
+    erased_ids = {memory_id for memory_id, _, _ in erased}
+    emptied: list[int] = []
+    for session_id in sorted({session_id for _, session_id, _ in erased}):
+        session = Session.objects.select_for_update().filter(pk=session_id).first()
+        if session is None or session.state != SessionState.ENDED or not session.summary:
+            continue
+        texts = [content for _, sid, content in erased if sid == session_id]
+        kept = Memory.objects.filter(session=session, tag_rows__name=SUMMARY_TAG).exclude(
+            pk__in=erased_ids
+        )
+        summary_memory = kept.order_by("-id").first()
+        made_by_server = summary_memory is not None and summary_memory.metadata.get(
+            "generated_by"
+        ) in (IDLE_ACTOR, END_ACTOR)
+        if made_by_server:
+            summary, _ = _summarise(session)
+        else:
+            summary = summary_without(session.summary, texts)
+        summary = summary_without(summary, texts)
+        session.summary = summary
+        session.save(update_fields=["summary"])
+        if summary_memory is None:
+            continue
+        if not summary:
+            emptied.append(summary_memory.pk)
+            continue
+        summary_memory.source_refs = [
+            ref
+            for ref in summary_memory.source_refs
+            if ref not in {f"memory:{i}" for i in erased_ids}
+        ]
+        summary_memory.save(update_fields=["source_refs"])
+        if summary_memory.content != summary[:CONTENT_MAX_CHARS]:
+            update_memory(memory=summary_memory, content=summary[:CONTENT_MAX_CHARS])
+    return emptied

@@ -10,7 +10,7 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django.utils import timezone
 
 from facts.models import Fact
-from memory.models import Entity, Memory, MemoryFeedback, Session
+from memory.models import Entity, Memory, MemoryEdge, MemoryFeedback, Session
 from memory.people import find_person
 from memory.services import (
     MemoryInput,
@@ -168,7 +168,7 @@ def test_entities_graph_edges_and_feedback_of_the_person_go_and_others_stay(agen
     theirs = store_memories(
         agent=agent, items=[MemoryInput(content="Ana Silva signed the contract", user="erin")]
     )
-    link_memories(agent=agent, source=mine[0], target=theirs[0], actor="x")
+    link_memories(agent=agent, source=mine[0], target=mine[1], actor="x")
     record_feedback(memory=theirs[0], kind="upvote", actor="x")
     record_feedback(memory=mine[0], kind="flag", actor="x")
 
@@ -179,6 +179,7 @@ def test_entities_graph_edges_and_feedback_of_the_person_go_and_others_stay(agen
     assert "Lisbon" not in names
     assert list(MemoryFeedback.objects.values_list("memory_id", flat=True)) == [theirs[0].pk]
     assert Entity.objects.get(name="Ana Silva").mention_count == 1
+    assert not MemoryEdge.objects.filter(source_id__in=[m.pk for m in mine]).exists()
 
 
 def test_a_memory_that_names_the_user_as_a_whole_word_only_is_theirs(agent, workspace):
