@@ -207,7 +207,9 @@ def test_a_killed_worker_is_restarted_while_the_api_keeps_answering(serve):
     new_master = server.worker_master()
     wait_for(lambda: bool(_idle_workers(server, new_master)), 60, "the new cluster's workers")
     os.kill(_idle_workers(server, new_master)[0], signal.SIGKILL)
-    wait_for(lambda: server.worker_master() not in (None, new_master), 10, "a fresh cluster")
+    # Within seconds; the bound leaves room for a machine the other suite loads (10 s was
+    # once missed on PostgreSQL, where the run passes alone in about 3 s).
+    wait_for(lambda: server.worker_master() not in (None, new_master), 30, "a fresh cluster")
     assert "died suddenly; stopping the cluster" in server.log.read_text()
     trigger = server.request("POST", "/v1/admin/autopilot/trigger", {"jobs": ["expiry"]})
     assert trigger.status == 202, trigger.body
