@@ -5,6 +5,7 @@ import logging
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from dewee.errors import Conflict
@@ -130,6 +131,10 @@ def _summarise(session: Session) -> tuple[str, list[int]]:
     # Its turns: not a summary memory of its own (when a summary is made again after a
     # turn was erased).
     turns = Memory.objects.filter(session=session).exclude(tag_rows__name=SUMMARY_TAG)
+    # A summary is its session's user's memory (shared when the session has none), so it
+    # is made of that user's turns and the shared ones only: a session without a user
+    # (a group conversation) may hold several users' turns, which stay theirs.
+    turns = turns.filter(Q(user_ref__isnull=True) | Q(user_ref=session.user_ref or None))
     rows = list(turns.order_by("id").values_list("pk", "content"))
     if len(rows) <= SUMMARY_MIN_MEMORIES:
         return "", [pk for pk, _ in rows]

@@ -194,24 +194,28 @@ def test_a_memory_that_names_the_user_as_a_whole_word_only_is_theirs(agent, work
     assert find_person(workspace=workspace, user="u1").totals()["memories"] == 2
 
 
-def test_a_shared_session_keeps_its_other_turns_but_loses_a_summary_made_from_the_persons(
-    agent, workspace
-):
-    # A conversation of no one user, in which the person spoke twice.
+def test_a_shared_session_keeps_its_other_turns_and_loses_its_summary(agent, workspace):
+    # A conversation of no one user, in which the person spoke twice: its summary is shared,
+    # so it is made of the shared turns only.
     shared = start_session(agent=agent, metadata={"with": f"{USER} and erin"})
     store_memories(
         agent=agent,
         items=[MemoryInput(content=t, session_id=shared.pk, user=USER) for t in TURNS[:2]]
-        + [MemoryInput(content=f"Erin note {n}", session_id=shared.pk) for n in range(3)],
+        + [MemoryInput(content=f"Erin note {n}.", session_id=shared.pk) for n in range(4)],
     )
     idle_sessions_pass(now=timezone.now() + timedelta(days=1))
-    assert Session.objects.get(pk=shared.pk).summary
+    summary = Session.objects.get(pk=shared.pk).summary
+    assert summary
+    assert not any(turn[:20] in summary for turn in TURNS[:2])
 
     erase_person(workspace=workspace, user=USER, actor="x")
 
+    # Still cleared: a client's own summary may quote the person, and erasure cannot tell.
     kept = Session.objects.get(pk=shared.pk)
     assert (kept.summary, kept.metadata) == ("", {})
-    assert Memory.objects.filter(session=kept).count() == 3
+    # The four shared turns, and the summary memory made of them alone.
+    assert Memory.objects.filter(session=kept, user_ref__isnull=True).count() == 5
+    assert not Memory.objects.filter(session=kept, user_ref=USER).exists()
 
 
 def test_forget_without_confirm_is_a_preview_that_writes_nothing(api, agent):

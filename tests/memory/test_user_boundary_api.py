@@ -3,7 +3,7 @@ user (and the agent's shared ones), through the REST API."""
 
 import pytest
 
-from memory.models import Entity, Memory, Session
+from memory.models import SUMMARY_TAG, Entity, Memory, Session
 from tenancy.models import Agent
 from tests.conftest import ApiClient
 from tests.factories import make_key
@@ -195,3 +195,30 @@ def test_starting_a_session_creates_the_agent(api, workspace):
     refused = api.post("/v1/sessions", {"agent_id": "other-bot", "idle_timeout_secs": -1})
     assert_error(refused, 400, "invalid_input")
     assert not Agent.objects.filter(agent_id="other-bot").exists()
+
+
+def test_a_group_sessions_summary_is_shared_and_holds_no_users_turns(api):
+    # A session without a user (a group conversation): each user's turns stay theirs, and
+    # its summary, a shared memory, repeats none of them.
+    session = api.post("/v1/sessions", {"agent_id": AGENT}).json()
+    for text in (
+        "The shop opens at nine.",
+        "Returns take two weeks.",
+        "Parcels ship on Monday.",
+        "Gift wrapping is free.",
+    ):
+        store(api, text, session_id=session["id"])
+    ana = store(api, "Ana lives at 4 Rose Lane.", session_id=session["id"], user="ana")
+    bob = store(api, "Bob lives at 9 Elm Street.", session_id=session["id"], user="bob")
+    assert (ana["user"], bob["user"]) == ("ana", "bob")
+    ended = api.post(f"/v1/sessions/{session['id']}/end", {})
+    assert ended.status_code == 200, ended.content
+    summary = Memory.objects.get(session_id=session["id"], tag_rows__name=SUMMARY_TAG)
+    assert summary.user_ref is None
+    assert "Rose Lane" not in summary.content
+    assert "Elm Street" not in summary.content
+    assert not {f"memory:{ana['id']}", f"memory:{bob['id']}"} & set(summary.source_refs)
+    assert "Ana" not in ended.json().get("summary", "")
+    # Recall without a user finds no user's address, through the summary or otherwise.
+    found = api.post("/v1/memory/recall", {"agent_id": AGENT, "query": "lives at Lane Street"})
+    assert not [m for m in found.json()["items"] if "lives at" in m["content"]]
