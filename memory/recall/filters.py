@@ -22,10 +22,14 @@ class Audience:
     user: str = ""
     all_users: bool = False
 
-    def q(self) -> Q:
-        """The condition on Memory rows: no user (NULL or ""), or this user."""
-        shared = Q(user_ref__isnull=True) | Q(user_ref="")
-        return shared | Q(user_ref=self.user) if self.user else shared
+    def q(self, prefix: str = "") -> Q:
+        """The condition on Memory rows (on a related model's rows with ``prefix``, such as
+        "memory__"): no user (NULL or ""), or this user; every row for all users."""
+        if self.all_users:
+            return Q()
+        field = f"{prefix}user_ref"
+        shared = Q(**{f"{field}__isnull": True}) | Q(**{field: ""})
+        return shared | Q(**{field: self.user}) if self.user else shared
 
     def admits(self, user_ref: str | None) -> bool:
         """The same rule as ``q`` for one memory's user."""

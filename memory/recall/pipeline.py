@@ -152,7 +152,9 @@ def recall(
     # LoCoMo: docs/BENCHMARKS.md, issue 11 recall part 2).
     names = query_names(request.query)
     named = named_entities(agent, names) if names else {}
-    meaning = without_names(request.query, speaking(agent, named)) if named else request.query
+    meaning = (
+        without_names(request.query, speaking(agent, named, audience)) if named else request.query
+    )
     vector_hits: list[tuple[int, float]] = []
     keyword_hits: list[tuple[int, float]] = []
     if weight > 0 and agent.embedding_model:

@@ -11,6 +11,7 @@ from memory.conversations import neighbours
 from memory.entities import entity_key, name_spans, query_names
 from memory.entity_queries import answers_to, named_entities
 from memory.models import EntityMention, Memory, MemoryEdge
+from memory.recall.filters import Audience
 from memory.recall.routing import Fusion
 from memory.sql import any_of
 from tenancy.models import Agent
@@ -52,14 +53,16 @@ def _rrf(pairs: list[tuple[int, float]]) -> dict[int, float]:
     }
 
 
-def speaking(agent: Agent, named: dict[int, frozenset[str]]) -> set[str]:
+def speaking(agent: Agent, named: dict[int, frozenset[str]], audience: Audience) -> set[str]:
     """Of the query's names (``named``: entity -> names, from ``named_entities``), the ones
-    that speak in the agent's memories: one query for them all (the entities are the
-    agent's own, read by named_entities)."""
+    that speak in the memories ``audience`` may read: one query for them all (the entities
+    are the agent's own, read by named_entities). Another user's conversations do not
+    change how this user's query is read."""
     if not named:
         return set()
     speakers = (
         EntityMention.objects.filter(entity_id__in=list(named), as_speaker=True)
+        .filter(audience.q(prefix="memory__"))
         .values_list("entity_id", flat=True)
         .distinct()
     )

@@ -10,6 +10,7 @@ from django.utils import timezone
 from memory.entity_queries import named_entities
 from memory.models import EdgeType, MemoryEdge
 from memory.recall import RecallRequest, recall
+from memory.recall.filters import SHARED_ONLY, Audience
 from memory.recall.relevance import (
     ENTITY_WEIGHT,
     SPEAKER_WEIGHT,
@@ -163,8 +164,24 @@ def test_only_people_who_speak_are_left_to_the_entity_pass(agent):
     assert named_entities(agent, []) == {}
     named = named_entities(agent, ["melanie", "biscuit", "nobody"])
     assert sorted(key for keys in named.values() for key in keys) == ["biscuit", "melanie"]
-    assert speaking(agent, named) == {"melanie"}
+    assert speaking(agent, named, SHARED_ONLY) == {"melanie"}
     # The recall finds Melanie's words by what is asked, and says she spoke them.
     (first, *_) = hits(agent, "What pet did Melanie adopt?")
     assert first.memory.speaker == "Melanie"
     assert first.explanation["speaker"] == 1.0
+
+
+def test_how_a_query_is_read_depends_on_the_users_own_conversations_only(agent):
+    # Melanie speaks only in Ana's conversations: for Bob, her name stays in the query's
+    # meaning as any word does (another user's memories must not shape his recall).
+    store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content="I adopted a puppy called Biscuit", speaker="Melanie", user="ana"),
+            MemoryInput(content="Melanie sent the invoice", user="bob"),
+        ],
+    )
+    named = named_entities(agent, ["melanie"])
+    assert speaking(agent, named, Audience(user="ana")) == {"melanie"}
+    assert speaking(agent, named, Audience(user="bob")) == set()
+    assert speaking(agent, named, SHARED_ONLY) == set()
