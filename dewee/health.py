@@ -17,6 +17,8 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from dewee.limits import proxy_notice
+
 # Migrations are checked again at most this often once found applied (loading the
 # migration graph costs tens of milliseconds).
 MIGRATIONS_RECHECK_SECS = 60
@@ -82,7 +84,15 @@ def readyz(request: HttpRequest) -> JsonResponse:
                     checks[rest] = {"ok": False, "error": "the database cannot be reached"}
                 break
     failed = [name for name, check in checks.items() if not check["ok"]]
-    body = {"status": "not_ready" if failed else "ready", "failed": failed, "checks": checks}
+    body: dict[str, Any] = {
+        "status": "not_ready" if failed else "ready",
+        "failed": failed,
+        "checks": checks,
+    }
+    # What the operator should fix although the server can work (never a 503).
+    notices = [notice for notice in (proxy_notice(),) if notice]
+    if notices:
+        body["notices"] = notices
     response = JsonResponse(body, status=503 if failed else 200)
     if failed:
         response["Retry-After"] = "5"

@@ -44,6 +44,17 @@ class Refusal:
 
 
 _proxy_warning_given = False
+PROXY_NOTICE = (
+    "Requests arrive with X-Forwarded-For but DEWEE_PROXY_COUNT is 0: every client is "
+    "counted under the connection's address. Behind a reverse proxy, set "
+    "DEWEE_PROXY_COUNT to the number of proxies that append to X-Forwarded-For."
+)
+
+
+def proxy_notice() -> str | None:
+    """The proxy warning when this process has seen a request that calls for it (shown by
+    /readyz beside its checks: it needs the operator, not a restart)."""
+    return PROXY_NOTICE if _proxy_warning_given and not settings.DEWEE_PROXY_COUNT else None
 
 
 def _warn_proxy_count_once() -> None:
@@ -56,11 +67,7 @@ def _warn_proxy_count_once() -> None:
     if _proxy_warning_given:
         return
     _proxy_warning_given = True
-    logger.warning(
-        "Requests arrive with X-Forwarded-For but DEWEE_PROXY_COUNT is 0: every client is "
-        "counted under the connection's address. Behind a reverse proxy, set "
-        "DEWEE_PROXY_COUNT to the number of proxies that append to X-Forwarded-For."
-    )
+    logger.warning(PROXY_NOTICE)
 
 
 def client_address(request: HttpRequest) -> str:

@@ -275,3 +275,8 @@ def test_x_forwarded_for_without_a_proxy_count_is_logged_once(db, settings, capl
     warnings = [r for r in caplog.records if "DEWEE_PROXY_COUNT" in r.getMessage()]
     assert len(warnings) == 1
     assert warnings[0].levelname == "WARNING"
+    # /readyz says so too, without failing: the server works, the operator should act.
+    ready = Client().get("/readyz").json()
+    assert ready["notices"] == [dewee.limits.PROXY_NOTICE]
+    settings.DEWEE_PROXY_COUNT = 1
+    assert "notices" not in Client().get("/readyz").json()
