@@ -13,6 +13,7 @@ from facts.extraction.endings import endings
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
 from facts.extraction.people import named_later
 from facts.extraction.statements import Statement, is_lowercase_text
+from language.attribution import own_words
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})
 _MONTH_MAY = re.compile(
@@ -275,7 +276,9 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     """The statements ``text`` makes about its speaker, in the order they appear, each
     (predicate, qualifier, value) once."""
     reading = _Reading(now=now or datetime.now(UTC))
-    sentences = traps.sentences(_normalise(text))
+    # Only the speaker's own words: a pasted email, a forward, a draft for someone else or
+    # a quotation states nothing about the speaker.
+    sentences = traps.sentences(_normalise(own_words(text)))
     for sentence, following in zip(sentences, [*sentences[1:], ""], strict=True):
         if traps.reported_after(sentence) or traps.retracted(sentence, following):
             continue

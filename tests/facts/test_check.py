@@ -333,3 +333,17 @@ def test_a_timeline_applied_turn_by_turn_keeps_the_current_slots_right(api, agen
             for (predicate, qualifier), value in current_slots(agent).items()
         }
         assert slots == expected, text
+
+
+def test_a_pasted_email_or_a_draft_teaches_nothing_about_the_user_but_their_own_words_do(
+    api, agent
+):
+    text = (
+        "I live in Leeds and work at Asda. can you check my reply to Tom: 'Hi Tom, I'm the new"
+        " manager at Tesco and I live in York now'\n\nOn Mon, Tom <t@x.com> wrote:\n"
+        "> I moved to Cardiff and I work at Lidl"
+    )
+    answer = ok(check(api, text, apply=True))
+    learned = {(i["predicate"], i["value"]) for i in answer["new"]}
+    assert learned == {("city", "Leeds"), ("employer", "Asda")}
+    assert set(Fact.objects.values_list("value", flat=True)) == {"Leeds", "Asda"}

@@ -58,6 +58,8 @@ def test_the_labelled_set_scores_one_against_itself():
     assert len(timelines) >= 45
     summary = fq.self_check(snippets, timelines).summary()
     assert summary == {
+        "values_learned": 1.0,
+        "slot_values_held": 1.0,
         "precision": 1.0,
         "recall": 1.0,
         "contradiction_accuracy": 1.0,
