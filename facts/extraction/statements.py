@@ -2,11 +2,13 @@
 share."""
 
 import re
+import string
 from dataclasses import dataclass
 from datetime import datetime
 
 from facts.extraction.vocabulary import NAME_CONNECTORS, STOP_WORDS
 from facts.rules import normalise_value
+from language.places import place_name
 
 # How far a statement is trusted. A speaker stating their own employer or city is as good a
 # source as an operator typing it in (whose facts default to 1.0), so an explicit change of
@@ -76,9 +78,26 @@ def qualifier_for(predicate: str, value: str | None) -> str:
     return ""
 
 
+# Slots whose value is a name: typed in lower case ("my son jake"), kept with capitals.
+NAMED = frozenset({"spouse", "partner", "child", "pet"})
+
+
+def written_as_a_name(predicate: str, value: str) -> str:
+    """A value typed in lower case, with the capitals of its kind: a place as the gazetteer
+    writes it ("new york" -> "New York"), a person's or a pet's name with capitals."""
+    if value != value.casefold():
+        return value
+    if predicate in ("city", "country"):
+        return place_name(value)
+    if predicate in NAMED:
+        return string.capwords(value)
+    return value
+
+
 def statement(
     predicate: str, value: str, evidence: str, confidence: float, verification: str = "stated"
 ) -> Statement:
+    value = written_as_a_name(predicate, value)
     return Statement(
         predicate=predicate,
         qualifier=qualifier_for(predicate, value),
