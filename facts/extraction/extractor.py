@@ -23,7 +23,7 @@ _MONTH_MAY = re.compile(
 # "Just moved to Lisbon!": the subject a chat message leaves out is the speaker.
 _SUBJECT_DROPPED = re.compile(
     r"^(?:(?:so|well|oh|and|also|btw|update|news|guess what|anyway|ok|okay|yeah|yep|hey)"
-    r"[,:!]?\s+)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
+    r"[,:!]?\s++)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
     r"(?:moved|relocated|joined|started|"
     r"got|quit|left|resigned|became|adopted|married|switched|broke up|gave up|dropped|"
     r"divorced|signed|handed in|bought|rehomed|"
@@ -33,7 +33,7 @@ _SUBJECT_DROPPED = re.compile(
 # "Joining Uber on Monday!": an -ing form whose "I'm" was left out.
 _SUBJECT_DROPPED_ING = re.compile(
     r"^(?:(?:so|well|oh|and|also|btw|update|news|guess what|anyway|ok|okay|yeah|yep|hey)"
-    r"[,:!]?\s+)*(?=(?:(?:officially|finally|now|just)\s+)?(?:joining|starting\s+(?:at|with|as|a|my)|moving|"
+    r"[,:!]?\s++)*(?=(?:(?:officially|finally|now|just)\s+)?(?:joining|starting\s+(?:at|with|as|a|my)|moving|"
     r"relocating|leaving|quitting|getting married|marrying|(?:really\s+|so\s+)?into|"
     r"obsessed with|settled in|settling in|no longer an?|fluent in)\b)",
     re.I,
@@ -51,7 +51,7 @@ DATED = frozenset(
 )
 # Emoji and other pictographs, with their modifiers and the space before them: "engineering
 # lead 🎉" is a job title, "Turkish coffee ☕" a drink.
-_SYMBOLS = re.compile(r"(\s*)([^\w\s]+)")
+_SYMBOLS = re.compile(r"(?<!\s)(\s*)([^\w\s]+)")
 
 
 def _is_pictograph(char: str) -> bool:
