@@ -107,18 +107,34 @@ def _flags_of(call: ast.Call, namespace: dict[str, Any]) -> int:
     return int(flags)
 
 
+def _functions(module: ModuleType) -> dict[int, str]:
+    """The function each line of ``module`` is in (its innermost one)."""
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except (OSError, TypeError):
+        return {}
+    lines: dict[int, tuple[int, str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                if line not in lines or node.lineno > lines[line][0]:
+                    lines[line] = (node.lineno, node.name)
+    return {line: name for line, (_start, name) in lines.items()}
+
+
 def _inline(module: ModuleType) -> tuple[list[Found], list[str]]:
-    """The patterns written into the calls of ``module``'s code; and where a call's pattern
-    could not be worked out from the module's names alone."""
+    """The patterns written into the calls of ``module``'s code; and the functions whose
+    call's pattern could not be worked out from the module's names alone."""
     found, missed = [], []
     namespace = {**vars(module), "re": re}
+    functions = _functions(module)
     for line, call in _inline_calls(module):
         name = f"{module.__name__}:{line}"
         try:
             pattern = eval(compile(ast.Expression(call.args[0]), name, "eval"), namespace)
             flags = _flags_of(call, namespace)
         except Exception:  # a local name: listed, covered by hand
-            missed.append(name)
+            missed.append(f"{module.__name__}.{functions.get(line, '<module>')}")
             continue
         if isinstance(pattern, str):
             found.append(Found(name, re.compile(pattern, flags)))
@@ -130,7 +146,7 @@ def collect() -> list[Found]:
     seen: set[tuple[str, int]] = set()
     found = []
     for module in modules():
-        candidates = []
+        candidates: list[Found] = []
         for attribute, value in sorted(vars(module).items()):
             candidates.extend(_patterns_in(value, f"{module.__name__}.{attribute}"))
         candidates.extend(_inline(module)[0])

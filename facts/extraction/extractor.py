@@ -276,6 +276,8 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     (predicate, qualifier, value) once."""
     reading = _Reading(now=now or datetime.now(UTC))
     sentences = traps.sentences(_normalise(text))
+    if not sentences:
+        return []  # only emoji ("🎉"): nothing left to read
     for sentence, following in zip(sentences, [*sentences[1:], ""], strict=True):
         if traps.reported_after(sentence) or traps.retracted(sentence, following):
             continue

@@ -220,13 +220,15 @@ def _home_trust(match: re.Match[str]) -> tuple[float, str]:
 
 
 def _title(raw: str) -> str | None:
+    # Spaces read from a run's first one only ((?<!\s)): from each of a long run, quadratic.
     head = re.split(
-        r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
+        r"(?<!\s)\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
         r"currently|today|this|next|tomorrow|starting|as of|by|until|too|over)\b"
         # "engineer of Google" names the employer; "Head of Data" is the title itself.
-        + (r"|\s+of\s+(?=[A-Z])" if not TITLE_HEADS.match(raw) else "")
+        + (r"|(?<!\s)\s+of\s+(?=[A-Z])" if not TITLE_HEADS.match(raw) else "")
         + r"|[,.;!?]",
         raw,
+        maxsplit=1,
     )[0]
     words = head.split()
     while words and words[0].lower() in {"a", "an", "the", "new"}:
