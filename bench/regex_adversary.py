@@ -279,6 +279,32 @@ GENERIC = (
 )
 
 
+# Whole texts for the whole pipeline: the generic pieces and one trigger phrase per pattern
+# family that was super-linear (each repeated, with no sentence end).
+PHRASES = [
+    *GENERIC,
+    "I'm at ",  # EMPLOYER "I'm at X now"
+    "I'm ",  # I_AM, JOB_TITLE's "(?=.*now)"
+    "I've been ",  # _SPAN lookaheads
+    "I live with ",  # PLACE "I live with ... in X"
+    "my job at ",  # LAST_DAY
+    "we lost our dog ",  # PET_GONE
+    "I'm not a ",  # NOT_A
+    "so ",  # _SUBJECT_DROPPED
+    "Starting ",  # EMPLOYER "Starting ..., I'm at X"
+    "I accepted ",  # EMPLOYER "I accepted X's offer"
+    "Ana said ",  # _PERSON_AFTER
+    "Ana Lee ",  # _NAME_CONTEXT
+    "I love ",  # LIKES
+    "if you need ",  # COURTESY
+    "and I ",  # CLAUSE_BREAK, SHARED_SUBJECT
+    ", not really",  # RETRACTED
+    " \t",  # _SPEAKER, CLAUSE_BREAK
+    "my wife and I ",  # TOGETHER
+    "ana@example.com ",  # EMAIL
+]
+
+
 def adversarial_texts(pattern: re.Pattern[str], size: int, count: int = 4) -> dict[str, str]:
     """Named texts of ``size`` characters to time ``pattern`` on."""
     texts = {f"generic {piece!r}": _repeated(piece, size) for piece in GENERIC}

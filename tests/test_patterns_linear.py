@@ -108,29 +108,7 @@ def test_mentions_is_linear():
         assert _timed(mentions, text, "u12") < BUDGET, piece
 
 
-# Whole texts: one trigger phrase per pattern family, runs of blanks, and no sentence end.
-PHRASES = [
-    *regex_adversary.GENERIC,
-    "I'm at ",
-    "I'm ",
-    "I've been ",
-    "I live with ",
-    "my job at ",
-    "we lost our dog ",
-    "I'm not a ",
-    "so ",
-    "Starting ",
-    "I accepted ",
-    "Ana said ",
-    "Ana Lee ",
-    "I love ",
-    "if you need ",
-    "and I ",
-    ", not really",
-    " \t",
-    "my wife and I ",
-    "ana@example.com ",
-]
+PHRASES = regex_adversary.PHRASES
 
 
 def _adversarial(phrase: str) -> str:
