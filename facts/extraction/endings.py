@@ -131,7 +131,10 @@ PET_GONE = _rx(
     r"|\bwe\s+(?:lost|had to put down|rehomed|gave away)\s+our\s+(?:\w+\s+)?(?P<species2>"
     + SPECIES_GROUP
     + r")(?:,?\s+(?-i:(?P<v2>[A-Z]\w+)))?"
-    r"|\b(?:i|we)\s+(?=.{0,300}?\b(?:anymore|any more|no longer)\b)(?:don't|do not|no longer)\s+"
+    # The "anymore" looked for only after "I don't" and within 300 characters: from each
+    # "I" of "I I I ...", a scan to the clause's end was quadratic.
+    r"|\b(?:i|we)\s+(?=(?:don't|do not|no longer)\s)"
+    r"(?=.{0,300}?\b(?:anymore|any more|no longer)\b)(?:don't|do not|no longer)\s+"
     r"have\s+(?:a|an|the|my|our)\s+(?:\w+\s+)?(?P<species4>" + SPECIES_GROUP + r")\b"
     r"|\b(?:i|we)\s+(?:gave|had to give)\s+(?:my|our)\s+(?:\w+\s+)?(?P<species3>"
     + SPECIES_GROUP
