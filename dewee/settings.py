@@ -276,7 +276,7 @@ def _rate(name: str, default: str) -> str | None:
     raw = os.environ.get(name, default).strip().lower()
     if raw in {"0", "off", "none"} or raw.startswith("0/"):
         return None
-    if not re.fullmatch(r"[1-9][0-9]*/[0-9]*[smhd]", raw):
+    if not re.fullmatch(r"\A[1-9][0-9]*/[0-9]*[smhd]", raw):
         raise ImproperlyConfigured(
             f"{name}={raw!r}: expected <count>/<period>, such as 600/m or 60/10m, or 0 (off)"
         )

@@ -7,7 +7,7 @@ import re
 from facts.extraction.statements import EXPLICIT, Statement, ending
 from facts.extraction.statements import statement as said
 
-EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 PHONE = re.compile(r"\+?(?:\(\d+\)\s*)?\d[\d\s().-]{4,}\d")
 _AT_ME = r"\bi(?:'m|\s+am)\s+(?:reachable\s+|available\s+)?(?:at|on|via)\s+"
 EMAIL_OWNER = re.compile(

@@ -52,8 +52,8 @@ JOBLESS = _rx(
     r"looking for work)\b"
 )
 NOT_A = _rx(
-    r"(?:" + S + r"|^)(?:'m|am)?\s*(?:no longer|not)\s+(?:an?\s+|the\s+)?(?P<v>[\w -]+?)"
-    r"(?:\s+anymore|\s+any more)?(?:[,.;!?]|$)"
+    r"(?:" + S + r"|^)(?:'m|am)?\s*(?:no longer|not)\s+(?:an?\s+|the\s+)?(?P<v>[\w -]{1,80}?)"
+    r"(?:\s++anymore|\s++any more)?(?:[,.;!?]|$)"
 )
 USED_TO_BE = _rx(S + r"used to be\s+(?:an?\s+)?(?P<v>[\w -]+?)(?:[,.;!?]|$)")
 STOPPED_DIET = _rx(
@@ -74,7 +74,7 @@ LEFT_PLACE = _rx(
 LAST_DAY = _rx(
     r"\bmy\s+last\s+day\s+(?:at|with)\s+(?P<v>.+)"
     # "my contract with Sony ends on June 30"
-    r"|\bmy\s+(?:contract|job|position|role|time)\s+(?:at|with)\s+(?P<v2>.+?)\s+"
+    r"|\bmy\s+(?:contract|job|position|role|time)\s+(?:at|with)\s+(?P<v2>.{1,120}?)\s++"
     r"(?:ends|is ending|finishes|runs out|is over|ended|is up)\b"
 )
 # "Friday is my last day", "my last day is the 28th": at work, said without naming it.
@@ -131,7 +131,10 @@ PET_GONE = _rx(
     r"|\bwe\s+(?:lost|had to put down|rehomed|gave away)\s+our\s+(?:\w+\s+)?(?P<species2>"
     + SPECIES_GROUP
     + r")(?:,?\s+(?-i:(?P<v2>[A-Z]\w+)))?"
-    r"|\b(?:i|we)\s+(?=.*\b(?:anymore|any more|no longer)\b)(?:don't|do not|no longer)\s+"
+    # The "anymore" looked for only after "I don't" and within 300 characters: from each
+    # "I" of "I I I ...", a scan to the clause's end was quadratic.
+    r"|\b(?:i|we)\s+(?=(?:don't|do not|no longer)\s)"
+    r"(?=.{0,300}?\b(?:anymore|any more|no longer)\b)(?:don't|do not|no longer)\s+"
     r"have\s+(?:a|an|the|my|our)\s+(?:\w+\s+)?(?P<species4>" + SPECIES_GROUP + r")\b"
     r"|\b(?:i|we)\s+(?:gave|had to give)\s+(?:my|our)\s+(?:\w+\s+)?(?P<species3>"
     + SPECIES_GROUP

@@ -24,7 +24,7 @@ _MONTH_MAY = re.compile(
 # "Just moved to Lisbon!": the subject a chat message leaves out is the speaker.
 _SUBJECT_DROPPED = re.compile(
     r"^(?:(?:so|well|oh|and|also|btw|update|news|guess what|anyway|ok|okay|yeah|yep|hey)"
-    r"[,:!]?\s+)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
+    r"[,:!]?\s++)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
     r"(?:moved|relocated|joined|started|"
     r"got|quit|left|resigned|became|adopted|married|switched|broke up|gave up|dropped|"
     r"divorced|signed|handed in|bought|rehomed|"
@@ -34,7 +34,7 @@ _SUBJECT_DROPPED = re.compile(
 # "Joining Uber on Monday!": an -ing form whose "I'm" was left out.
 _SUBJECT_DROPPED_ING = re.compile(
     r"^(?:(?:so|well|oh|and|also|btw|update|news|guess what|anyway|ok|okay|yeah|yep|hey)"
-    r"[,:!]?\s+)*(?=(?:(?:officially|finally|now|just)\s+)?(?:joining|starting\s+(?:at|with|as|a|my)|moving|"
+    r"[,:!]?\s++)*(?=(?:(?:officially|finally|now|just)\s+)?(?:joining|starting\s+(?:at|with|as|a|my)|moving|"
     r"relocating|leaving|quitting|getting married|marrying|(?:really\s+|so\s+)?into|"
     r"obsessed with|settled in|settling in|no longer an?|fluent in)\b)",
     re.I,
@@ -52,7 +52,7 @@ DATED = frozenset(
 )
 # Emoji and other pictographs, with their modifiers and the space before them: "engineering
 # lead 🎉" is a job title, "Turkish coffee ☕" a drink.
-_SYMBOLS = re.compile(r"(\s*)([^\w\s]+)")
+_SYMBOLS = re.compile(r"(?<!\s)(\s*)([^\w\s]+)")
 
 
 def _is_pictograph(char: str) -> bool:
@@ -279,6 +279,8 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     # Only the speaker's own words: a pasted email, a forward, a draft for someone else or
     # a quotation states nothing about the speaker.
     sentences = traps.sentences(_normalise(own_words(text)))
+    if not sentences:
+        return []  # only emoji ("🎉"), or nothing of the speaker's: nothing left to read
     for sentence, following in zip(sentences, [*sentences[1:], ""], strict=True):
         if traps.reported_after(sentence) or traps.retracted(sentence, following):
             continue

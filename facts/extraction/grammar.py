@@ -16,7 +16,9 @@ S = (
 )
 # The same without its group, for patterns that use it more than once.
 S_PLAIN = S.replace("(?P<subj>", "(?:")
-I_AM = rf"\bi(?:'m|\s+am)(?:\s+(?:{_ADVERBS}))*(?:\s+|(?='))"
+# Its whitespace taken whole (possessive): nothing after it starts with a space, and "I'm"
+# before a long run of spaces was read once for each length of the run.
+I_AM = rf"\bi(?:'m|\s++am)(?:\s++(?:{_ADVERBS}))*(?:\s++|(?='))"
 REST = r"(?P<v>.+)"
 NAME = r"(?-i:(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))"
 # "Dara and I ...": a name before the speaker, the pair the subject of what follows.

@@ -30,7 +30,9 @@ from facts.extraction.vocabulary import (
     TOOLS,
 )
 
-_SPAN = r"(?=.*\b(?:for\s+(?:\w+\s+)?(?:years?|months?|weeks?)|since)\b)"
+# Lookaheads reach 300 characters, not the clause's end: from each "I" of "I've been I've
+# been ..." a scan to the end made the clause's reading quadratic.
+_SPAN = r"(?=.{0,300}?\b(?:for\s+(?:\w+\s+)?(?:years?|months?|weeks?)|since)\b)"
 EMPLOYER = rx(
     S + r"(?:work|working|'m working|am working|'ll be working|will be working|employed|"
     r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching|'ll be teaching|"
@@ -47,19 +49,20 @@ EMPLOYER = rx(
     r"(?:took|'ve taken|have taken|accepted|'ve accepted|have accepted|landed|'ve landed)\s+"
     r"(?:a|an|the)\s+(?:new\s+)?(?:job|position|role|post|offer)\s+(?:at|with|from))\s+" + REST,
     # "I'm at Netflix now": only with the "now" that makes it a job rather than a visit.
-    I_AM + r"(?:at|with)\s+(?!the\s)(?P<v>[^,;.!?]+?)\s+(?:now|these days|nowadays)\s*[.!]*$",
+    I_AM
+    + r"(?:at|with)\s+(?!the\s)(?P<v>[^,;.!?]{1,120}?)\s++(?:now|these days|nowadays)\s*[.!]*$",
     # "I've been with Google since 2020": the present perfect with a span is still current.
     r"\bi(?:'ve|\s+have)(?:\s+now)?\s+(?:worked|been working|been)\s+(?:at|with|for)\s+"
     + _SPAN
     + REST,
-    r"^(?:starting|from|as of)\b[^,]*?,?\s*" + I_AM + r"(?:at|with)\s+" + REST,
+    r"^(?:starting|from|as of)\b[^,]*?(?:,\s*+|(?<!\s)\s*+)" + I_AM + r"(?:at|with)\s+" + REST,
     S + r"(?:moved|relocated|'m moving|am moving)\s+.*?\bfor\s+(?:a|the)\s+(?:new\s+)?"
     r"(?:job|position|role)\s+(?:at|with)\s+" + REST,
     r"\bnow\s+i(?:'m|\s+am)\s+(?:at|with)\s+" + REST,
     r"\bi(?:'m|\s+am)\s+(?:currently|now)\s+(?:at|with)\s+(?!the\s)" + REST,
     # "I'm part of the team at Klarna", "I accepted Bosch's offer", "Bosch hired me"
     I_AM + r"(?:part of|on)\s+the\s+(?:[\w-]+\s+){0,2}?team\s+(?:at|of)\s+" + REST,
-    S + r"(?:accepted|'ve accepted|took)\s+(?P<v>[^,;.!?']+?)'s\s+(?:job\s+)?offer\b",
+    S + r"(?:accepted|'ve accepted|took)\s+(?P<v>[^,;.!?']{1,120}?)'s\s+(?:job\s+)?offer\b",
     r"^(?:and\s+|so\s+)?(?-i:(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3}))\s+(?:just\s+|finally\s+)?"
     r"(?:hired|has hired|employs)\s+me\b",
     r"^(?-i:(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3}))\s+is\s+(?:now\s+)?my\s+(?:new\s+)?"
@@ -93,7 +96,7 @@ JOB_TITLE = rx(
     r"\bi(?:'ll|\s+will)\s+be\s+(?:an?|the)\s+" + REST,
     I_AM + r"(?=(?:head|director|vp|chief|lead)\s+of\s)" + REST,
     # "I'm senior product manager now": a title without its article, said as a change.
-    I_AM + r"(?!an?\s|the\s|\w+ing\b)(?=.*\b(?:now|these days|officially)\b)" + REST,
+    I_AM + r"(?!an?\s|the\s|\w+ing\b)(?=.{0,300}?\b(?:now|these days|officially)\b)" + REST,
     r"\bi(?:'ve|\s+have)\s+been\s+(?:an?|the)\s+" + _SPAN + REST,
     S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
     r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
@@ -115,12 +118,12 @@ PLACE = rx(
     r"'m settled|settled|'ll be living|will be living)\s+(?:in|out\s+of)\s+" + REST,
     r"^(?:currently\s+|now\s+)?based\s+(?:in|out\s+of)\s+" + REST,
     # "I live with my parents in Lyon", "I live in a small flat in Lyon"
-    S + r"(?:live|living|'m living)\s+(?:with\s+[^,;.!?]+?|in\s+(?:a|an|my|our|the)\s+"
-    r"[^,;.!?]+?)\s+in\s+(?-i:(?=[A-Z]))" + REST,
+    S + r"(?:live|living|'m living)\s+(?:with\s+[^,;.!?]{1,120}?|in\s+(?:a|an|my|our|the)\s+"
+    r"[^,;.!?]{1,120}?)\s++in\s+(?-i:(?=[A-Z]))" + REST,
     # "I've lived in Lyon for five years": still there.
     r"\bi(?:'ve|\s+have)\s+(?:lived|been living|been based)\s+in\s+" + _SPAN + REST,
     # "I'm in Lyon these days": a stay that has lasted.
-    I_AM + r"in\s+(?!the\s)(?P<v>[^,;.!?]+?)\s+(?:these days|nowadays)\s*[.!]*$",
+    I_AM + r"in\s+(?!the\s)(?P<v>[^,;.!?]{1,120}?)\s++(?:these days|nowadays)\s*[.!]*$",
     S + r"(?:moved|move|'m moving|am moving|'re moving|are moving|'ll move|will move|"
     r"'ll be moving|will be moving|'ll be relocating|will be relocating|relocated|"
     r"'m relocating|am relocating|'re relocating|are relocating|'ll relocate|relocate|"
@@ -138,9 +141,11 @@ PLACE = rx(
     # "we bought a flat in Maribor and moved there"
     S + r"(?:bought|rented|found|got|'ve bought|'ve found)\s+(?:a|an|our|my)\s+"
     r"(?:new\s+|own\s+|first\s+|little\s+)*(?:flat|apartment|house|place|home|condo)\s+in\s+"
-    r"(?P<v>[^,;.!?]+?)\s+and\s+(?:have\s+|'ve\s+|just\s+)*moved\s+(?:in|there)\b",
+    r"(?P<v>[^,;.!?]{1,120}?)\s++and\s+(?:have\s+|'ve\s+|just\s+)*moved\s+(?:in|there)\b",
     # "In three weeks I'll be in Berlin for good": a stay, not a visit.
-    S + r"(?:'ll be|will be|be)\s+(?:living\s+)?in\s+(?=.*\b(?:for good|permanently)\b)" + REST,
+    S
+    + r"(?:'ll be|will be|be)\s+(?:living\s+)?in\s+(?=.{0,300}?\b(?:for good|permanently)\b)"
+    + REST,
 )
 BIRTHDAY = rx(
     r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)(?:\s+is|'s|\s+falls)"
@@ -169,7 +174,7 @@ LIKES = rx(
     I_AM + r"(?:an?\s+)?(?:big\s+|huge\s+|massive\s+|lifelong\s+|die-hard\s+)?"
     r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))\s+fan\b",
     r"^(?:a\s+)?(?:big|huge|massive|lifelong)\s+fan\s+of\s+" + REST,
-    r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]+?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?"
+    r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]{1,120}?)\s++(?:is|are)\s+my\s+(?:absolute\s+)?"
     r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
 )
 DISLIKES = rx(
@@ -215,13 +220,15 @@ def _home_trust(match: re.Match[str]) -> tuple[float, str]:
 
 
 def _title(raw: str) -> str | None:
+    # Spaces read from a run's first one only ((?<!\s)): from each of a long run, quadratic.
     head = re.split(
-        r"\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
+        r"(?<!\s)\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
         r"currently|today|this|next|tomorrow|starting|as of|by|until|too|over)\b"
         # "engineer of Google" names the employer; "Head of Data" is the title itself.
-        + (r"|\s+of\s+(?=[A-Z])" if not TITLE_HEADS.match(raw) else "")
+        + (r"|(?<!\s)\s+of\s+(?=[A-Z])" if not TITLE_HEADS.match(raw) else "")
         + r"|[,.;!?]",
         raw,
+        maxsplit=1,
     )[0]
     words = head.split()
     while words and words[0].lower() in {"a", "an", "the", "new"}:
@@ -262,7 +269,7 @@ def job_title(clause: str) -> list[Statement]:
             continue
         found = [said("job_title", title, evidence_of(clause, match, title), EXPLICIT)]
         rest = match.group("v")[match.group("v").find(title) + len(title) :]
-        org = re.match(r"\s+(?:over\s+)?(?:at|for|with|of)\s+(.+)", rest, re.I)
+        org = re.match(r"\A\s+(?:over\s+)?(?:at|for|with|of)\s+(.+)", rest, re.I)
         company = org and proper_name(org.group(1), lenient=lenient)
         if company and company.lower() not in COUNTRIES:
             evidence = clause[match.start() : clause.find(company, match.start()) + len(company)]
@@ -287,7 +294,7 @@ def place(clause: str) -> list[Statement]:
             return [said("country", value, evidence, *trust)]
         found = [said("city", value, evidence, *trust)]
         after = raw[raw.find(value) + len(value) :]
-        country = re.match(r"(?:,|\s+in)\s*(?:the\s+)?([^,.;!?]+)", after)
+        country = re.match(r"\A(?:,|\s+in)\s*(?:the\s+)?([^,.;!?]+)", after)
         name = country and proper_name(country.group(1), lenient=lenient)
         if name and name.lower() in COUNTRIES:
             found.append(
@@ -320,7 +327,7 @@ def diet(clause: str) -> list[Statement]:
 def _preferences(predicate: str, patterns: list[re.Pattern[str]], clause: str) -> list[Statement]:
     for pattern in patterns:
         match = pattern.search(clause)
-        if not match or re.match(r"\s*to\s", match.group("v"), re.I):
+        if not match or re.match(r"\A\s*to\s", match.group("v"), re.I):
             continue
         values = [v for v in listed(match.group("v"), max_words=4) if v.lower() not in NOT_LIKES]
         return [said(predicate, v, evidence_of(clause, match, v), LIKELY) for v in values]

@@ -99,7 +99,7 @@ def children(clause: str) -> list[Statement]:
     found = _named("child", CHILD, clause, LIKELY)
     match = CHILDREN.search(clause)
     if match:
-        names = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("v"))
+        names = re.split(r",\s*(?:and\s+)?|(?<!\s)\s+and\s+", match.group("v"))
         found += [said("child", n, match.group(0), LIKELY) for n in names if n]
     return found
 
@@ -121,7 +121,7 @@ def _pets(clause: str) -> list[Statement]:
     found: list[Statement] = []
     match = PETS.search(clause)
     if match:
-        names = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("v"))
+        names = re.split(r",\s*(?:and\s+)?|(?<!\s)\s+and\s+", match.group("v"))
         return [said("pet", n, match.group(0), LIKELY) for n in names if n]
     for pattern in PET:
         for match in pattern.finditer(clause):

@@ -190,7 +190,10 @@ def phrase(raw: str, *, max_words: int = 5, stops: frozenset[str] = STOP_WORDS) 
 def listed(raw: str, *, max_words: int = 5) -> list[str]:
     """The items of "sushi, ramen and tacos" (each a phrase)."""
     head = _CUT.split(raw, maxsplit=1)[0] if "," not in raw else raw.split(".")[0]
-    parts = re.split(r",\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*", head)
+    # Spaces before "and" or "&" read from the run's first one only (a long run: quadratic).
+    parts = re.split(
+        r",\s*(?:and\s+|or\s+)?|(?<!\s)\s+(?:and|or)\s+|(?<!\s)\s*&\s*|(?<=\s)&\s*", head
+    )
     values: list[str] = []
     for part in parts:
         # "French and now Arabic too"

@@ -55,7 +55,7 @@ _CONTRACTION = re.compile(r"(?:n['’]t|['’](?:re|ve|ll|d|m))$")
 # Before a capitalised word, these end a sentence or start a new segment: the word after
 # them is capitalised whatever it is. A colon, a quote or a bracket ("[10:30] ") counts too.
 _OPENERS = frozenset(".!?…:;\n\"'“”‘’([{]>")
-_BULLET = re.compile(r"\s*(?:[-*•+>]|\d{1,3}[.)])")
+_BULLET = re.compile(r"\A\s*(?:[-*•+>]|\d{1,3}[.)])")
 # A full stop after these is an abbreviation, not a sentence's end ("Dr. Lee", "J. Smith").
 _ABBREVIATION = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|Sen|Gen|Capt)|\b[A-Z])\.$")
 # After a sentence-initial word (and any capitalised words right after it: "Dmitri Ivanov
@@ -65,12 +65,12 @@ _ABBREVIATION = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|Sen|Gen|Capt)
 # or a colon that makes it a speaker ("Ana: see you at 5", "Ana: 5 years!") when words
 # follow: a label's value ("Phones: (415) ...", "Budget: 5k") is rarely a sentence.
 _NAME_CONTEXT = re.compile(
-    r"\s+(?:(?:[a-z]+ly|also|always|never|often|just|still|now|then|once|even|already|"
+    r"(?<!\s)\s+(?:(?:[a-z]+ly|also|always|never|often|just|still|now|then|once|even|already|"
     r"sometimes)\s+)?"
     r"(?:[a-z]{2,}(?:s|ed)(?<!ss)|said|told|thought|felt|met|went|left|got|bought|wrote|grew|"
     r"ran|took|made|came|became|gave|kept|knew|saw|won|lost|spent|paid|sold|taught|drove|"
     r"flew|began|found|brought|is|was|has|had|will|would|can|could|should|must|might|did)\b"
-    r"|\s+(?:and|or)\s+[A-Z]"
+    r"|(?<!\s)\s+(?:and|or)\s+[A-Z]"
     r"|:\s+[\"'“‘(]?(?:[^\W\d_]|\d+\s+[a-z])"
 )
 # A gerund ("Painting") or a plural of a common shape opening a sentence: a vowel and d, k,
@@ -176,13 +176,13 @@ _PERSON_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _PERSON_AFTER = re.compile(
-    r"(?:['’]s)?\s+(?:said|says|told|tells|asked|asks|replied|thinks|thought|feels|felt|"
+    r"\A(?:['’]s)?\s+(?:said|says|told|tells|asked|asks|replied|thinks|thought|feels|felt|"
     r"wants|wanted|loves|loved|hates|hated)\b"
-    r"|['’]s\s+(?:mom|mum|mother|dad|father|wife|husband|sister|brother|son|daughter|kids?|"
+    r"|\A['’]s\s+(?:mom|mum|mother|dad|father|wife|husband|sister|brother|son|daughter|kids?|"
     r"children|birthday|boyfriend|girlfriend|partner|family|friends?)\b"
     # Someone who met, married, hugged or texted someone: "Maria Lopez met John Carter"
     # ("Acme met its targets" has no one after it).
-    r"|\s+(?:met|married|hugged|kissed|texted)\s+(?:up\s+with\s+)?"
+    r"|\A\s+(?:met|married|hugged|kissed|texted)\s+(?:up\s+with\s+)?"
     r"(?:[A-Z]|(?:him|her|them|me|us|my|his|their)\b)"
 )
 _ORGANISATION_BEFORE = re.compile(
@@ -191,7 +191,7 @@ _ORGANISATION_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _ORGANISATION_AFTER = re.compile(
-    r"\s+(?:Inc|Ltd|LLC|Corp|Corporation|GmbH|AG|SA|PLC|Co|Company|University|College|"
+    r"\A\s+(?:Inc|Ltd|LLC|Corp|Corporation|GmbH|AG|SA|PLC|Co|Company|University|College|"
     r"Institute|Bank|Foundation|Group|Labs|Agency|Hospital|Airlines)\b"
 )
 _PLACE_BEFORE = re.compile(
@@ -202,7 +202,7 @@ _PLACE_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _PLACE_AFTER = re.compile(
-    r"\s+(?:City|Street|St|Avenue|Ave|Road|Rd|Beach|Island|Islands|County|Valley|Lake|River|"
+    r"\A\s+(?:City|Street|St|Avenue|Ave|Road|Rd|Beach|Island|Islands|County|Valley|Lake|River|"
     r"Mountains?|Park|Bay|Airport|Station)\b"
 )
 _PLACE_BEFORE_WORD = re.compile(r"\b(?:Lake|Mount|Mt|Cape|Port|Saint|San|Santa)\s+$")
@@ -212,7 +212,7 @@ _PRODUCT_BEFORE = re.compile(
     r"switched\s+to)\s+(?:a|an|the|my|our|new)\s+(?:new\s+)?)$",
     re.IGNORECASE,
 )
-_PRODUCT_AFTER = re.compile(r"\s+(?:\d{1,4}[a-z]?|app|phone|laptop|console)\b(?![.,]?\d)")
+_PRODUCT_AFTER = re.compile(r"\A\s+(?:\d{1,4}[a-z]?|app|phone|laptop|console)\b(?![.,]?\d)")
 
 
 def name_type(text: str, start: int, end: int) -> str:

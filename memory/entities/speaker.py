@@ -14,7 +14,7 @@ from memory.entities.names import _NOT_NAMES
 SPEAKER_MAX_CHARS = 200
 
 _LEADING_SPEAKER = re.compile(
-    r"\s*(?:\[[^\]\n]{1,60}\]\s*)?"
+    r"\A\s*(?:\[[^\]\n]{1,60}\]\s*)?"
     r"(?P<name>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2})"
     r"\s?:[ \t]+(?=\S)"
 )
@@ -40,7 +40,7 @@ _ROLES = {
     "agent": "Agent",
     "customer": "Customer",
 }
-_LEADING_ROLE = re.compile(r"\s*(?:\[[^\]\n]{1,60}\]\s*)?(?P<role>[A-Za-z]{2,9})\s?:[ \t]+(?=\S)")
+_LEADING_ROLE = re.compile(r"\A\s*(?:\[[^\]\n]{1,60}\]\s*)?(?P<role>[A-Za-z]{2,9})\s?:[ \t]+(?=\S)")
 
 
 def is_role(speaker: str | None) -> bool:

@@ -141,7 +141,9 @@ _NEWEST = "newest"
 BM25_K1, BM25_B = 1.2, 0.75
 # PostgreSQL: how many full-text matches (by ts_rank_cd) are re-ranked with BM25.
 PG_BM25_POOL = 400
-_TSVECTOR_ENTRY = re.compile(r"'((?:[^']|'')*)':([0-9A-D,]+)")
+# An entry starts the text or follows a space; its quoted lexeme is taken whole (possessive):
+# read from every quote of a lexeme full of quotes, it was quadratic.
+_TSVECTOR_ENTRY = re.compile(r"(?<![^ ])'((?:[^']|'')*+)':([0-9A-D,]+)")
 
 
 @dataclass
