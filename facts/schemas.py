@@ -82,6 +82,10 @@ class FactOut(Schema):
     category: Category
     valid_from: datetime | None
     valid_to: datetime | None
+    in_force: bool = Field(
+        description="Whether it is the value in force now: current in its valid window, or "
+        "a value handed over to one that holds from a later date (history, until its valid_to)."
+    )
     recorded_at: datetime
     last_confirmed_at: datetime
     believed_from: datetime | None
