@@ -16,6 +16,7 @@ from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, keyset_page
 from facts.exceptions import FactNotFound, ReceiptNotFound
 from facts.models import Fact, FactQuerySet, FactSource, Status, in_force_at
 from facts.rules import days_until_stale, freshness, freshness_label, policy_half_lives
+from facts.values import display_value
 from memory.models import Memory
 from tenancy.access import Access
 from tenancy.models import Agent, AuditEvent, ErasureReceipt
@@ -344,6 +345,8 @@ def fact_to_dict(fact: Fact, *, now: datetime | None = None) -> dict[str, Any]:
         "predicate": fact.predicate,
         "qualifier": fact.qualifier or None,
         "value": fact.value,
+        # The value as a person reads it where that differs ("14 February" for "--02-14").
+        "display": display_value(fact.predicate, fact.value),
         "status": status,
         "status_now": status_now,
         "verification": fact.verification,
@@ -377,6 +380,7 @@ FACT_EXPORT_COLUMNS = [
     "predicate",
     "qualifier",
     "value",
+    "display",
     "status",
     "status_now",
     "verification",
