@@ -76,8 +76,21 @@ def norm(value: str | None) -> str:
     return normalise_value(value or "")
 
 
+def value_norm(predicate: str, value: str) -> str:
+    """norm() of ``value`` in the stored form of its predicate (facts.values: a phone number
+    with a country code as E.164, an email lower-cased): the labelled "+44 7700 900123" is
+    the number the product stores as "+447700900123"."""
+    from facts.values import normalised
+
+    return norm(normalised(predicate, value) or value)
+
+
+def _predicate_of(slot: str) -> str:
+    return slot.rpartition(":")[2].partition("[")[0]
+
+
 def item_key(predicate: str, qualifier: str | None, value: str | None) -> Key:
-    return (predicate, norm(qualifier), END if value is None else norm(value))
+    return (predicate, norm(qualifier), END if value is None else value_norm(predicate, value))
 
 
 def items(new: list[Json], contradicted: list[Json]) -> Counter[Key]:
@@ -134,13 +147,15 @@ def slots_at(facts: list[Json], at: datetime) -> dict[str, str]:
         if not believed or (start and start > at) or (end and end <= at):
             continue
         key = slot_key(fact["predicate"], fact.get("qualifier"), fact.get("subject", "user"))
-        value = norm(fact["value"])
+        value = value_norm(fact["predicate"], fact["value"])
         state[key] = value if state.get(key, value) == value else f"{state[key]} | {value}"
     return state
 
 
 def expected_state(slots: dict[str, str | None]) -> dict[str, str]:
-    return {parse_slot(k): norm(v) for k, v in slots.items() if v is not None}
+    return {
+        parse_slot(k): value_norm(_predicate_of(k), v) for k, v in slots.items() if v is not None
+    }
 
 
 def state_from_existing(existing: list[Json]) -> dict[str, str]:
@@ -154,7 +169,9 @@ def allowed_changes(snippet: Json) -> dict[str, str | None]:
         (i, i["new_value"]) for i in expect["contradicted"]
     ]
     return {
-        slot_key(i["predicate"], i["qualifier"]): None if value is None else norm(value)
+        slot_key(i["predicate"], i["qualifier"]): None
+        if value is None
+        else value_norm(i["predicate"], value)
         for i, value in pairs
         if not i.get("valid_from")
     }

@@ -440,6 +440,9 @@ _GRAPH_ON_STORE = (os.environ.get("DEWEE_GRAPH_ON_STORE") or "worker").strip().l
 DEWEE_GRAPH_ON_STORE = {"true": "inline", "1": "inline", "false": "off", "0": "off"}.get(
     _GRAPH_ON_STORE, _GRAPH_ON_STORE
 )
+# The region (ISO 3166 alpha-2, "GB") phone numbers written without a country code are read
+# in, to store them as E.164 (facts.values); empty: such numbers are kept as typed.
+DEWEE_PHONE_REGION = os.environ.get("DEWEE_PHONE_REGION", "").strip().upper()
 # Memories stored without a session form a conversation until a silence this long.
 DEWEE_CONVERSATION_GAP_MINUTES = float(os.environ.get("DEWEE_CONVERSATION_GAP_MINUTES", 30))
 DEWEE_RERANK_MODEL = os.environ.get("DEWEE_RERANK_MODEL") or None

@@ -6,7 +6,7 @@ from ninja import Query, Router, Schema
 from pydantic import Field
 
 from dewee.api_auth import ADMIN, READ, WRITE
-from dewee.errors import ConfirmationRequired
+from dewee.errors import ConfirmationRequired, InvalidInput
 from dewee.pagination import clean_limit
 from dewee.schemas import ErrorOut
 from dewee.timeparse import parse_time
@@ -51,6 +51,13 @@ class FactListParams(Schema):
         description="ISO 8601: only facts true in the world then: in their valid window, never "
         "rejected or deleted, and a replaced (history) value only until it stopped being "
         "believed, unless its valid_to says otherwise.",
+    )
+    in_force: bool = Field(
+        False,
+        description="Only the value of each slot in force now (or at valid_at): current in "
+        "its valid window, or a value handed over to one that holds from a later date (a "
+        "history fact, until its valid_to). A change dated in the future leaves the old value "
+        "here until that date, and the new one from then; never both, never neither.",
     )
     q: str | None = Field(None, max_length=VALUE_MAX_CHARS, description="Text search in values.")
     cursor: str | None = None
@@ -135,8 +142,11 @@ def list_facts(request: HttpRequest, params: Query[FactListParams]) -> dict:
         statuses=queries.parse_statuses(params.status),
         as_of=parse_time(params.as_of, field="as_of"),
         valid_at=parse_time(params.valid_at, field="valid_at"),
+        in_force=params.in_force,
         search=params.q,
     )
+    if filters.in_force and filters.as_of is not None:
+        raise InvalidInput("in_force", "is about the world now or at valid_at, not with as_of")
     page = queries.list_facts(
         agent=agent, filters=filters, cursor=params.cursor, limit=params.limit
     )

@@ -16,6 +16,10 @@ from facts.services import ForgetScope, Resolution, forget_scope
 from facts.services.checking import TEXT_MAX_CHARS
 from tenancy.validation import DB_ID_MAX, REASON_MAX_CHARS
 
+# The Facts tab's view of the value of each slot in force now (FactFilters.in_force), next
+# to the recorded statuses: a value handed over to one from a later date is history but in
+# force until then.
+IN_FORCE = "in_force"
 DATETIME_LOCAL_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
 
 
@@ -39,7 +43,9 @@ class FactFilterForm(CursorForm):
     subject = forms.CharField(label="Subject", required=False, max_length=KEY_MAX_CHARS)
     predicate = forms.CharField(label="Predicate", required=False, max_length=KEY_MAX_CHARS)
     status = forms.ChoiceField(
-        label="Status", required=False, choices=[("", "Any status"), *Status.choices]
+        label="Status",
+        required=False,
+        choices=[("", "Any status"), (IN_FORCE, "In force now"), *Status.choices],
     )
     as_of = UtcDateTimeField(
         label="As of (UTC)",
@@ -84,7 +90,8 @@ class FactFilterForm(CursorForm):
             user=data["user"] or None,
             subject=data["subject"] or None,
             predicate=data["predicate"] or None,
-            statuses=[data["status"]] if data["status"] else [],
+            statuses=[data["status"]] if data["status"] not in ("", IN_FORCE) else [],
+            in_force=data["status"] == IN_FORCE,
             as_of=data["as_of"],
             valid_at=data["valid_at"],
             search=data["q"] or None,

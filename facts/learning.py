@@ -20,30 +20,37 @@ from django_q.tasks import async_task
 from dewee.errors import DeweeError
 from facts.models import SourceKind
 from facts.services import CheckResult, SourceInput, check_text
+from memory.entities import speaker_label
 from memory.models import SUMMARY_TAG, Memory
 from memory.signals import Learning
 
 logger = logging.getLogger(__name__)
 
 LEARNING_ACTOR = "system:learning"
-# "Ana: I moved to Lisbon" or "[8 May 2023] Ana: ...": a turn that names its speaker.
-# Whitespace taken whole (possessive): the name's class accepts spaces, and a memory opening
-# with a long run of spaces and tabs was read in quadratic time (20,000: seconds).
-_SPEAKER = re.compile(r"^\s*+(?:\[[^\]\n]{0,60}\]\s*+)?(?P<name>[^:\n\[\]]{1,40}?)\s*+:\s+")
 # Speaker labels that mean the user whatever their id is.
 USER_SPEAKERS = frozenset({"user", "me", "human", "customer", "client"})
+# A turn labelled by the user themself in any case ("ana: ...", "[8 May] me: ..."), which
+# memory.entities.speaker_label reads only when capitalised (a lowercase word before a colon
+# is a label, "fyi: ...", far more often than a name).
+_OWN_LABEL = r"\s*(?:\[[^\]\n]{1,60}\]\s*)?(?:%s)\s?:[ \t]+(?=\S)"
 
 
 def users_words(memory: Memory) -> str | None:
     """What the memory's user said in it: its content without a leading speaker label.
     None when another speaker is named (the assistant, someone else): their words are not
-    the user's statements about themselves."""
-    match = _SPEAKER.match(memory.content)
-    if match is None:
-        return memory.content
-    speaker = match.group("name").strip().casefold()
-    if speaker in USER_SPEAKERS or speaker == (memory.user_ref or "").casefold():
+    the user's statements about themselves. The speaker is the product's one reading of it
+    (memory.entities.speaker_label: a capitalised name or a transcript's role), so a label
+    ("fyi: ...", "Update: ..."), a time or a colon further on is no speaker."""
+    names = sorted(USER_SPEAKERS | ({memory.user_ref} if memory.user_ref else set()))
+    own = re.compile(_OWN_LABEL % "|".join(map(re.escape, names)), re.IGNORECASE)
+    if (match := own.match(memory.content)) is not None:
         return memory.content[match.end() :]
+    found = speaker_label(memory.content)
+    if found is None:
+        return memory.content
+    speaker, words_start = found
+    if speaker.casefold() in USER_SPEAKERS:
+        return memory.content[words_start:]
     return None
 
 

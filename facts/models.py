@@ -61,6 +61,21 @@ class SourceKind(models.TextChoices):
 ACCESS_WRITE_INTERVAL = timedelta(minutes=1)
 
 
+def in_force_at(moment: datetime) -> Q:
+    """The facts in force at ``moment``: current facts whose valid window contains it, and
+    facts handed over to a value that only holds from later on ("from January I'll be at
+    Stripe": Google stays history with ``valid_to`` January, Stripe is current from then;
+    until January Google is in force, from then Stripe) or ended on a later date ("my last
+    day is June 30"). Of the facts ``valid_at`` ``moment``, those the agent stands by: no
+    dispute, and no history value that held only while it was believed. A slot has one
+    value in force at any time: the handed-over value's window ends where its successor's
+    starts."""
+    starts = Q(valid_from__isnull=True) | Q(valid_from__lte=moment)
+    current = Q(status=Status.CURRENT) & (Q(valid_to__isnull=True) | Q(valid_to__gt=moment))
+    handed_over = Q(status=Status.HISTORY, valid_to__gt=moment)
+    return starts & (current | handed_over)
+
+
 class FactQuerySet(models.QuerySet["Fact"]):
     def current(self) -> "FactQuerySet":
         return self.filter(status=Status.CURRENT)
@@ -76,14 +91,11 @@ class FactQuerySet(models.QuerySet["Fact"]):
         return self.filter(**{field: OuterRef(field) for field in SLOT_FIELDS})
 
     def holding_at(self, moment: datetime) -> "FactQuerySet":
-        """What the agent knows now to hold in the world at ``moment``: current facts whose
-        valid window contains it, and facts replaced by a value that only holds from later
-        on ("I join Canva next month": Google holds until then, its valid_to). Of the facts
-        ``valid_at`` ``moment``, those the agent stands by: no dispute, and no history
-        value that held only while it was believed."""
-        return self.valid_at(moment).filter(
-            Q(status=Status.CURRENT) | Q(status=Status.HISTORY, valid_to__isnull=False)
-        )
+        """What the agent knows now to hold in the world at ``moment``, the value of each
+        slot in force then (``in_force_at``). Every reader of "what is true now" reads this:
+        the check, /v1/context, the current facts of the API, the dashboard and a person's
+        page."""
+        return self.filter(in_force_at(moment))
 
     def believed_at(self, moment: datetime) -> "FactQuerySet":
         """Facts that were the current value of their slot at ``moment``."""
@@ -258,6 +270,16 @@ class Fact(models.Model):
         about = self.user_ref if self.subject == USER_SUBJECT and self.user_ref else self.subject
         predicate = f"{self.predicate}[{self.qualifier}]" if self.qualifier else self.predicate
         return f"{predicate} of {about} = {self.value} ({self.status})"
+
+    def in_force(self, moment: datetime) -> bool:
+        """Whether this fact is in force at ``moment`` (``in_force_at``, in Python)."""
+        if self.valid_from is not None and self.valid_from > moment:
+            return False
+        if self.status == Status.CURRENT:
+            return self.valid_to is None or self.valid_to > moment
+        return (
+            self.status == Status.HISTORY and self.valid_to is not None and (self.valid_to > moment)
+        )
 
     @property
     def slot(self) -> Slot:

@@ -14,8 +14,9 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, keyset_page
 from facts.exceptions import FactNotFound, ReceiptNotFound
-from facts.models import Fact, FactQuerySet, FactSource, Status
+from facts.models import Fact, FactQuerySet, FactSource, Status, in_force_at
 from facts.rules import days_until_stale, freshness, freshness_label, policy_half_lives
+from facts.values import display_value
 from memory.models import Memory
 from tenancy.access import Access
 from tenancy.models import Agent, AuditEvent, ErasureReceipt
@@ -41,6 +42,10 @@ class FactFilters:
     # their valid window, a history value only until it stopped being believed, never a
     # rejected or deleted one).
     valid_at: datetime | None = None
+    # Only the value of each slot in force now, or at ``valid_at`` (models.in_force_at): a
+    # value handed over to one that holds from a later date until then, its successor from
+    # that date. "What is true now", where the status is what the agent recorded.
+    in_force: bool = False
     search: str | None = None
     # The dashboard's forgiving filters: user, subject and predicate match by their start,
     # whatever the case. The API and the CLI match them exactly (an agent asking for
@@ -113,6 +118,8 @@ def filter_facts(agent: AgentScope, filters: FactFilters) -> FactQuerySet:
         facts = facts.with_status_at(filters.as_of)
     if filters.statuses:
         facts = facts.filter(**{f"{status_field(filters)}__in": filters.statuses})
+    if filters.in_force:
+        facts = facts.filter(in_force_at(filters.valid_at or timezone.now()))
     if filters.valid_at is not None:
         facts = facts.valid_at(filters.valid_at, status_field=status_field(filters))
     if filters.search:
@@ -198,7 +205,7 @@ def status_counts(agent: AgentScope, filters: FactFilters) -> dict[str, int]:
     """How many facts of each status match ``filters`` but their statuses (bounded, one
     short index read per status); every status is a key, 0 when none match. As of a time,
     each fact counts under the status it had then."""
-    facts = filter_facts(agent, replace(filters, statuses=[]))
+    facts = filter_facts(agent, replace(filters, statuses=[], in_force=False))
     field = status_field(filters)
     if filters.search or (filters.prefix and not filters.few_by_prefix and _keyed(filters)):
         # A value search, or a prefix many facts share: one sample of their statuses.
@@ -208,6 +215,12 @@ def status_counts(agent: AgentScope, filters: FactFilters) -> dict[str, int]:
         status: bounded_count(facts.filter(**{field: status}), in_id_order=walk)
         for status in Status.values
     }
+
+
+def in_force_count(agent: AgentScope, filters: FactFilters) -> int:
+    """How many facts matching ``filters`` but their statuses are in force (bounded)."""
+    facts = filter_facts(agent, replace(filters, statuses=[], in_force=True))
+    return bounded_count(facts, in_id_order=not filters.few_by_prefix)
 
 
 def searched_status_counts(facts: QuerySet[Fact], field: str) -> dict[str, int]:
@@ -277,8 +290,7 @@ def current_facts_naming(
     users = [user, ""] if user else [""]
     facts = (
         Fact.objects.filter(agent=agent, user_ref__in=users)
-        .current()
-        .valid_at(now)
+        .holding_at(now)
         .filter(Q(subject__in=names) | Q(value__in=names))
         .order_by("-last_confirmed_at", "-id")[:limit]
     )
@@ -333,6 +345,8 @@ def fact_to_dict(fact: Fact, *, now: datetime | None = None) -> dict[str, Any]:
         "predicate": fact.predicate,
         "qualifier": fact.qualifier or None,
         "value": fact.value,
+        # The value as a person reads it where that differs ("14 February" for "--02-14").
+        "display": display_value(fact.predicate, fact.value),
         "status": status,
         "status_now": status_now,
         "verification": fact.verification,
@@ -340,6 +354,7 @@ def fact_to_dict(fact: Fact, *, now: datetime | None = None) -> dict[str, Any]:
         "category": fact.category,
         "valid_from": fact.valid_from,
         "valid_to": fact.valid_to,
+        "in_force": fact.in_force(now or timezone.now()),
         "recorded_at": fact.recorded_at,
         "last_confirmed_at": fact.last_confirmed_at,
         "believed_from": fact.believed_from,
@@ -365,6 +380,7 @@ FACT_EXPORT_COLUMNS = [
     "predicate",
     "qualifier",
     "value",
+    "display",
     "status",
     "status_now",
     "verification",
@@ -372,6 +388,7 @@ FACT_EXPORT_COLUMNS = [
     "category",
     "valid_from",
     "valid_to",
+    "in_force",
     "recorded_at",
     "last_confirmed_at",
     "believed_from",

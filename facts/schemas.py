@@ -26,7 +26,12 @@ class FactAssertIn(StrictSchema):
     subject: StrictStr
     predicate: StrictStr
     qualifier: StrictStr | None = Field(None, description="For multi-valued slots.")
-    value: StrictStr = Field(description="At most 4,096 characters.")
+    value: StrictStr = Field(
+        description="At most 4,096 characters. Stored forms: a phone number as E.164 when it "
+        "has a country code or DEWEE_PHONE_REGION is set (else as typed, tidied); an email "
+        'lower-cased; a birthday as ISO 8601, "YYYY-MM-DD" or "--MM-DD" without a year. A '
+        "value that cannot be read so is kept as given."
+    )
     verification: Verification = Verification.STATED
     confidence: UnitFloat = 1.0
     category: Category | None = Field(None, description="Default: inferred from predicate.")
@@ -75,6 +80,11 @@ class FactOut(Schema):
     predicate: str
     qualifier: str | None
     value: str
+    display: str | None = Field(
+        None,
+        description="The value as a person reads it, where that differs from the stored "
+        'form: a birthday "14 February" (stored "--02-14") or "9 March 1988" ("1988-03-09").',
+    )
     status: Status = Field(description="In a list as_of a time: the status it had then.")
     status_now: Status = Field(description="The status it has now.")
     verification: Verification
@@ -82,6 +92,10 @@ class FactOut(Schema):
     category: Category
     valid_from: datetime | None
     valid_to: datetime | None
+    in_force: bool = Field(
+        description="Whether it is the value in force now: current in its valid window, or "
+        "a value handed over to one that holds from a later date (history, until its valid_to)."
+    )
     recorded_at: datetime
     last_confirmed_at: datetime
     believed_from: datetime | None

@@ -37,6 +37,7 @@ from dewee.errors import Conflict
 from dewee.export import export_response
 from facts.changes import change_to_dict, list_changes
 from facts.forms import (
+    IN_FORCE,
     ChangesForm,
     DeleteForm,
     FactFilterForm,
@@ -54,6 +55,7 @@ from facts.queries import (
     facts_for_export,
     get_fact,
     get_receipt,
+    in_force_count,
     list_facts,
     plan_prefix_filters,
     status_counts,
@@ -120,7 +122,16 @@ def facts_list(request: HtmxHttpRequest) -> HttpResponse:
             "scope_label": agent.agent_id if agent else all_agents_label(access).lower(),
             "page": page,
             "rows": [_row(access, fact, now) for fact in page.items],
-            "status_tabs": [(v, str(label), counts[v]) for v, label in Status.choices],
+            # The value of each slot in force now first (a value handed over to one from a
+            # later date is history, yet in force until then), then the recorded statuses.
+            "status_tabs": [
+                *(
+                    []
+                    if filters.as_of
+                    else [(IN_FORCE, "In force now", in_force_count(scope, filters))]
+                ),
+                *((v, str(label), counts[v]) for v, label in Status.choices),
+            ],
             "total": sum(counts.values()),
             # A tab or pager link replaced the table: redraw the status field to match.
             "sync_status": is_fragment(request) and request.htmx.trigger != "facts-filters",

@@ -152,9 +152,10 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
 
     facts: list[dict[str, Any]] = []
     if user:
-        # Believed now and true now: a fact whose valid window has ended (or not begun) does
-        # not describe the user today.
-        current = Fact.objects.filter(agent=agent, user_ref=user).current().valid_at(now)
+        # In force now (Fact.objects.holding_at): a fact whose valid window has ended (or not
+        # begun) does not describe the user today; one handed over to a value from a later
+        # date still does until then.
+        current = Fact.objects.filter(agent=agent, user_ref=user).holding_at(now)
         facts = _served(list(current.order_by("-last_confirmed_at")[:FACTS_MAX_ITEMS]), agent, now)
     facts, facts_used = _fit([(_fact_line(f), f) for f in facts], int(budget * FACTS_SHARE))
 

@@ -115,12 +115,13 @@ def person_overview(*, access: Access, user: str, now: datetime | None = None) -
     user = clean_person(user)
     now = now or timezone.now()
     facts, more_facts = _bounded(
-        _visible(Fact.objects.current(), access)
+        # In force now: a value handed over to one from a later date until then.
+        _visible(Fact.objects.holding_at(now), access)
         .filter(user_ref__in=user_forms(user))
         .order_by("agent_id", "subject", "predicate", "qualifier", "id")[: FACTS_MAX + 1],
         FACTS_MAX,
     )
-    current_value = Fact.objects.current().in_outer_slot().values("value")[:1]
+    current_value = Fact.objects.holding_at(now).in_outer_slot().values("value")[:1]
     disputes, more_disputes = _bounded(
         _visible(Fact.objects.disputed(), access)
         .filter(user_ref__in=user_forms(user))

@@ -6,10 +6,11 @@ from datetime import datetime
 from enum import StrEnum
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from facts.exceptions import SlotBusy
-from facts.models import Fact, FactSource, Status
+from facts.models import Fact, FactQuerySet, FactSource, Status
 from facts.rules import normalise_value, stronger_verification, trust_key
 from facts.services.claims import CheckedClaim, Claim, SourceInput, check_claim
 from facts.services.transitions import lock_slot, make_current, retire
@@ -85,6 +86,16 @@ def _strengthen(fact: Fact, claim: CheckedClaim, now: datetime) -> None:
     _add_source(fact, claim, now)
 
 
+def _hand_over(slot: FactQuerySet, *, starts: datetime) -> None:
+    """A new value of the slot is in force from ``starts``: a value still in force after
+    then, handed over to a later one ("from January I'll be at Stripe", then "I just started
+    at Meta") or ending later ("my last day is June 30"), now ends there, so the slot has
+    one value in force at any time."""
+    slot.filter(status=Status.HISTORY, valid_to__gt=starts).filter(
+        Q(valid_from__isnull=True) | Q(valid_from__lte=starts)
+    ).update(valid_to=starts)
+
+
 def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> AssertResult:
     now = timezone.now()
     slot = Fact.objects.in_slot(claim.slot)
@@ -112,6 +123,7 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
                     now=now,
                     holds_until=pending.valid_from,
                 )
+            _hand_over(slot, starts=pending.valid_from or now)
             make_current(pending, actor=actor, reason="corroborated", now=now)
             return AssertResult(fact=pending, outcome=Outcome.SUPERSEDED, other=current)
         return AssertResult(fact=pending, outcome=Outcome.DISPUTED, other=current)
@@ -147,6 +159,7 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
             )
         new.status = Status.CURRENT
         new.believed_from = now
+        _hand_over(slot, starts=claim.valid_from or now)
     new.save()
     _add_source(new, claim, now)
     return AssertResult(fact=new, outcome=outcome, other=current)

@@ -33,6 +33,7 @@ from facts.rules import category_for, normalise_value, trust_key
 from facts.services.asserting import assert_fact
 from facts.services.claims import Claim, SourceInput, check_source
 from facts.services.ending import end_fact
+from facts.values import normalised
 from tenancy.models import Agent
 from tenancy.validation import REASON_MAX_CHARS, clean_text, nfc_user
 
@@ -105,6 +106,25 @@ class CheckResult:
     @property
     def new(self) -> list[Finding]:
         return [f for f in self.findings if f.action == Action.ADD]
+
+
+def _normalised(statements: list[Statement]) -> list[Statement]:
+    """Each value in its stored form (facts.values: a phone number as E.164, an email
+    lower-cased), so it compares with the facts held and is stored as the API stores it; a
+    statement whose value is no value of its predicate (a number no phone can have) says
+    nothing. Whatever extractor read the text (rules or a model)."""
+    kept = []
+    for statement in statements:
+        if statement.value is not None:
+            value = normalised(statement.predicate, statement.value)
+            if value is None:
+                continue
+            statement = replace(statement, value=value)
+        if statement.ended is not None:
+            ended = normalised(statement.predicate, statement.ended) or statement.ended
+            statement = replace(statement, ended=ended)
+        kept.append(statement)
+    return kept
 
 
 def held_facts(*, agent: Agent, user: str, now: datetime) -> dict[tuple[str, str], Fact]:
@@ -293,7 +313,7 @@ def check_text(
     now = now or timezone.now()
     if timezone.is_naive(now):
         raise InvalidInput("now", "must carry a time zone")
-    statements = get_extractor()(text, now=now)
+    statements = _normalised(get_extractor()(text, now=now))
     findings = find(statements, held_facts(agent=agent, user=user, now=now))
     applied: list[Applied] = []
     if apply:

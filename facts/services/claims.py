@@ -14,6 +14,7 @@ from facts.models import (
 )
 from facts.rules import category_for
 from facts.slots import Slot
+from facts.values import stored_value
 from memory.exceptions import MemoryNotFound
 from memory.models import Memory
 from tenancy.models import Agent
@@ -124,7 +125,11 @@ def check_claim(*, agent: Agent, claim: Claim, source: SourceInput) -> CheckedCl
                 claim.qualifier, field="qualifier", max_chars=KEY_MAX_CHARS, required=False
             ),
         ),
-        value=clean_text(claim.value, field="value", max_chars=VALUE_MAX_CHARS),
+        # Its stored form where the predicate has one (a phone number as E.164, an email
+        # lower-cased; facts.values), as given where it cannot be read so.
+        value=stored_value(
+            predicate, clean_text(claim.value, field="value", max_chars=VALUE_MAX_CHARS)
+        ),
         verification=clean_choice(
             claim.verification, field="verification", choices=Verification.values
         ),

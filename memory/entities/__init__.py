@@ -21,7 +21,7 @@ from memory.entities.extract import (
     is_entity_tag,
 )
 from memory.entities.names import name_spans, name_type, query_names
-from memory.entities.speaker import SPEAKER_MAX_CHARS, is_role, speaker_of
+from memory.entities.speaker import SPEAKER_MAX_CHARS, is_role, speaker_label, speaker_of
 
 __all__ = [
     "ENTITY_PREFIX",
@@ -35,5 +35,6 @@ __all__ = [
     "name_spans",
     "name_type",
     "query_names",
+    "speaker_label",
     "speaker_of",
 ]

@@ -27,6 +27,7 @@ _LABELS_TEXT = """
     Price Priority Problem Project Pros Cons Quote Rule Solution Source Step Steps Story
     Tag Tags Takeaway Team Thought Thoughts Topic Total Type Url Fyi Ps Psa Eta Tldr
     Prompt Reply Message Query Transcript Speaker Author From To Sender
+    Btw Nb Ps Pps Fwd Fw Correction Addendum Aside News Heads Reminder Recap Followup
 """
 _LABELS = frozenset(_LABELS_TEXT.split())
 # Roles of a chat transcript, lower-cased, with how a speaker column spells them.
@@ -59,16 +60,23 @@ def _is_name_word(word: str) -> bool:
     )
 
 
-def speaker_of(content: str) -> str | None:
-    """The name (or role) a memory's text opens with as a conversation's line does, or
-    None."""
+def speaker_label(content: str) -> tuple[str, int] | None:
+    """The name (or role) a memory's text opens with as a conversation's line does, and
+    where the speaker's words start after it; None when it opens with no speaker."""
     role = _LEADING_ROLE.match(content)
     if role is not None and role.group("role").lower() in _ROLES:
-        return _ROLES[role.group("role").lower()]
+        return _ROLES[role.group("role").lower()], role.end()
     match = _LEADING_SPEAKER.match(content)
     if match is None:
         return None
     name = match.group("name")
     if not all(_is_name_word(word) for word in name.split(" ")):
         return None
-    return name[:SPEAKER_MAX_CHARS]
+    return name[:SPEAKER_MAX_CHARS], match.end()
+
+
+def speaker_of(content: str) -> str | None:
+    """The name (or role) a memory's text opens with as a conversation's line does, or
+    None."""
+    found = speaker_label(content)
+    return found[0] if found is not None else None

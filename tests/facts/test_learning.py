@@ -115,3 +115,41 @@ def test_an_unknown_learning_mode_is_refused_and_nothing_is_stored(api, agent):
     )
     assert response.status_code == 400
     assert not Memory.objects.filter(agent=agent).exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "learned"),
+    [
+        ("fyi: I moved to Lisbon", ("city", "Lisbon")),
+        ("Fyi: I moved to Lisbon", ("city", "Lisbon")),
+        ("update: I work at Acme now", ("employer", "Acme")),
+        ("Update: I work at Acme now", ("employer", "Acme")),
+        ("Note: I moved to Lisbon", ("city", "Lisbon")),
+        ("btw: I moved to Lisbon", ("city", "Lisbon")),
+        ("ps: I moved to Lisbon", ("city", "Lisbon")),
+        ("edit: I moved to Lisbon", ("city", "Lisbon")),
+        ("note: I moved to Lisbon", ("city", "Lisbon")),
+        ("ok so: I moved to Lisbon", ("city", "Lisbon")),
+        ("10:30 I moved to Lisbon", ("city", "Lisbon")),
+        ("I moved to Lisbon, see https://example.org/lisbon for the flat", ("city", "Lisbon")),
+        ("https://example.org/move I moved to Lisbon", ("city", "Lisbon")),
+        ("I moved to Lisbon: the flat is small but lovely", ("city", "Lisbon")),
+        ("Me: I moved to Lisbon", ("city", "Lisbon")),
+        ("Customer: I moved to Lisbon", ("city", "Lisbon")),
+        ("Bob: I moved to Lisbon", ("city", "Lisbon")),
+    ],
+)
+def test_a_colon_that_names_no_speaker_does_not_stop_learning(api, agent, text, learned):
+    stored = store(api, text, user="bob", extract_facts="sync")
+    assert learned in {(f["predicate"], f["value"]) for f in stored["facts_learned"]}
+    assert current(agent, user="bob")[(learned[0], "")] == learned[1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Assistant: you work at Acme", "Assistant: I work at Acme", "Maria: I moved to Rome"],
+)
+def test_someone_elses_turn_teaches_nothing_about_the_user(api, agent, text):
+    stored = store(api, text, user="bob", extract_facts="sync")
+    assert stored["facts_learned"] == []
+    assert not Fact.objects.filter(agent=agent, user_ref="bob").exists()

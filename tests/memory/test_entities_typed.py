@@ -81,6 +81,9 @@ def test_a_name_mentioned_twice_is_counted():
     assert (entity.value, entity.count, entity.text, entity.start) == ("priya", 2, "Priya", 0)
 
 
+LABELS = ["fyi", "update", "ps", "btw", "edit", "note", "ok so", "nb", "reminder", "fwd"]
+
+
 @pytest.mark.parametrize(
     ("text", "speaker"),
     [
@@ -98,6 +101,11 @@ def test_a_name_mentioned_twice_is_counted():
         ("Https://example.com is down", None),
         ("I said: no", None),
         ("Dear Ana Maria Lopez Garcia: hi", None),
+        # Labels people open a message with, in either case, and a time.
+        *((f"{label}: I moved to Lisbon", None) for label in LABELS),
+        *((f"{label.capitalize()}: I moved to Lisbon", None) for label in LABELS),
+        ("10:30 I moved to Lisbon", None),
+        ("assistant: you work at Acme", "Assistant"),
     ],
 )
 def test_the_speaker_is_a_leading_name_before_a_colon(text, speaker):
