@@ -80,8 +80,10 @@ def value_norm(predicate: str, value: str) -> str:
     """norm() of ``value`` in the stored form of its predicate (facts.values: a phone number
     with a country code as E.164, an email lower-cased): the labelled "+44 7700 900123" is
     the number the product stores as "+447700900123"."""
-    from facts.values import normalised
-
+    try:
+        from facts.values import normalised
+    except ImportError:  # a tree from before the normalisers (a "before" run): as typed
+        return norm(value)
     return norm(normalised(predicate, value) or value)
 
 
