@@ -23,13 +23,15 @@ import phonenumbers
 from django.conf import settings
 
 # An address as mail systems take it: a local part of the usual characters, a domain of
-# labels with a dot between them. Stricter than RFC 5322 on purpose: what people type.
+# labels with a dot between them, each part within the lengths RFC 5321 allows. Stricter
+# than RFC 5322 on purpose: what people type.
 _EMAIL = re.compile(
-    r"[A-Za-z0-9._%+'-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}"
+    r"[A-Za-z0-9._%+'-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}"
 )
 # Around an address or a number in running text: quotes, brackets, end of sentence.
 _AROUND = " \t\r\n.,;:!?\"'()[]{}<>«»“”‘’"
-_SEPARATORS = re.compile(r"\s*([-./])\s*")
+# Read after blanks are collapsed to one space, so one optional space on each side.
+_SEPARATORS = re.compile(r" ?([-./]) ?")
 # Digits a phone number has at least and at most (E.164 allows 15).
 PHONE_MIN_DIGITS, PHONE_MAX_DIGITS = 7, 15
 _MONTHS = [

@@ -42,13 +42,14 @@ _WRITING = (
     r"|paragraph|script|template|profile|description|wording)"
 )
 _DRAFT_INTRO = re.compile(
-    rf"(?:\b{_ASK}\b[^.!?\n:]{{0,80}}"
+    # An ask names what it asks about ("check this:"); "edit:" alone is a label.
+    rf"(?:\b{_ASK}\b[ \t]+[^.!?\n:\s][^.!?\n:]{{0,79}}"
     rf"|\b(?:my|the|this|that|a|an|our|his|her|their|your)\s+(?:[\w'-]+\s+){{0,2}}"
     rf"{_WRITING}s?\b[^.!?\n:]{{0,60}}"
-    rf"|^\s*(?:draft|reply|response)"
+    rf"|^[ \t]*(?:draft|reply|response)"
     r"|\b(?!(?:i|we)\b)\w+\s+(?:said|says|wrote|writes|texted|posted"
     r"|messaged|replied|asked)\b[^.!?\n:]{0,40}"
-    r")\s*:\s*(?=\S)",
+    r")[ \t]*:[ \t]*(?=\S)",
     re.IGNORECASE | re.MULTILINE,
 )
 # Quotation marks that open and close another voice: straight and typographic, double and

@@ -40,6 +40,7 @@ BY_HAND = {
     "facts.extraction.endings._rx",  # compiles the ending patterns (collected)
     "facts.extraction.grammar.rx",  # compiles EMPLOYER, JOB_TITLE, PLACE, ... (collected)
     "facts.extraction.patterns._title",  # test_job_title_cut_is_linear
+    "facts.learning.users_words",  # test_check_text_and_learning_of_a_whole_text_are_fast
     "memory.people.mentions",  # test_mentions_is_linear
 }
 
@@ -64,7 +65,7 @@ def test_patterns_are_collected():
         "facts.extraction.clauses.CLAUSE_BREAK",
         "facts.extraction.patterns.JOB_TITLE[9]",
         "facts.extraction.endings.PET_GONE",
-        "facts.learning._SPEAKER",
+        "language.attribution._DRAFT_INTRO",
         "memory.entities.names._NAME_CONTEXT",
         "memory.entities.speaker._LEADING_SPEAKER",
         "memory.recall.keyword_search._TSVECTOR_ENTRY",

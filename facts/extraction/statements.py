@@ -6,7 +6,7 @@ import string
 from dataclasses import dataclass
 from datetime import datetime
 
-from facts.extraction.vocabulary import NAME_CONNECTORS, STOP_WORDS
+from facts.extraction.vocabulary import NAME_CONNECTORS, PET_SPECIES, STOP_WORDS
 from facts.rules import normalise_value
 from language.places import place_name
 
@@ -89,7 +89,8 @@ def written_as_a_name(predicate: str, value: str) -> str:
         return value
     if predicate in ("city", "country"):
         return place_name(value)
-    if predicate in NAMED:
+    if predicate in NAMED and not (predicate == "pet" and value in PET_SPECIES):
+        # A pet known only by its species ("we got a cat") keeps the species as written.
         return string.capwords(value)
     return value
 

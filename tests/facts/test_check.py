@@ -243,7 +243,7 @@ def test_apply_is_all_or_nothing(api, agent):
     state(agent, "Google")
     before = counts()
     # The second fact's value is over the limit: the first one, valid, is not kept either.
-    text = "I just joined Anthropic. My email is " + "a" * 5000 + "@example.com"
+    text = "I just joined Anthropic. My dog is called " + "A" * 5000
     response = check(api, text, apply=True)
     assert response.status_code == 413, response.content
     assert response.json()["error"]["code"] == "too_large"
