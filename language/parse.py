@@ -15,6 +15,7 @@ the readers use none). A lock guards the loading and each parse: spaCy does not 
 one pipeline serves threads at once, and a parse takes milliseconds.
 """
 
+import importlib
 import logging
 import os
 import threading
@@ -123,7 +124,7 @@ class Parse:
 
     def ancestors(self, token: Token) -> list[Token]:
         """The heads above ``token``, nearest first, up to its sentence's root."""
-        found = []
+        found: list[Token] = []
         while token.head != token.i and len(found) < len(self.tokens):
             token = self.tokens[token.head]
             found.append(token)
@@ -180,8 +181,8 @@ def _load() -> Any:
     if name is None:
         return None
     try:
-        import spacy
-
+        # Imported by name: type checking and the rules-only install know nothing of it.
+        spacy = importlib.import_module("spacy")
         return spacy.load(name, exclude=list(EXCLUDED))
     except Exception:  # a broken install reads as no parser: the rules still work
         logger.exception("the parser %s could not be loaded; rules only", name)

@@ -25,6 +25,11 @@ from language.parse import Parse, Token
 
 ReadClause = Callable[[str], list[Statement]]
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 _SPOUSE = frozenset({"wife", "husband", "spouse", "hubby", "wifey", "hubs", "missus", "missis"})
 _PARTNER = frozenset(
     {"boyfriend", "girlfriend", "partner", "fiance", "fiancé", "fiancee", "fiancée", "bf", "gf"}
@@ -36,21 +41,23 @@ FIRST_PERSON = frozenset({"i", "we", "me", "us"})
 _OWNERS = frozenset({"my", "our"})
 # A relative or pet the speaker had, not has: "my late husband", "our old dog".
 _FORMER = frozenset({"late", "old", "last", "former", "previous", "ex", "first", "dead"})
-# A clause about the death or loss of the one it names.
-_LOSS = frozenset({"die", "pass", "lose", "bury", "miss", "mourn", "put", "divorce", "leave"})
+# A clause about the death or loss of the one it names: "our dog Rex died", "we lost our
+# cat Tom" ("my son Ravi lost his first tooth" is no loss of Ravi).
+_DEATH = frozenset({"die", "pass", "divorce", "separate", "split"})
+_LOSS = frozenset({"lose", "bury", "miss", "mourn", "put", "leave"})
 # Verbs by which the speaker comes to have one: "we adopted a kitten called Pixel".
 _HAVING = frozenset(
     {"have", "get", "adopt", "rescue", "welcome", "bring", "buy", "take", "meet", "introduce"}
 )
 # Nouns that follow a pet's or child's word without naming it: "my dog food", "my son's
 # school", "my baby shower".
-_NOT_NAMES = frozenset(
+_NOT_NAMES = _words(
     """food walker bed toy toys sitter school shower bottle stroller seat room park friend
     friends teacher class clothes vet insurance hair bowl house cage tank brother sister care
     daycare birthday party stuff things photo photos pics pictures years months weeks days
     name names lead leash crate collar treats breed hospital doctor mom mum dad mother father
     sitting walk walks today yesterday tonight now too also though lol haha omg btw here
-    there tbh imo lol lmao btw omg smh rn ngl idk fyi irl pls plz thx haha hehe xd asap""".split()
+    there tbh imo lol lmao btw omg smh rn ngl idk fyi irl pls plz thx haha hehe xd asap"""
 )
 # Words for a relative that chat uses without "my" only for one's own: "hubby (Rangi)",
 # "bf Cian", "wife's name is ..."; "baby Musa arrived" may be anyone's.
@@ -59,6 +66,7 @@ _BARE = _SPOUSE | _PARTNER | frozenset({"son", "daughter", "stepson", "stepdaugh
 _NOT_PERSON_POS = frozenset(
     {"PRON", "DET", "ADP", "AUX", "VERB", "CCONJ", "SCONJ", "NUM", "PART", "PUNCT", "SYM", "ADV"}
 )
+_FUTURE_MODALS = frozenset({"will", "'ll", "shall", "wo", "gonna"}) | {"would", "'d"}
 _MODALS = frozenset({"would", "could", "might", "should", "'d", "may", "must"})
 _SUPPOSING = frozenset({"if", "unless", "whether", "suppose", "imagine"})
 # A statement of the user that another subject can't be: its evidence is said about someone.
@@ -180,11 +188,13 @@ class _Reader:
                 return above
         return token
 
-    def unreal(self, head: Token) -> bool:
-        """A negated or supposed clause: "I don't have a dog called Rex", "I'd work at ..."."""
+    def unreal(self, head: Token, before: int | None = None) -> bool:
+        """A negated or supposed clause: "I don't have a dog called Rex", "I'd work at ...".
+        A negation from character ``before`` on denies what follows, not what came first:
+        "my birthday is the 4th, not the 14th"."""
         for clause in [head, *self._governors(head)]:
             kids = self.parse.children(clause)
-            if any(k.dep == "neg" for k in kids):
+            if any(k.dep == "neg" and (before is None or k.start < before) for k in kids):
                 return True
             if any(k.dep == "aux" and k.lower in _MODALS for k in kids):
                 return True
@@ -195,7 +205,7 @@ class _Reader:
     def _governors(self, head: Token) -> list[Token]:
         """The clauses ``head``'s clause hangs from by coordination: "I'd move to Oslo and
         work at Equinor" is supposed in both."""
-        found = []
+        found: list[Token] = []
         while head.dep == "conj" and len(found) < 10:
             head = self.parse.head(head)
             found.append(head)
@@ -316,6 +326,11 @@ class _Reader:
         return None
 
 
+def _ends(head: Token, noun: Token) -> bool:
+    lemma = head.lemma.lower()
+    return lemma in _DEATH or (lemma in _LOSS and noun.dep not in {"nsubj", "compound", "appos"})
+
+
 def relatives(parse: Parse, lowercase: bool) -> list[Statement]:
     """The speaker's relatives and pets that the parse names."""
     reader = _Reader(parse, lowercase)
@@ -327,7 +342,7 @@ def relatives(parse: Parse, lowercase: bool) -> list[Statement]:
         if noun.pos not in {"NOUN", "PROPN"} and not (noun.pos == "ADJ" and noun.dep == "compound"):
             continue
         head = reader.clause_head(noun)
-        if reader.unreal(head) or head.lemma.lower() in _LOSS:
+        if reader.unreal(head) or _ends(head, noun):
             continue
         names = reader.names_of(noun, predicate)
         intro = reader.introduced(noun)
@@ -362,13 +377,20 @@ def vetoed(parse: Parse, item: Statement) -> bool:
     reader = _Reader(parse, lowercase=False)
     # The clause of the statement's value: its last word's.
     head = reader.clause_head(tokens[-1])
-    if reader.unreal(head) and not (item.is_ending or item.predicate == "dislikes"):
+    if reader.unreal(head, before=span[1]) and not (item.is_ending or item.predicate == "dislikes"):
         return True
     if item.predicate not in _PERSONAL:
         return False
     subject = reader.subject(head)
     if subject is None or reader.first_person(subject):
         return False
+    if subject.lower in (item.value or item.ended or "").lower():
+        return False  # "Spanish is my native language": the value leads
+    said = parse.children(head, "attr", "acomp", "dobj")
+    if any(
+        parse.children(k, "poss") and parse.children(k, "poss")[0].lower in _OWNERS for k in said
+    ):
+        return False  # "Jazz is my thing", "Lisbon is my home now"
     if subject.lower in {"he", "she", "they", "you"}:
         return True
     # "my brother", "Tom": a person; "it", "the office", "my job" are not the speaker's
@@ -379,10 +401,10 @@ def vetoed(parse: Parse, item: Statement) -> bool:
     return subject.pos == "PROPN" or kin(subject) is not None or subject.lower in _PEOPLE
 
 
-_PEOPLE = frozenset(
+_PEOPLE = _words(
     """mom mum dad mother father brother sister friend boss colleague coworker cousin aunt
     uncle grandma grandpa grandmother grandfather neighbour neighbor roommate flatmate
-    manager bestie bff sis bro""".split()
+    manager bestie bff sis bro"""
 )
 
 
@@ -410,7 +432,10 @@ def coordinated(parse: Parse, read_clause: ReadClause) -> list[Statement]:
         piece = parse.text[words[0].start : words[-1].end]
         # The first verb's auxiliary goes with it ("I've been vegan ... and speak French"
         # is "I speak French"); a bare "and work at" takes the subject alone.
-        said = read_clause(f"{subject.text} {piece}")
+        # The first verb's modal goes with the second: "I'll move to Paris and work at
+        # Google" plans both; "I've been vegan and speak French" is "I speak French".
+        modal = [a.text for a in parse.children(first, "aux") if a.lower in _FUTURE_MODALS]
+        said = read_clause(" ".join([subject.text, *modal, piece]).replace(" '", "'"))
         found += [_evidenced(s, piece) for s in said]
     return found
 
