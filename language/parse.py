@@ -21,7 +21,7 @@ import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from importlib.util import find_spec
 from typing import Any
 
@@ -154,8 +154,10 @@ def mode() -> str:
     return "auto"
 
 
+@cache
 def installed_model() -> str | None:
-    """The first of :data:`MODELS` that is installed beside spaCy, else None."""
+    """The first of :data:`MODELS` that is installed beside spaCy, else None (looked up
+    once per process: the files are not searched again on every message)."""
     if find_spec("spacy") is None:
         return None
     return next((name for name in MODELS if find_spec(name) is not None), None)
@@ -200,6 +202,22 @@ def parse(text: str) -> Parse | None:
     with _lock:
         doc = nlp(text)
     return _converted(text, doc)
+
+
+def parse_many(texts: Sequence[str]) -> list[Parse | None]:
+    """The parse of each of ``texts`` (one batch through the pipeline), as :func:`parse`."""
+    wanted = [i for i, t in enumerate(texts) if t.strip() and len(t) <= MAX_CHARS]
+    found: list[Parse | None] = [None] * len(texts)
+    if not wanted or not available():
+        return found
+    nlp = _pipeline()
+    if nlp is None:
+        return found
+    with _lock:
+        docs = list(nlp.pipe(texts[i] for i in wanted))
+    for index, doc in zip(wanted, docs, strict=True):
+        found[index] = _converted(texts[index], doc)
+    return found
 
 
 def _converted(text: str, doc: Any) -> Parse:

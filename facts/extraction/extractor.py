@@ -15,7 +15,7 @@ from facts.extraction.people import named_later
 from facts.extraction.statements import Statement, is_lowercase_text
 from facts.extraction.structure import merged as structure_merged
 from language.attribution import own_words
-from language.parse import parse as parsed
+from language.parse import available as parser_available
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})
 _MONTH_MAY = re.compile(
@@ -297,16 +297,13 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
 def _with_structure(
     text: str, found: list[Statement], sentences: list[str], now: datetime
 ) -> list[Statement]:
-    """The rules' statements checked and completed by the parse of ``text``, when the
-    optional parser is installed and not turned off (language.parse, DEWEE_PARSER)."""
-    parse = parsed(text)
-    if parse is None:
+    """The rules' statements checked and completed by the parse of ``text``'s sentences,
+    when the optional parser is installed and not turned off (language.parse, DEWEE_PARSER)."""
+    if not parser_available():
         return found
     return structure_merged(
         text,
         found,
-        parse=parse,
         read_clause=lambda clause: extract_clause(clause, now=now),
         kept_sentences=sentences,
-        now=now,
     )

@@ -16,12 +16,11 @@ Nothing here imports spaCy: the parse arrives as language.parse's plain types.
 
 import re
 from collections.abc import Callable, Iterable
-from datetime import datetime
 
 from facts.extraction import clauses as traps
 from facts.extraction.statements import LIKELY, Statement, is_lowercase_text, statement
 from facts.extraction.vocabulary import PET_SPECIES, STOP_WORDS
-from language.parse import Parse, Token
+from language.parse import Parse, Token, parse_many
 
 ReadClause = Callable[[str], list[Statement]]
 
@@ -466,23 +465,70 @@ def _stands(evidence: str, sentences: list[str]) -> bool:
     return False
 
 
+# Which sentences are worth a parse (a parse costs milliseconds; these cost microseconds):
+# one that names a relative or a pet, one whose rule statement may have another subject, a
+# negation or a supposition, and one where the speaker goes on with a second verb.
+_KIN_WORD = re.compile(
+    r"\b(?:"
+    + "|".join(sorted(_SPOUSE | _PARTNER | _CHILD | PET_SPECIES | {"kids"}, key=len, reverse=True))
+    + r")(?:e?s)?(?:'s)?\b",
+    re.IGNORECASE,
+)
+_VETO_CUE = re.compile(
+    r"\b(?:he|she|they|you|his|her|their|not|never|no|would|could|might|if|unless|wish)\b"
+    r"|n't\b|'d\b",
+    re.IGNORECASE,
+)
+_RELATIVES = frozenset({"spouse", "partner", "child", "pet"})
+_SPEAKER = re.compile(r"\b(?:i|we)\b", re.IGNORECASE)
+_SECOND_VERB = re.compile(
+    r"(?:\band|,)\s{1,3}(?:(?:also|now|currently|still|then|i|we)\s{1,3})?(?:lives?|living|"
+    r"works?|working|speaks?|loves?|likes?|hates?|teach(?:es)?|stud(?:y|ies)|enjoys?|plays?|"
+    r"writes?|runs?|owns?|cooks?|codes?|am|'m|have|has|moved|started|joined|got|based|"
+    r"married|do|does|dislikes?|adore|prefer|speaking|fluent|volunteer)\b",
+    re.IGNORECASE,
+)
+
+
+def worth_parsing(sentence: str, said: list[Statement]) -> bool:
+    """Whether the parse of ``sentence`` (whose rule statements are ``said``) may change
+    what it yields."""
+    # A relative or pet the rules have not named already: "my son Jake" they read alone.
+    kin_words = len(_KIN_WORD.findall(sentence))
+    if kin_words > sum(1 for s in said if s.predicate in _RELATIVES):
+        return True
+    if said and _VETO_CUE.search(sentence):
+        return True
+    return bool(_SPEAKER.search(sentence) and _SECOND_VERB.search(sentence))
+
+
 def merged(
     text: str,
     found: list[Statement],
     *,
-    parse: Parse,
     read_clause: ReadClause,
     kept_sentences: Iterable[str],
-    now: datetime,
+    parse_many: Callable[[list[str]], list[Parse | None]] = parse_many,
 ) -> list[Statement]:
     """The rules' statements ``found`` in ``text``, less those the parse takes back, then
     what the parse adds that they missed (a slot the rules filled is not filled again: the
     rules' value stands). ``kept_sentences``: the sentences the rules read (not retracted
-    or reported), the only ones the parse may add from."""
-    del now  # the rules (read_clause) date what they read; the parse adds no dates
-    kept = [s for s in found if not vetoed(parse, s)]
+    or reported), the only ones parsed, and each only if :func:`worth_parsing`."""
     sentences = list(kept_sentences)
-    added = relatives(parse, is_lowercase_text(text)) + coordinated(parse, read_clause)
+    chosen = [s for s in sentences if worth_parsing(s, [f for f in found if f.evidence in s])]
+    if not chosen:
+        return found
+    lowercase = is_lowercase_text(text)
+    dropped: set[int] = set()
+    added: list[Statement] = []
+    for sentence, parse in zip(chosen, parse_many(chosen), strict=True):
+        if parse is None:
+            continue
+        for index, item in enumerate(found):
+            if item.evidence in sentence and vetoed(parse, item):
+                dropped.add(index)
+        added += relatives(parse, lowercase) + coordinated(parse, read_clause)
+    kept = [item for index, item in enumerate(found) if index not in dropped]
     seen = {(s.predicate, s.qualifier, s.value) for s in found}
     single = {s.predicate for s in found if not s.qualifier}
     for item in added:

@@ -71,7 +71,8 @@ def test_a_parse_gives_words_heads_and_sentences(monkeypatch):
     assert parse is not None
     assert [s.text for s in parse.sentences] == ["My son Tavita plays rugby.", "We live in Apia."]
     words = {t.text: t for t in parse.tokens}
-    assert words["plays"].dep == "ROOT" and words["plays"].lemma == "play"
+    assert words["plays"].dep == "ROOT"
+    assert words["plays"].lemma == "play"
     assert parse.head(words["Tavita"]).text in {"son", "plays"}
     assert words["My"].dep == "poss"
     assert text[words["Apia"].start : words["Apia"].end] == "Apia"
