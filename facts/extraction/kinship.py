@@ -176,7 +176,11 @@ class Reader:
         """The clauses ``head``'s clause hangs from by coordination: "I'd move to Oslo and
         work at Equinor" is supposed in both."""
         found: list[Token] = []
+        # Only a verb that shares the subject of the one before: "I'm not a morning person,
+        # but I do love hikes" has its own, and the first one's "not" is none of its.
         while head.dep == "conj" and len(found) < 10:
+            if self.parse.children(head, "nsubj", "nsubjpass", "expl"):
+                break
             head = self.parse.head(head)
             found.append(head)
         return found
@@ -185,7 +189,9 @@ class Reader:
         for clause in [head, *self._governors(head)]:
             subjects = self.parse.children(clause, "nsubj", "nsubjpass", "expl")
             if subjects:
-                return subjects[0]
+                # "My partner Alexei and I live ...": the parse may give the verb two.
+                mine = [s for s in subjects if s.lower in FIRST_PERSON]
+                return (mine or subjects)[0]
             if clause.dep != "conj":
                 break
         return None
@@ -194,8 +200,9 @@ class Reader:
         """I, we, "Mia and I"; a missing subject is the speaker's ("got a dog called Rex")."""
         if subject is None:
             return True
-        words = {subject.lower} | {c.lower for c in self.parse.children(subject, "conj")}
-        return bool(words & FIRST_PERSON)
+        # "My partner Alexei and I": the speaker anywhere among the coordinated subjects.
+        words = {t.lower for t in self.parse.subtree(subject) if t.dep in {"conj", "appos"}}
+        return bool(({subject.lower} | words) & FIRST_PERSON)
 
     # --- relatives and pets ----------------------------------------------------------
     def owned(self, noun: Token) -> bool:

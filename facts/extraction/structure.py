@@ -24,6 +24,9 @@ from facts.extraction.vocabulary import PET_SPECIES
 from language.parse import Parse, parse_many
 
 ReadClause = Callable[[str], list[Statement]]
+# The characters of one text parsed at most (about 60 ms of parse on a busy core): a long
+# paste is read by the rules alone past its first sentences, so a check stays fast.
+PARSE_BUDGET = 1_500
 
 # A statement of the user that another subject can't be: its evidence is said about someone.
 _PERSONAL = frozenset(
@@ -198,7 +201,13 @@ def merged(
     rules' value stands). ``kept_sentences``: the sentences the rules read (not retracted
     or reported), the only ones parsed, and each only if :func:`worth_parsing`."""
     sentences = list(kept_sentences)
-    chosen = [s for s in sentences if worth_parsing(s, [f for f in found if f.evidence in s])]
+    chosen, budget = [], PARSE_BUDGET
+    for sentence in sentences:
+        if len(sentence) > budget:
+            break  # a long text: the rest is read by the rules alone
+        if worth_parsing(sentence, [f for f in found if f.evidence in sentence]):
+            chosen.append(sentence)
+            budget -= len(sentence)
     if not chosen:
         return found
     lowercase = is_lowercase_text(text)
