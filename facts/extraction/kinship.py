@@ -25,7 +25,9 @@ _CHILD = frozenset(
 FIRST_PERSON = frozenset({"i", "we", "me", "us"})
 OWNERS = frozenset({"my", "our"})
 # A relative or pet the speaker had, not has: "my late husband", "our old dog".
-_FORMER = frozenset({"late", "old", "last", "former", "previous", "ex", "first", "dead"})
+_FORMER = frozenset(
+    {"late", "old", "last", "former", "previous", "ex", "first", "dead", "childhood", "school"}
+)
 # A clause about the death or loss of the one it names: "our dog Rex died", "we lost our
 # cat Tom" ("my son Ravi lost his first tooth" is no loss of Ravi).
 _DEATH = frozenset({"die", "pass", "divorce", "separate", "split"})
@@ -171,6 +173,13 @@ class Reader:
             if any(k.dep == "mark" and k.lower in _SUPPOSING for k in kids):
                 return True
         return False
+
+    def was_named(self, head: Token) -> bool:
+        """ "my boyfriend was called Dylan", "our dog was Rex": a name that was."""
+        if head.lemma.lower() not in {"be", "call", "name"}:
+            return False
+        verbs = [head, *self.parse.children(head, "aux", "auxpass")]
+        return any(v.tag == "VBD" for v in verbs)
 
     def _governors(self, head: Token) -> list[Token]:
         """The clauses ``head``'s clause hangs from by coordination: "I'd move to Oslo and
@@ -319,7 +328,7 @@ def relatives(parse: Parse, lowercase: bool) -> list[Statement]:
         if noun.pos not in {"NOUN", "PROPN"} and not (noun.pos == "ADJ" and noun.dep == "compound"):
             continue
         head = reader.clause_head(noun)
-        if reader.unreal(head) or _ends(head, noun):
+        if reader.unreal(head) or _ends(head, noun) or reader.was_named(head):
             continue
         names = reader.names_of(noun, predicate)
         intro = reader.introduced(noun)

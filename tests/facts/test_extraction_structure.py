@@ -70,6 +70,8 @@ NOT_THEIRS = [
     "would my cat Miso like tuna?",
     "my cat tbh",
     "baby Ari arrived last night, Kemal is over the moon",
+    "my college girlfriend was called Priya",
+    "our childhood rabbit was named Clover",
 ]
 
 
