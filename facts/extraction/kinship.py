@@ -252,7 +252,13 @@ class Reader:
         parse = self.parse
         found: list[tuple[Token, bool]] = []
         for child in parse.children(noun, "appos"):
-            found.append((child, False))
+            # Right beside the noun ("my son, Jake", "3 kids: Mateus"): a word the parse
+            # hangs there from further on is a misreading ("my wife and her sister love
+            # sushi" is no wife named Sushi).
+            own = {t.i for t in parse.subtree(child)}
+            between = parse.tokens[noun.i + 1 : child.i]
+            if all(t.pos == "PUNCT" or t.i in own for t in between):
+                found.append((child, False))
         # "my tortoise gerald", "my budgie kiwi": the noun as the name's modifier.
         head = parse.head(noun)
         if noun.dep == "compound" and head.i > noun.i and head.lemma.lower() != "name":

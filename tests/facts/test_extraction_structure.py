@@ -72,6 +72,7 @@ NOT_THEIRS = [
     "baby Ari arrived last night, Kemal is over the moon",
     "my college girlfriend was called Priya",
     "our childhood rabbit was named Clover",
+    "my wife and her sister love sushi",
 ]
 
 
