@@ -44,7 +44,9 @@ _NOT_NAMES = words(
     daycare birthday party stuff things photo photos pics pictures years months weeks days
     name names lead leash crate collar treats breed hospital doctor mom mum dad mother father
     sitting walk walks today yesterday tonight now too also though lol haha omg btw here
-    there tbh imo lol lmao btw omg smh rn ngl idk fyi irl pls plz thx haha hehe xd asap"""
+    there boy girl boys girls man woman guy lady one twin practice game match lesson
+    lessons club team coach homework appointment tbh imo lol lmao btw omg smh rn ngl idk fyi
+    irl pls plz thx haha hehe xd asap"""
 )
 # Words for a relative that chat uses without "my" only for one's own: "hubby (Rangi)",
 # "bf Cian", "wife's name is ..."; "baby Musa arrived" may be anyone's.
@@ -261,7 +263,7 @@ class Reader:
                 found.append((child, False))
         # "my tortoise gerald", "my budgie kiwi": the noun as the name's modifier.
         head = parse.head(noun)
-        if noun.dep == "compound" and head.i > noun.i and head.lemma.lower() != "name":
+        if noun.dep == "compound" and head.i == noun.i + 1 and head.lemma.lower() != "name":
             found.append((head, False))
         # "my son Jake": the word right after, whatever the parse made of it.
         following = parse.tokens[noun.i + 1] if noun.i + 1 < len(parse.tokens) else None

@@ -73,6 +73,8 @@ NOT_THEIRS = [
     "my college girlfriend was called Priya",
     "our childhood rabbit was named Clover",
     "my wife and her sister love sushi",
+    "my baby girl turns one tomorrow",
+    "my son football practice is at 5",
 ]
 
 
