@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from facts.extraction import clauses as traps
+from facts.extraction.classifier import vetted
 from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
@@ -234,6 +235,7 @@ class _Reading:
     found: list[Statement] = field(default_factory=list)
     seen: set[tuple[str, str, str | None]] = field(default_factory=set)
     last: list[int] = field(default_factory=list)  # where the last clause's statements are
+    message: str = ""  # the speaker's words as typed, emoji and all: for the classifier
 
     def add(self, items: list[Statement]) -> None:
         self.last = []
@@ -266,6 +268,7 @@ class _Reading:
         scene = when = ""
         for clause in traps.clauses(sentence):
             said = extract_clause(clause, now=self.now, scene=scene, when=when)
+            said = vetted(said, clause, self.message)
             if said:
                 self.add(said)
             else:
@@ -277,10 +280,11 @@ class _Reading:
 def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     """The statements ``text`` makes about its speaker, in the order they appear, each
     (predicate, qualifier, value) once."""
-    reading = _Reading(now=now or datetime.now(UTC))
     # Only the speaker's own words: a pasted email, a forward, a draft for someone else or
     # a quotation states nothing about the speaker.
-    own = _normalise(own_words(text))
+    said = own_words(text)
+    reading = _Reading(now=now or datetime.now(UTC), message=said)
+    own = _normalise(said)
     sentences = traps.sentences(own)
     if not sentences:
         return []  # only emoji ("🎉"), or nothing of the speaker's: nothing left to read
