@@ -119,9 +119,11 @@ def main() -> None:
             {
                 "agent_id": "cost-check",
                 "user": USER,
+                "subject": "user",
                 "predicate": predicate,
-                "qualifier": qualifier,
+                "qualifier": qualifier or None,
                 "value": value,
+                "source": {"kind": "operator", "operator": "bench", "excerpt": "seeded"},
             },
         )
     body = {"agent_id": "cost-check", "user": USER, "apply": False, "now": NOW}

@@ -206,10 +206,17 @@ def _calendar_date(match: re.Match[str], today: date, future: bool) -> date | No
     if found is None:
         return None
     year, month, day = found
-    moment = date(year or today.year, month, day)
-    if year is None and moment <= today and future:
-        moment = date(today.year + 1, month, day)
-    return moment
+    if year is not None:
+        return date(year, month, day)
+    # Without a year: this year's, or next year's when the text speaks of the future and
+    # this year's has passed. A 29 February is that of the nearest leap year on that side.
+    candidates = range(today.year, today.year + 9) if future else range(today.year, 0, -1)
+    for candidate in candidates:
+        if calendar.isleap(candidate) or (month, day) != (2, 29):
+            moment = date(candidate, month, day)
+            if not future or moment > today:
+                return moment
+    return None
 
 
 def _day_of_month(match: re.Match[str], today: date, future: bool) -> date | None:

@@ -81,6 +81,15 @@ def test_a_day_of_the_year_already_past_is_next_year_only_in_a_future_tense():
     assert future_start("on March 3", WEDNESDAY, future_tense=False) is None
 
 
+def test_a_29_february_without_a_year_is_read_in_a_year_that_has_one():
+    """2030 has no 29 February: reading one was a ValueError, a 500 for the whole check."""
+    assert future_start("on 29 February", WEDNESDAY, future_tense=True) == datetime(
+        2032, 2, 29, tzinfo=UTC
+    )
+    said = {(s.predicate, s.value) for s in extract("I was born on 29 February", now=WEDNESDAY)}
+    assert said == {("birthday", "--02-29")}
+
+
 def test_ordinal_words_are_dates_for_birthdays_too():
     assert find_date("my birthday is the first of March") == (None, 3, 1)
     assert find_date("March twenty-first, 1990") == (1990, 3, 21)
