@@ -11,7 +11,7 @@ from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
-from facts.extraction.people import named_later
+from facts.extraction.people import is_unnamed, named_later, presupposed
 from facts.extraction.statements import Statement, is_lowercase_text
 from language.attribution import own_words
 
@@ -173,10 +173,10 @@ def _extract_clause(clause: str, *, now: datetime, when: str = "") -> list[State
 
 def _stated(clause: str, *, now: datetime, when: str) -> list[Statement]:
     if traps.is_question(clause) or traps.is_hypothetical(clause):
-        return []
+        return presupposed(clause)  # "should I propose to my gf Mina?" still names her
     plan = traps.is_plan(_MONTH_MAY.sub(" ", clause))
     if plan:
-        return []
+        return presupposed(clause)
     start, dateless_future = _start(clause, now)
     if start is None and when:
         start, dateless_future = _start(f"{when}, {clause}", now)
@@ -196,7 +196,8 @@ def _stated(clause: str, *, now: datetime, when: str) -> list[Statement]:
     if traps.is_past(clause, now.year):
         return []
     if dateless_future:
-        return []  # a future with no date is a plan ("I'm moving to Berlin"), not a change
+        # A future with no date is a plan ("I'm moving to Berlin"), not a change.
+        return presupposed(clause)
     found = [s for rule in STATEMENT_RULES for s in rule(clause)]
     return _with_start(found, start)
 
@@ -286,4 +287,5 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
             continue
         if not reading.names_pet(sentence):
             reading.read(sentence)
-    return reading.found
+    # A pet known only by its species ("we got a cat") waited for a name; without one, no fact.
+    return [s for s in reading.found if not is_unnamed(s)]
