@@ -199,7 +199,16 @@ def _stated(clause: str, *, now: datetime, when: str) -> list[Statement]:
         # A future with no date is a plan ("I'm moving to Berlin"), not a change.
         return presupposed(clause)
     found = [s for rule in STATEMENT_RULES for s in rule(clause)]
-    return _with_start(found, start)
+    return _given_now(_with_start(found, start), clause)
+
+
+def _given_now(found: list[Statement], clause: str) -> list[Statement]:
+    """ "me and my partner Hemi are getting married next year": the date is the wedding's;
+    the partner the clause names in passing is one today."""
+    given = {(s.predicate, s.value) for s in presupposed(clause)}
+    if not given:
+        return found
+    return [replace(s, valid_from=None) if (s.predicate, s.value) in given else s for s in found]
 
 
 def _start(clause: str, now: datetime) -> tuple[datetime | None, bool]:

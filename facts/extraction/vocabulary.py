@@ -182,6 +182,7 @@ walker sitter food bed toys toy treats treat bowl lead leash crate vet insurance
 school nursery daycare class homework teacher teachers friend friends family parents
 mum mom dad brother sister birthday party room stuff things thing job car phone
 number name names photo photos pic pics picture pictures bday wedding house alert update
-news drama problems issues going doing being dying lying
+news drama problems issues going doing being dying lying life man woman guy person
+people someone somebody couple
 my your his her its our their me him them us myself yourself himself herself"""
 )
