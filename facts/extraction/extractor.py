@@ -253,8 +253,10 @@ class _Reading:
                 self.found.append(item)
 
     def names_pet(self, sentence: str) -> bool:
-        """ "we got a dog! his name is Bongo": the sentence names the pet before it."""
-        pet = next((s for s in reversed(self.found) if s.predicate == "pet" and s.value), None)
+        """ "we got a dog! his name is Bongo": the sentence names the pet (or relative) the
+        one before it gave no name."""
+        last = [self.found[index] for index in self.last]
+        pet = next((s for s in reversed(last) if is_unnamed(s)), None)
         named = pet and named_later(pet, sentence)
         if pet and named:
             self.found[self.found.index(pet)] = named

@@ -10,6 +10,7 @@ Leo" names nobody of theirs."""
 import re
 import string
 from dataclasses import replace
+from functools import lru_cache
 
 from facts.extraction.grammar import NAME_AND_I, SPECIES_GROUP, S
 from facts.extraction.statements import (
@@ -27,7 +28,8 @@ from facts.extraction.vocabulary import COMMON_WORDS, LANGUAGES, PET_SPECIES, ST
 _RELATIVES = {
     "spouse": "wife wifey husband hubby hubs spouse missus",
     "partner": "boyfriend girlfriend partner fiancé fiancée fiance fiancee bf gf",
-    "child": "son daughter kid child baby boy girl stepson stepdaughter",
+    "child": "son daughter kid child baby boy girl stepson stepdaughter youngest eldest oldest "
+    "firstborn toddler newborn teenager",
 }
 _PLURAL_CHILDREN = "kids children sons daughters boys girls twins triplets babies"
 RELATIVE_WORDS = {
@@ -35,7 +37,7 @@ RELATIVE_WORDS = {
 } | {word: "child" for word in _PLURAL_CHILDREN.split()}
 # Two-word names for a partner.
 _PARTNER_PHRASES = r"other\s+half|better\s+half|significant\s+other"
-_PERSON_GROUP = "|".join(sorted(RELATIVE_WORDS, key=len, reverse=True))
+_PERSON_GROUP = "|".join(sorted(RELATIVE_WORDS, key=len, reverse=True)) + r"|\d{1,2}-year-old"
 # A species, singular or plural ("puppies", "guinea pigs", "mice").
 _SPECIES_PLURAL = r"(?:" + SPECIES_GROUP + r")(?:es|s)?|puppies|bunnies|mice|kitties|ponies"
 # "my ex", "my late husband", "my last dog": someone the speaker had, not has; "my future
@@ -79,8 +81,11 @@ _HAVE = (
 )
 _SOME = r"(?:a|an|one|two|three|four|five|six|\d{1,2}|our|another|a\s+new)"
 HAD = re.compile(
-    r"(?:" + S + r"|\b(?:ive|weve|i\s+has|we\s+has)\s+)" + _HAVE + r"\s+" + _SOME + r"\s+" + _FORMER + _ADJ + _RELATIVE, re.IGNORECASE
+    r"(?:" + S + r"|\b(?:ive|weve|i\s+has|we\s+has)\s+)" + _HAVE + r"\s+(?:" + _SOME + r"\s+)?"
+    + _FORMER + _ADJ + _RELATIVE,
+    re.IGNORECASE,
 )
+
 # One item of a list that introduces the speaker: "hi! I'm a nurse in Leeds, 2 kids, a dog
 # called Rolo", "married to Declan, one daughter, Niamh".
 LISTED = re.compile(
@@ -130,7 +135,8 @@ def _lowercase_name(word: str) -> bool:
 def _inflected(word: str) -> bool:
     """A common verb with its ending: "my son plays", "my dog barked"."""
     for ending, stem in (("ies", "y"), ("ied", "y"), ("es", ""), ("s", ""), ("ed", ""), ("d", "")):
-        if word.endswith(ending) and word[: -len(ending)] + stem in COMMON_WORDS:
+        base = word[: -len(ending)] + stem
+        if word.endswith(ending) and len(base) >= 3 and base in COMMON_WORDS:
             return True
     return False
 
@@ -191,6 +197,8 @@ def _relative(match: re.Match[str]) -> tuple[str, bool, str]:
         singular = _singular_species(species)
         return "pet", singular != species, singular
     word = re.sub(r"\s+", " ", person.lower())
+    if word[:1].isdigit():
+        return "child", False, ""  # "a 3-year-old named Kai"
     if word not in RELATIVE_WORDS:
         return "partner", False, ""  # "my other half"
     return RELATIVE_WORDS[word], word in _PLURAL_CHILDREN.split(), ""
@@ -311,7 +319,17 @@ def _own_relatives(clause: str, *, presupposed: bool = False) -> list[Statement]
                 # "we got a kitten": a name may come later ("named him Chorizo").
                 found.append(said("pet", species, match.group(0), LIKELY))
                 taken.append((match.start(), match.end()))
+            elif predicate != "pet" and not many and _UNNAMED_END.match(clause, match.end()):
+                # "new bf alert! his name is Karim", "we had a baby boy. meet Ezra"
+                word = re.sub(r"\s+", " ", (match.group("person") or "").lower())
+                item = said(predicate, word, match.group(0), _CONFIDENCE[predicate])
+                found.append(replace(item, value=word, qualifier=""))
+                taken.append((match.start(), match.end()))
     return found
+
+
+# A relative the clause ends on, unnamed: "I have a girlfriend now", "new bf alert".
+_UNNAMED_END = re.compile(r"(?:\s+(?:alert|now|too|as\s+well|!+))?\s*[.!]*$", re.I)
 
 
 # "son (Oliver, 9) and daughter (Maeve, 12)", "a guinea pig named Nugget and a hamster named
@@ -492,15 +510,36 @@ def _as_typed(found: list[Statement], typed: str, fixed: str) -> list[Statement]
     return kept
 
 
+WELCOME = re.compile(
+    r"^welcome\s+to\s+the\s+world,?\s+(?:little\s+|baby\s+)?(?-i:(?P<v>[A-Z][\w'-]+))", re.I
+)
+
+
+def _welcome(clause: str) -> list[Statement]:
+    match = WELCOME.search(clause)
+    if not match or not _is_name(match.group("v"), cased=True):
+        return []
+    return _statements("child", [match.group("v")], match.group(0), LIKELY)
+
+
 def _all(typed: str) -> list[Statement]:
+    return list(_read(typed))
+
+
+# Read once for the three rules (relationships, children, pets) that ask about one clause.
+@lru_cache(maxsize=64)
+def _read(typed: str) -> tuple[Statement, ...]:
     clause = _typos_fixed(typed)
     found = (
         _verbs("spouse", SPOUSE, clause)
         or _couple(clause)
         or _verbs("partner", PARTNER, clause)
     )
-    found += _own_relatives(clause) + _parent_of(clause) + _name_first(clause)
-    return _as_typed(_once(_named_pets(found, clause)), typed, clause)
+    found += _own_relatives(clause) + _parent_of(clause) + _name_first(clause) + _welcome(clause)
+    found = _named_pets(found, clause)
+    # A relative without a name waits behind one named in the same clause.
+    found = [s for s in found if not is_unnamed(s)] + [s for s in found if is_unnamed(s)]
+    return tuple(_as_typed(_once(found), typed, clause))
 
 
 def presupposed(typed: str) -> list[Statement]:
@@ -559,13 +598,15 @@ NAMED_AFTER = re.compile(
     r"name(?:'s|\s+is|\s*:)"
     r"|(?:we|i)?(?:'ve|\s+have|\s+just)?\s*(?:named|called|call|calling|'re\s+calling|"
     r"are\s+calling)\s+(?:him|her|it|them|the\s+\w+)"
-    r"|(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))\s+(?P<start>)",
+    r"|(?:he|she|it)(?:'s|\s+is)\s+(?:called|named)"
+    r"|meet|say\s+(?:hi|hello)\s+to)\s+(?P<start>)",
     re.IGNORECASE,
 )
 
 
 def named_later(pet: Statement, sentence: str) -> Statement | None:
-    """``pet`` (a pet known only by its species) under the name ``sentence`` gives it."""
+    """``pet`` (a pet known only by its species, or a relative without a name) under the
+    name ``sentence`` gives it."""
     match = NAMED_AFTER.match(sentence.strip())
     if match is None or not is_unnamed(pet):
         return None
@@ -573,14 +614,16 @@ def named_later(pet: Statement, sentence: str) -> Statement | None:
     names, stop = _name_at(sentence, match.end(), cased=not is_lowercase_text(sentence), many=False)
     if not names:
         return None
-    return _statements("pet", names, sentence[:stop], pet.confidence)[0]
+    return _statements(pet.predicate, names, sentence[:stop], pet.confidence)[0]
 
 
 def is_unnamed(item: Statement) -> bool:
-    """A pet known only by its species ("we got a cat"): no fact until it has a name."""
-    return (
-        item.predicate == "pet"
-        and item.value is not None
-        and item.value == item.value.casefold()
-        and item.value in PET_SPECIES
+    """A pet known only by its species ("we got a cat") or a relative by the word for them
+    ("new bf alert"): no fact until a name comes."""
+    if item.value is None or item.value != item.value.casefold():
+        return False
+    if item.predicate == "pet":
+        return item.value in PET_SPECIES
+    return item.predicate in _RELATIVES and (
+        item.value in RELATIVE_WORDS or " " in item.value
     )
