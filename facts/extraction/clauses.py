@@ -193,8 +193,10 @@ def _shared_subject(clause: str) -> list[str]:
 def clauses(sentence: str) -> list[str]:
     """The clauses of one sentence; a question mark stays with the last one."""
     marked = TOGETHER.sub(
-        lambda m: f"{m.group(1) or m.group(3) or m.group(5)}{_JOINER}"
-        f"{m.group(2) or m.group(4) or m.group(6)}",
+        lambda m: (
+            f"{m.group(1) or m.group(3) or m.group(5)}{_JOINER}"
+            f"{m.group(2) or m.group(4) or m.group(6)}"
+        ),
         sentence,
     )
     parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)

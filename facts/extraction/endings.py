@@ -118,8 +118,8 @@ SPLIT_COUPLE = _rx(
 )
 NOT_TOGETHER = _rx(
     r"\bwe(?:'re|\s+are)\s+(?:not|no longer)\s+together\b"
-    r"|\b(?:our|my|the)\s+divorce\s+(?:was|is|has been|got|just got)\s+(?:finali[sz]ed|final|official|"
-    r"through)\b"
+    r"|\b(?:our|my|the)\s+divorce\s+(?:was|is|has been|got|just got)\s+"
+    r"(?:finali[sz]ed|final|official|through)\b"
 )
 # "Ines isn't my girlfriend any more"
 NOT_MY_PARTNER = _rx(
@@ -363,7 +363,9 @@ def _preference_endings(clause: str) -> list[Statement]:
         found.append(ending("language", match.group("v"), match.group(0), 0.85))
     match = PET_GONE.search(clause)
     if match:
-        gone = next((match.group(g) for g in ("v", "v2", "v3", "v5", "v6", "v7") if match.group(g)), None)
+        gone = next(
+            (match.group(g) for g in ("v", "v2", "v3", "v5", "v6", "v7") if match.group(g)), None
+        )
         species = next(
             (
                 match.group(g)

@@ -22,7 +22,14 @@ from facts.extraction.statements import (
     is_lowercase_text,
 )
 from facts.extraction.statements import statement as said
-from facts.extraction.vocabulary import COMMON_WORDS, LANGUAGES, PET_SPECIES, STOP_WORDS
+from facts.extraction.vocabulary import (
+    COMMON_WORDS,
+    DIETS,
+    JOB_WORDS,
+    LANGUAGES,
+    PET_SPECIES,
+    STOP_WORDS,
+)
 
 # The words for the speaker's relatives, by the slot they name.
 _RELATIVES = {
@@ -34,7 +41,7 @@ _RELATIVES = {
 _PLURAL_CHILDREN = "kids children sons daughters boys girls twins triplets babies"
 RELATIVE_WORDS = {
     word: predicate for predicate, words in _RELATIVES.items() for word in words.split()
-} | {word: "child" for word in _PLURAL_CHILDREN.split()}
+} | dict.fromkeys(_PLURAL_CHILDREN.split(), "child")
 # Two-word names for a partner.
 _PARTNER_PHRASES = r"other\s+half|better\s+half|significant\s+other"
 _PERSON_GROUP = "|".join(sorted(RELATIVE_WORDS, key=len, reverse=True)) + r"|\d{1,2}-year-old"
@@ -81,15 +88,27 @@ _HAVE = (
 )
 _SOME = r"(?:a|an|one|two|three|four|five|six|\d{1,2}|our|another|a\s+new)"
 HAD = re.compile(
-    r"(?:" + S + r"|\b(?:ive|weve|i\s+has|we\s+has)\s+)" + _HAVE + r"\s+(?:" + _SOME + r"\s+)?"
-    + _FORMER + _ADJ + _RELATIVE,
+    r"(?:"
+    + S
+    + r"|\b(?:ive|weve|i\s+has|we\s+has)\s+)"
+    + _HAVE
+    + r"\s+(?:"
+    + _SOME
+    + r"\s+)?"
+    + _FORMER
+    + _ADJ
+    + _RELATIVE,
     re.IGNORECASE,
 )
 
 # One item of a list that introduces the speaker: "hi! I'm a nurse in Leeds, 2 kids, a dog
 # called Rolo", "married to Declan, one daughter, Niamh".
 LISTED = re.compile(
-    r"(?:^|[,:;(]\s*+|\bwith\s+)(?:and\s+|also\s+|plus\s+)?" + _SOME + r"\s+" + _FORMER + _ADJ
+    r"(?:^|[,:;(]\s*+|\bwith\s+)(?:and\s+|also\s+|plus\s+)?"
+    + _SOME
+    + r"\s+"
+    + _FORMER
+    + _ADJ
     + _RELATIVE,
     re.IGNORECASE,
 )
@@ -112,11 +131,25 @@ _NAME_ENDS = re.compile(
     r"\s*(?:$|[.,!?;:()\-–—]|\d|(?:and|&|n|btw|lol|haha|now|too|though|tho|who|x+)\b)",
     re.IGNORECASE,
 )
+# What follows a verb, not a name: "broke her phone", "threw up on the rug".
+_OBJECT_NEXT = re.compile(
+    r"\s+(?:the|a|an|my|his|her|their|our|your|me|him|us|them|it|up|down|out|off|on|in|at|to|"
+    r"with|about|away|over|into|through|for|from|by|some|any|every|all|so|too|very|really)\b",
+    re.IGNORECASE,
+)
 _LIST_JOIN = re.compile(r"(?:\s*,\s*(?:and\s+|&\s*)?|\s+(?:and|&|n)\s+|\s*&\s*)(?:little\s+)?")
 # People who are not a name: "my son is sick", "my wife and I".
-_NOT_NAMES = STOP_WORDS | COMMON_WORDS | NOT_A_VALUE | ARTICLES | frozenset(RELATIVE_WORDS)
+_NOT_NAMES = (
+    STOP_WORDS
+    | COMMON_WORDS
+    | NOT_A_VALUE
+    | ARTICLES
+    | DIETS
+    | JOB_WORDS
+    | frozenset(RELATIVE_WORDS)
+)
 # Chat words that start a sentence before a name: "Ugh", "Omg".
-_PRONOUNS = frozenset("i she he they it this that who we you me".split())
+_PRONOUNS = frozenset(["i", "she", "he", "they", "it", "this", "that", "who", "we", "you", "me"])
 
 
 def _lowercase_name(word: str) -> bool:
@@ -234,15 +267,21 @@ def _named_after(
         names, stop = _name_at(clause, apposed.end(), cased=cased, many=many)
         if names and cased and not all(n[:1].isupper() for n in names):
             names = []
+        if names and not cased and not many and _OBJECT_NEXT.match(clause, stop):
+            names = []  # "my gf broke her phone": a verb, its object next
         if names and not (predicate == "pet" and not many and names[0] == _species):
             after_comma = "," in clause[end : apposed.end()]
             if not after_comma or _NAME_ENDS.match(clause, stop) or many:
                 return names, stop
     is_ = _IS.match(clause, end)
-    if is_:
+    if is_ and (cased or many):
+        # "my wife is vegan", "my boyfriend is amazing": in lower-case text, "is" is followed
+        # by what they are far more often than by who.
         names, stop = _name_at(clause, is_.end(), cased=cased, many=many)
         if names and cased and not all(n[:1].isupper() for n in names):
             return None
+        if names and many and len(names) < 2:
+            return None  # "my kids are tane and mere", not "my kids are monsters"
         if names and _NAME_ENDS.match(clause, stop) and not _nationality(names[0]):
             return names, stop
     return None
@@ -297,7 +336,9 @@ def _own_relatives(clause: str, *, presupposed: bool = False) -> list[Statement]
                 continue
             # "my son's friend Leo": someone of theirs ("my dog's name is Rex" is the dog's).
             rest = clause[match.end() : match.end() + 12]
-            if re.match(r"'s?\b", rest) and not re.match(r"(?:'s|s)\s+(?:name|called|named)\b", rest, re.I):
+            if re.match(r"'s?\b", rest) and not re.match(
+                r"(?:'s|s)\s+(?:name|called|named)\b", rest, re.I
+            ):
                 continue
             predicate, many, species = _relative(match)
             named = _named_after(clause, match, cased=cased)
@@ -336,7 +377,9 @@ _UNNAMED_END = re.compile(r"(?:\s+(?:alert|now|too|as\s+well|!+))?\s*[.!]*$", re
 # Pip": the second of a pair the first one's owner covers.
 _AND_RELATIVE = re.compile(
     r"\s*(?:,\s*)?(?:and|&|plus)\s+(?:(?:my|our|a|an|one|two|three|\d{1,2})\s+)?"
-    + _FORMER + _ADJ + _RELATIVE,
+    + _FORMER
+    + _ADJ
+    + _RELATIVE,
     re.I,
 )
 
@@ -414,7 +457,9 @@ SPOUSE = [
         re.IGNORECASE,
     ),
     # "married to Lars, mum to ..." in an introduction
-    re.compile(r"(?:^|[,:;]\s*+)(?:happily\s+|newly\s+)?married\s+(?:to|with)\s+" + _LOWER_NAME, re.I),
+    re.compile(
+        r"(?:^|[,:;]\s*+)(?:happily\s+|newly\s+)?married\s+(?:to|with)\s+" + _LOWER_NAME, re.I
+    ),
     re.compile(
         NAME_AND_I + r"(?:got married|tied the knot|got hitched|married|got wed|are married|"
         r"'re married|getting married|be getting married|be married)\b",
@@ -456,7 +501,11 @@ def _couple(clause: str) -> list[Statement]:
     if not _is_name(name, cased=cased) or (cased and not name[:1].isupper()):
         return []
     verb = (match.group("verb") or match.group("verb2")).lower()
-    predicate = "spouse" if "married" in verb or verb in {"tied the knot", "got hitched", "got wed"} else "partner"
+    predicate = (
+        "spouse"
+        if "married" in verb or verb in {"tied the knot", "got hitched", "got wed"}
+        else "partner"
+    )
     return _statements(predicate, [name], match.group(0), EXPLICIT)
 
 
@@ -531,9 +580,7 @@ def _all(typed: str) -> list[Statement]:
 def _read(typed: str) -> tuple[Statement, ...]:
     clause = _typos_fixed(typed)
     found = (
-        _verbs("spouse", SPOUSE, clause)
-        or _couple(clause)
-        or _verbs("partner", PARTNER, clause)
+        _verbs("spouse", SPOUSE, clause) or _couple(clause) or _verbs("partner", PARTNER, clause)
     )
     found += _own_relatives(clause) + _parent_of(clause) + _name_first(clause) + _welcome(clause)
     found = _named_pets(found, clause)
@@ -583,8 +630,12 @@ def _named_pets(found: list[Statement], clause: str) -> list[Statement]:
     if len(unnamed) != 1:
         return found
     pet = unnamed[0]
-    later = re.search(r"(?:,|\band|\bso)\s+(?=(?:we\s+|i\s+)?(?:his|her|its|their|name|named|called|call|"
-                      r"calling|'ve\s+named|have\s+named)\b)", clause, re.I)
+    later = re.search(
+        r"(?:,|\band|\bso)\s+(?=(?:we\s+|i\s+)?(?:his|her|its|their|name|named|called|call|"
+        r"calling|'ve\s+named|have\s+named)\b)",
+        clause,
+        re.I,
+    )
     named = later and named_later(pet, clause[later.end() :])
     if not named:
         return found
@@ -624,6 +675,4 @@ def is_unnamed(item: Statement) -> bool:
         return False
     if item.predicate == "pet":
         return item.value in PET_SPECIES
-    return item.predicate in _RELATIVES and (
-        item.value in RELATIVE_WORDS or " " in item.value
-    )
+    return item.predicate in _RELATIVES and (item.value in RELATIVE_WORDS or " " in item.value)

@@ -184,5 +184,21 @@ mum mom dad brother sister birthday party room stuff things thing job car phone
 number name names photo photos pic pics picture pictures bday wedding house alert update
 news drama problems issues going doing being dying lying life man woman guy person
 people someone somebody couple
+speak spoke snore adore forget forgot break broke throw threw swear swore wear wore tear tore
+ride rode hide hid bite bit fall fell catch caught fight fought sell sold sing sang ring rang
+begin began drive drove grow grew blow blew draw drew shake shook steal stole choose chose
+freeze froze wake woke lend lent spend spent build built bend bent feel felt deal dealt mean
+meant sleep slept hear heard hurt cut hit let set shut quit cost beat become became forgive
+forgave understand understood stick stuck sting stung swing swung hang hung dig dug shine
+shone shoot shot lead led flee fled light lit ignore prefer enjoy miss kiss hug cuddle snuggle
+scratch lick sniff chase fetch poop pee puke vomit throw sneeze cough smell stink howl purr
+hiss growl whine beg escape climb hunt nap rest cry scream yell shout complain whinge moan
+insist refuse decide forget remember notice promise pretend admit deny accept reject apply
+graduate retire quit join leave travel return arrive land crash fix repair paint draw bake
+fry grill order cancel book plan organise organize arrange host invite text call email phone
+message ring answer reply ask beg wish wonder worry care mind matter hate despise dislike
+adopt rescue foster feed bathe groom train raise spoil ruin destroy chew eat devour steal
+snack munch bark meow moult shed jump hop run sprint walk wander roam explore discover
+sit stand lie lay lying sleep snooze doze wake
 my your his her its our their me him them us myself yourself himself herself"""
 )

@@ -118,7 +118,10 @@ def test_no_name_or_someone_elses_learns_nothing(text):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("me and tariq broke up", {("spouse", ("ended", "Tariq")), ("partner", ("ended", "Tariq"))}),
+        (
+            "me and tariq broke up",
+            {("spouse", ("ended", "Tariq")), ("partner", ("ended", "Tariq"))},
+        ),
         (
             "my wife Hanne and I seperated last year",
             {("spouse", ("ended", "Hanne")), ("partner", ("ended", "Hanne"))},
@@ -167,9 +170,9 @@ def test_breaking_up_ends_the_partner_typed_in_lower_case(api, agent):
 def test_a_pet_named_in_the_next_sentence_is_stored_by_its_name_only(api, agent):
     data = check(api, "we adopted a puppy! we named her Nova", apply=True)
     assert [(n["predicate"], n["value"]) for n in data["new"]] == [("pet", "Nova")]
-    assert list(Fact.objects.filter(agent=agent, predicate="pet").values_list("value", flat=True)) == [
-        "Nova"
-    ]
+    assert list(
+        Fact.objects.filter(agent=agent, predicate="pet").values_list("value", flat=True)
+    ) == ["Nova"]
 
 
 def test_someone_elses_relative_changes_nothing(api, agent):
