@@ -76,9 +76,11 @@ POSSESSED = re.compile(
 # not "baby" or "kid" (anyone's).
 _OPENERS = r"(?:(?:and|also|btw|oh|so|plus|ps|update|news|fyi|ok|okay|lol|haha)[,:!]?\s+)*"
 BARE = re.compile(
-    r"(?:^|[,;]\s*+)" + _OPENERS + r"(?:new\s+|current\s+)?"
+    r"(?:^|[,;]\s*+)"
+    + _OPENERS
+    + r"(?:new\s+|current\s+|the\s+(?=(?:kids|children|twins)\s+are\b))?"
     r"(?P<person>wifey|wife|husband|hubby|hubs|spouse|boyfriend|girlfriend|partner|"
-    r"fianc[ée]e?|fiancee|bf|gf|son|daughter|kids|children)\b(?!-)",
+    r"fianc[ée]e?|fiancee|bf|gf|son|daughter|kids|children|twins)\b(?!-)",
     re.IGNORECASE,
 )
 # "we have a son called mateo", "I've got 2 dogs, pepper and miso", "we adopted a kitten".
@@ -116,28 +118,32 @@ LISTED = re.compile(
 _NAME_WORD = r"[^\W\d_][\w'-]{0,30}"
 _NAME = r"(?P<v>" + _NAME_WORD + r"(?:\s+" + _NAME_WORD + r")?)"
 # "Niamh, 12" or "Rex (3)": an age after the name.
-_AGE = r"(?:\s*,\s*\d{1,2}(?:\s*(?:yo|y/o|years?(?:\s+old)?|months?))?)?"
+_AGE = r"(?<!\s)(?:\s*+,\s*+\d{1,2}(?:\s*+(?:yo|y/o|years?(?:\s++old)?|months?))?)?"
 _STRONG = re.compile(
-    r"(?:'s|s)?\s+name(?:'s|\s+is|\s*:|\s+was)\s+(?:literally\s+)?(?P<start>)"
-    r"|(?:'s|\s+is|\s+was|\s+are)?(?:\s+(?:literally|actually|also|just|officially))?\s+"
-    r"(?:called|named)\s+(?P<start2>)"
-    r"|\s*\(\s*(?P<paren>)",
+    r"(?<!\s)(?:(?:'s|s)?\s++name(?:'s|\s++is|\s*+:|\s++was)\s++(?:literally\s++)?(?P<start>)"
+    r"|(?:'s|\s++is|\s++was|\s++are)?(?:\s++(?:literally|actually|also|just|officially))?\s++"
+    r"(?:called|named)\s++(?P<start2>)"
+    r"|\s*+\(\s*+(?P<paren>))",
     re.IGNORECASE,
 )
-_APPOSED = re.compile(r"(?:\s*,\s*|\s*:\s*|\s+-\s+|\s+)(?P<start>)")
-_IS = re.compile(r"\s+(?:is|'s|are)\s+(?P<start>)", re.IGNORECASE)
+# Whitespace taken whole (possessive) and from its first character only ((?<!\s)): read
+# from every position of a long run of spaces, a pattern that may fail after it is quadratic.
+_APPOSED = re.compile(r"(?<!\s)(?:\s*+,\s*+|\s*+:\s*+|\s++-\s++|\s++)(?P<start>)")
+_IS = re.compile(r"(?<!\s)\s++(?:is|'s|are)\s++(?P<start>)", re.IGNORECASE)
 # What may follow a name put after a comma or "is": the end, a pause, an age, another name.
 _NAME_ENDS = re.compile(
-    r"\s*(?:$|[.,!?;:()\-–—]|\d|(?:and|&|n|btw|lol|haha|now|too|though|tho|who|x+)\b)",
+    r"(?<!\s)\s*+(?:$|[.,!?;:()\-–—]|\d|(?:and|&|n|btw|lol|haha|now|too|though|tho|who|x+)\b)",
     re.IGNORECASE,
 )
 # What follows a verb, not a name: "broke her phone", "threw up on the rug".
 _OBJECT_NEXT = re.compile(
-    r"\s+(?:the|a|an|my|his|her|their|our|your|me|him|us|them|it|up|down|out|off|on|in|at|to|"
+    r"(?<!\s)\s++(?:the|a|an|my|his|her|their|our|your|me|him|us|them|it|up|down|out|off|on|in|at|to|"
     r"with|about|away|over|into|through|for|from|by|some|any|every|all|so|too|very|really)\b",
     re.IGNORECASE,
 )
-_LIST_JOIN = re.compile(r"(?:\s*,\s*(?:and\s+|&\s*)?|\s+(?:and|&|n)\s+|\s*&\s*)(?:little\s+)?")
+_LIST_JOIN = re.compile(
+    r"(?<!\s)(?:\s*+,\s*+(?:and\s++|&\s*+)?|\s++(?:and|&|n)\s++|\s*+&\s*+)(?:little\s++)?"
+)
 # People who are not a name: "my son is sick", "my wife and I".
 _NOT_NAMES = (
     STOP_WORDS
@@ -196,7 +202,7 @@ def _name_at(clause: str, start: int, *, cased: bool, many: bool) -> tuple[list[
             break
         word, end = re.sub(r"'s$", "", match.group(0)), match.end()
         # A surname in text with capitals: "my husband John Smith".
-        second = re.compile(r"\s+(" + _NAME_WORD + ")").match(clause, end)
+        second = re.compile(r"(?<!\s)\s++(" + _NAME_WORD + ")").match(clause, end)
         if (
             cased
             and word[:1].isupper()
@@ -257,7 +263,7 @@ def _named_after(
         start = strong.end()
         names, stop = _name_at(clause, start, cased=cased, many=many)
         if names and strong.group("paren") is not None:
-            closed = re.compile(_AGE + r"\s*[),]").match(clause, stop)
+            closed = re.compile(_AGE + r"\s*+[),]").match(clause, stop)
             return (names, closed.end()) if closed else None
         return (names, stop) if names else None
     # Without a word that says so, a name in text with capitals has one: "new bf alert" is
@@ -316,7 +322,9 @@ _CONFIDENCE = {"spouse": EXPLICIT, "partner": EXPLICIT, "child": LIKELY, "pet": 
 # "we call our dog Rex", "I'd name my son Otis": a naming, said as a wish or as a fact.
 _NAMING_BEFORE = re.compile(r"\b(?:call|calling|called|name|naming|named|rename|renamed)\s+$", re.I)
 # "a second cat now, Ziggy": a word of time between the relative and the name.
-_NOW_WORDS = re.compile(r"\s+(?:now|too|as\s+well|also|today|yesterday|as\s+of\s+today)\b", re.I)
+_NOW_WORDS = re.compile(
+    r"(?<!\s)\s++(?:now|too|as\s++well|also|today|yesterday|as\s++of\s++today)\b", re.I
+)
 
 
 def _own_relatives(clause: str, *, presupposed: bool = False) -> list[Statement]:
@@ -370,13 +378,13 @@ def _own_relatives(clause: str, *, presupposed: bool = False) -> list[Statement]
 
 
 # A relative the clause ends on, unnamed: "I have a girlfriend now", "new bf alert".
-_UNNAMED_END = re.compile(r"(?:\s+(?:alert|now|too|as\s+well|!+))?\s*[.!]*$", re.I)
+_UNNAMED_END = re.compile(r"(?<!\s)(?:\s++(?:alert|now|too|as\s++well|!+))?\s*+[.!]*+$", re.I)
 
 
 # "son (Oliver, 9) and daughter (Maeve, 12)", "a guinea pig named Nugget and a hamster named
 # Pip": the second of a pair the first one's owner covers.
 _AND_RELATIVE = re.compile(
-    r"\s*(?:,\s*)?(?:and|&|plus)\s+(?:(?:my|our|a|an|one|two|three|\d{1,2})\s+)?"
+    r"(?<!\s)\s*+(?:,\s*+)?(?:and|&|plus)\s++(?:(?:my|our|a|an|one|two|three|\d{1,2})\s++)?"
     + _FORMER
     + _ADJ
     + _RELATIVE,
@@ -415,7 +423,7 @@ def _name_first(clause: str) -> list[Statement]:
         if not _is_name(name, cased=cased) or (cased and not name[:1].isupper()):
             continue
         link = clause[match.end("v") : match.end("v") + 4]
-        if not cased and not re.match(r"\s*[,(]", link):
+        if not cased and not re.match(r"\s*+[,(]", link):
             continue  # "x is my dog" in lower-case text: too often no name
         predicate, many, _species = _relative(match)
         if many:

@@ -56,6 +56,7 @@ def named(text):
         ("we have a third cat now, Juniper", {("pet", "Juniper")}),
         # Lists and pairs.
         ("my kids are rua and nikau", {("child", "Rua"), ("child", "Nikau")}),
+        ("the kids are Ayla and Rumi", {("child", "Ayla"), ("child", "Rumi")}),
         ("I've got two girls, Elif and Defne", {("child", "Elif"), ("child", "Defne")}),
         ("our goats Bramble and Thistle ate the fence", {("pet", "Bramble"), ("pet", "Thistle")}),
         (
@@ -98,6 +99,11 @@ def test_a_relative_or_pet_is_learned_by_its_name(text, expected):
         "new bf alert",
         "my boyfriend is Italian",
         "my partner in crime lol",
+        "my gf broke her phone again",
+        "my husband speaks french",
+        "my wife is vegan",
+        "my kids are monsters",
+        "married life is great",
         # Other people's relatives and pets.
         "my friend's son Leo is coming over",
         "Niamh's best friend Orla is staying over",
