@@ -327,6 +327,10 @@ _NOW_WORDS = re.compile(
 )
 
 
+def _mark(taken: bytearray, start: int, end: int) -> None:
+    taken[start:end] = b"\x01" * (end - start)
+
+
 def _own_relatives(clause: str, *, presupposed: bool = False) -> list[Statement]:
     """The relatives and pets ``clause`` names as the speaker's, each with its name; a pet
     known only by its species is kept under it, for a later name to replace. ``presupposed``:
@@ -334,13 +338,18 @@ def _own_relatives(clause: str, *, presupposed: bool = False) -> list[Statement]
     which hold even in a question or a wish."""
     cased = not is_lowercase_text(clause)
     found: list[Statement] = []
-    taken: list[tuple[int, int]] = []
+    # Where a relative already read sits (one mark a character: a list of spans looked
+    # through for every match is quadratic on a long text).
+    taken = bytearray(len(clause) + 1)
     patterns = (POSSESSED, BARE) if presupposed else (POSSESSED, BARE, HAD, LISTED)
     for pattern in patterns:
         for match in pattern.finditer(clause):
-            if any(a <= match.start() < b for a, b in taken):
+            if taken[match.start()]:
                 continue
-            if presupposed and _NAMING_BEFORE.search(clause[: match.start()]):
+            # Only the words just before: the whole clause again for each match is quadratic.
+            if presupposed and _NAMING_BEFORE.search(
+                clause[max(0, match.start() - 40) : match.start()]
+            ):
                 continue
             # "my son's friend Leo": someone of theirs ("my dog's name is Rex" is the dog's).
             rest = clause[match.end() : match.end() + 12]
@@ -358,22 +367,22 @@ def _own_relatives(clause: str, *, presupposed: bool = False) -> list[Statement]
                 names, stop = named
                 evidence = clause[match.start() : stop]
                 found += _statements(predicate, names, evidence, _CONFIDENCE[predicate])
-                taken.append((match.start(), stop))
+                _mark(taken, match.start(), stop)
                 more = _coordinated(clause, stop, cased=cased)
                 if more:
                     found += more[0]
-                    taken.append((stop, more[1]))
+                    _mark(taken, stop, more[1])
                 continue
             if predicate == "pet" and not many and pattern in (HAD, LISTED):
                 # "we got a kitten": a name may come later ("named him Chorizo").
                 found.append(said("pet", species, match.group(0), LIKELY))
-                taken.append((match.start(), match.end()))
+                _mark(taken, match.start(), match.end())
             elif predicate != "pet" and not many and _UNNAMED_END.match(clause, match.end()):
                 # "new bf alert! his name is Karim", "we had a baby boy. meet Ezra"
                 word = re.sub(r"\s+", " ", (match.group("person") or "").lower())
                 item = said(predicate, word, match.group(0), _CONFIDENCE[predicate])
                 found.append(replace(item, value=word, qualifier=""))
-                taken.append((match.start(), match.end()))
+                _mark(taken, match.start(), match.end())
     return found
 
 
@@ -416,14 +425,14 @@ def _name_first(clause: str) -> list[Statement]:
     cased = not is_lowercase_text(clause)
     for match in NAME_FIRST.finditer(clause):
         name = match.group("v")
-        before = clause[: match.start()]
+        before = clause[max(0, match.start() - 40) : match.start()]
         # "my real boss is my cat", "the best part is my dog": no name before it.
         if re.search(r"\b(?:my|our|the|a|an|his|her|their|your|this|that|of|'s)\s+$", before, re.I):
             continue
         if not _is_name(name, cased=cased) or (cased and not name[:1].isupper()):
             continue
         link = clause[match.end("v") : match.end("v") + 4]
-        if not cased and not re.match(r"\s*+[,(]", link):
+        if not cased and not re.match(r"(?<!\s)\s*+[,(]", link):
             continue  # "x is my dog" in lower-case text: too often no name
         predicate, many, _species = _relative(match)
         if many:
