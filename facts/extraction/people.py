@@ -115,8 +115,8 @@ LISTED = re.compile(
     re.IGNORECASE,
 )
 # The name after the word for them.
-_NAME_WORD = r"[^\W\d_][\w'-]{0,30}"
-_NAME = r"(?P<v>" + _NAME_WORD + r"(?:\s+" + _NAME_WORD + r")?)"
+# A whole word (a value over the size limit is refused as such, not cut), read once.
+_NAME_WORD = r"[^\W\d_][\w'-]*+"
 # "Niamh, 12" or "Rex (3)": an age after the name.
 _AGE = r"(?<!\s)(?:\s*+,\s*+\d{1,2}(?:\s*+(?:yo|y/o|years?(?:\s++old)?|months?))?)?"
 _STRONG = re.compile(
@@ -415,7 +415,7 @@ def _coordinated(clause: str, end: int, *, cased: bool) -> tuple[list[Statement]
 
 # "This is Farida, my wife", "Lola (my parrot) says hello", "Jan is my boyfriend".
 NAME_FIRST = re.compile(
-    r"(?P<v>" + _NAME_WORD + r")(?:\s*,\s*|\s*\(\s*|\s+(?:is|'s)\s+(?:now\s+)?)"
+    r"(?<![\w'-])(?P<v>" + _NAME_WORD + r")(?:\s*+,\s*+|\s*+\(\s*+|\s++(?:is|'s)\s++(?:now\s++)?)"
     r"(?:my|our)\s+" + _FORMER + _ADJ + _RELATIVE + r"(?!'s|\s+(?:friend|'s))",
     re.IGNORECASE,
 )
