@@ -136,11 +136,15 @@ def sentences(text: str) -> list[str]:
 # "My wife and I split up" is one subject, not two clauses: its "and" is marked unbreakable
 # (a zero-width joiner, removed again after the split).
 TOGETHER = re.compile(
-    r"\b(my\s+[\w-]+\s+and)(\s+(?:i|me)\b)"
+    r"\b(my\s+[\w-]+(?:\s+(?-i:[A-Z][\w'-]+))?\s+and)(\s+(?:i|me)\b)"
     # "Dara and I got married": a name and the speaker, as a couple.
     r"|\b((?-i:[A-Z][\w'-]+)\s+and)(\s+i\b)(?=(?:'re|'ve|\s+(?:are|have|just|finally|"
     r"recently|officially|both|got|will|'ll))*\s+(?:married|engaged|divorced|separated|split|broke|"
-    r"tied|together|moved in|getting|wed|dating)\b)",
+    r"tied|together|moved in|getting|wed|dating)\b)"
+    # "kofi and i got married": the same typed in lower case, opening the sentence.
+    r"|^((?:me\s+(?:and|n|&)\s+)?[^\W\d_][\w'-]{1,30}\s+(?:and|n|&))(\s+i\b)(?=(?:'re|'ve|\s+(?:are|"
+    r"have|just|finally|recently|officially|both|got|will|'ll))*\s+(?:married|engaged|divorced|"
+    r"separated|split|broke|tied|together|moved in|getting|wed|dating)\b)",
     re.IGNORECASE,
 )
 _JOINER = "\u200d"
@@ -189,7 +193,11 @@ def _shared_subject(clause: str) -> list[str]:
 def clauses(sentence: str) -> list[str]:
     """The clauses of one sentence; a question mark stays with the last one."""
     marked = TOGETHER.sub(
-        lambda m: f"{m.group(1) or m.group(3)}{_JOINER}{m.group(2) or m.group(4)}", sentence
+        lambda m: (
+            f"{m.group(1) or m.group(3) or m.group(5)}{_JOINER}"
+            f"{m.group(2) or m.group(4) or m.group(6)}"
+        ),
+        sentence,
     )
     parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)
     return [shared for c in parts if c for shared in _shared_subject(c)]

@@ -7,7 +7,14 @@ import re
 from facts.extraction.contacts import contact_endings
 from facts.extraction.grammar import NAME, NAME_AND_I, S_PLAIN, SPECIES_GROUP, S
 from facts.extraction.statements import Statement, ending, is_lowercase_text, phrase, proper_name
-from facts.extraction.vocabulary import COUNTRIES, DIETS, JOB_WORDS, LANGUAGES
+from facts.extraction.vocabulary import (
+    COMMON_WORDS,
+    COUNTRIES,
+    DIETS,
+    JOB_WORDS,
+    LANGUAGES,
+    STOP_WORDS,
+)
 
 _NO_LONGER = r"(?:no longer|not|n't|not really)"
 _ANYMORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
@@ -91,17 +98,28 @@ SPLIT = _rx(
     r"(?:got\s+)?(?P<verb>split up|broke up|separated|divorced|called it quits)\b"
     r"|" + S_PLAIN + r"(?:'m|am)?\s*(?:now\s+)?(?P<state>divorced|single|separated)\b"
     r"|\bmy\s+(?P<who2>wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?)\s+"
+    r"(?-i:(?P<v2>[A-Z][\w'-]+)\s+)?"
     r"(?:just\s+|finally\s+)?(?:broke up with me|left me|dumped me|divorced me|"
-    r"split up with me|(?:and\s+i\s+)?(?:broke up|split up|separated))\b"
+    r"split up with me|(?:and\s+i\s+)?(?:(?:have\s+|'ve\s+)?(?:just\s+)?(?:broke up|split up|"
+    r"separated|seperated|split|got divorced|divorced)))\b"
 )
 # "Kenji and I got divorced": ends the spouse only if Kenji is the one.
 SPLIT_NAMED = _rx(
-    NAME_AND_I + r"(?:got\s+)?(?P<verb>divorced|split up|broke up|separated|called it quits)\b"
+    NAME_AND_I + r"(?:got\s+)?(?P<verb>divorced|split up|broke up|separated|seperated|"
+    r"called it quits|(?<=are\s)done|(?<='re\s)done)\b"
+)
+# "me and jamal broke up", "aiko n i split up": the couple typed in lower case.
+SPLIT_COUPLE = _rx(
+    r"^(?:(?:so|and|ugh|well|update|btw)[,:!]?\s+)*"
+    r"(?:me\s+(?:and|n|&)\s+(?P<v>[^\W\d_][\w'-]{1,30})|(?P<v2>[^\W\d_][\w'-]{1,30})\s+"
+    r"(?:and|n|&)\s+(?:i|me))(?:'re|'ve|\s+(?:are|have|just|finally|officially|r))*\s+"
+    r"(?:got\s+)?(?P<verb>divorced|split up|broke up|separated|seperated|called it quits|"
+    r"(?<=are\s)done|(?<='re\s)done)\b"
 )
 NOT_TOGETHER = _rx(
     r"\bwe(?:'re|\s+are)\s+(?:not|no longer)\s+together\b"
-    r"|\b(?:our|my)\s+divorce\s+(?:was|is|has been|got|just got)\s+(?:finali[sz]ed|final|official|"
-    r"through)\b"
+    r"|\b(?:our|my|the)\s+divorce\s+(?:was|is|has been|got|just got)\s+"
+    r"(?:finali[sz]ed|final|official|through)\b"
 )
 # "Ines isn't my girlfriend any more"
 NOT_MY_PARTNER = _rx(
@@ -141,7 +159,10 @@ PET_GONE = _rx(
     + r")(?:,?\s+(?-i:(?P<v3>[A-Z]\w+)),?)?\s+away\b"
     # "we gave Goldie away", "Rex passed away": by name only, it ends a pet only if one is
     # called so.
-    r"|\b(?:i|we)\s+(?:gave|had to give|rehomed|had to rehome|'ve rehomed|had to find|found)\s+"
+    r"|\b(?:i|we)\s+(?:had\s+to\s+)?(?:put|have\s+put)\s+(?-i:(?P<v7>[A-Z]\w+))\s+"
+    r"(?:down|to\s+sleep)\b"
+    r"|\b(?:i|we)\s+(?:gave|had to give|rehomed|had to rehome|'ve rehomed|had to find|found|"
+    r"lost)\s+"
     r"(?-i:(?P<v5>[A-Z]\w+))(?:\s+away|\s+a\s+new\s+home)?\b"
     r"|^(?-i:(?P<v6>[A-Z]\w+))\s+(?:died|passed away|passed|ran away|was put down|"
     r"is no longer with us)\b"
@@ -268,6 +289,14 @@ def _place_endings(clause: str, lenient: bool) -> list[Statement]:
     return [ending("city", place, evidence, 0.85)]
 
 
+def _split_couple(clause: str) -> re.Match[str] | None:
+    match = SPLIT_COUPLE.search(clause)
+    name = match and (match.group("v") or match.group("v2"))
+    if not match or not name or name.lower() in COMMON_WORDS | STOP_WORDS | {"i", "me", "we"}:
+        return None
+    return match
+
+
 def _relationship_endings(clause: str) -> list[Statement]:
     apart = NOT_TOGETHER.search(clause)
     if apart and "divorce" in apart.group(0).lower():
@@ -286,21 +315,21 @@ def _relationship_endings(clause: str) -> list[Statement]:
             ending("partner", match.group("v"), evidence, 0.85),
             ending("spouse", match.group("v"), evidence, 0.85),
         ]
-    match = SPLIT_NAMED.search(clause)
+    match = SPLIT_NAMED.search(clause) or _split_couple(clause)
     if match:
         evidence = match.group(0).rstrip(" .!")
+        name = match.groupdict().get("v") or match.groupdict().get("v2")
+        if name and name == name.lower():
+            name = name.capitalize()
         if match.group("verb").lower() == "divorced":
-            return [ending("spouse", match.group("v"), evidence, 0.9)]
-        return [
-            ending("spouse", match.group("v"), evidence, 0.85),
-            ending("partner", match.group("v"), evidence, 0.85),
-        ]
+            return [ending("spouse", name, evidence, 0.9)]
+        return [ending("spouse", name, evidence, 0.85), ending("partner", name, evidence, 0.85)]
     match = SPLIT.search(clause)
     if not match:
         return []
     words = match.group(0).lower()
     evidence = match.group(0).rstrip(" .!")
-    name = match.groupdict().get("v")
+    name = match.groupdict().get("v") or match.groupdict().get("v2")
     who = (match.group("who") or match.group("who2") or "").lower()
     if not who:
         who = next((w for w in ("wife", "husband") if w in words), "")
@@ -334,7 +363,9 @@ def _preference_endings(clause: str) -> list[Statement]:
         found.append(ending("language", match.group("v"), match.group(0), 0.85))
     match = PET_GONE.search(clause)
     if match:
-        gone = next((match.group(g) for g in ("v", "v2", "v3", "v5", "v6") if match.group(g)), None)
+        gone = next(
+            (match.group(g) for g in ("v", "v2", "v3", "v5", "v6", "v7") if match.group(g)), None
+        )
         species = next(
             (
                 match.group(g)

@@ -12,7 +12,7 @@ from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
-from facts.extraction.people import named_later
+from facts.extraction.people import is_unnamed, named_later, presupposed
 from facts.extraction.statements import Statement, is_lowercase_text
 from facts.extraction.structure import merged as structure_merged
 from language.attribution import own_words
@@ -176,10 +176,10 @@ def _extract_clause(clause: str, *, now: datetime, when: str = "") -> list[State
 
 def _stated(clause: str, *, now: datetime, when: str) -> list[Statement]:
     if traps.is_question(clause) or traps.is_hypothetical(clause):
-        return []
+        return presupposed(clause)  # "should I propose to my gf Mina?" still names her
     plan = traps.is_plan(_MONTH_MAY.sub(" ", clause))
     if plan:
-        return []
+        return presupposed(clause)
     start, dateless_future = _start(clause, now)
     if start is None and when:
         start, dateless_future = _start(f"{when}, {clause}", now)
@@ -199,9 +199,19 @@ def _stated(clause: str, *, now: datetime, when: str) -> list[Statement]:
     if traps.is_past(clause, now.year):
         return []
     if dateless_future:
-        return []  # a future with no date is a plan ("I'm moving to Berlin"), not a change
+        # A future with no date is a plan ("I'm moving to Berlin"), not a change.
+        return presupposed(clause)
     found = [s for rule in STATEMENT_RULES for s in rule(clause)]
-    return _with_start(found, start)
+    return _given_now(_with_start(found, start), clause)
+
+
+def _given_now(found: list[Statement], clause: str) -> list[Statement]:
+    """ "me and my partner Hemi are getting married next year": the date is the wedding's;
+    the partner the clause names in passing is one today."""
+    given = {(s.predicate, s.value) for s in presupposed(clause)}
+    if not given:
+        return found
+    return [replace(s, valid_from=None) if (s.predicate, s.value) in given else s for s in found]
 
 
 def _start(clause: str, now: datetime) -> tuple[datetime | None, bool]:
@@ -247,8 +257,10 @@ class _Reading:
                 self.found.append(item)
 
     def names_pet(self, sentence: str) -> bool:
-        """ "we got a dog! his name is Bongo": the sentence names the pet before it."""
-        pet = next((s for s in reversed(self.found) if s.predicate == "pet" and s.value), None)
+        """ "we got a dog! his name is Bongo": the sentence names the pet (or relative) the
+        one before it gave no name."""
+        last = [self.found[index] for index in self.last]
+        pet = next((s for s in reversed(last) if is_unnamed(s)), None)
         named = pet and named_later(pet, sentence)
         if pet and named:
             self.found[self.found.index(pet)] = named
@@ -295,7 +307,9 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
         read.append(sentence)
         if not reading.names_pet(sentence):
             reading.read(sentence)
-    return _with_structure(own, reading.found, read, reading.now)
+    found = _with_structure(own, reading.found, read, reading.now)
+    # A pet known only by its species ("we got a cat") waited for a name; without one, no fact.
+    return [s for s in found if not is_unnamed(s)]
 
 
 def _with_structure(

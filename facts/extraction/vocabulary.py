@@ -142,3 +142,63 @@ PREDICATE_NAMES = {
 
 # What "leaving X for ..." is for when it is no new place or employer: "for good", "for a week".
 NOT_A_VALUE_AFTER_FOR = _words("good now a an the some two three few while bit week month year")
+
+# Common words a lower-case name is told apart from: "my son jake" names him, "my son is
+# sick", "my dog ate my sock", "my wife and I" do not. Verbs are listed by their stem; their
+# -s, -ed and -ing forms are read as the stem.
+COMMON_WORDS = _words(
+    """a an the and or but nor so yet if then than that this these those there here what
+which who whom whose when where why how all any both each every some no not none one two
+three four five six seven eight nine ten first second third last next other another such
+same own only just also too very really quite pretty rather so much many more most less
+least few lot lots bit little big small tiny huge old young new good bad great best better
+worse worst nice fine ok okay sick ill unwell poorly tired sleepy hungry home back away out
+up down over off in on at to from with without into onto about around through across along
+after before behind between under above near by for of as like unlike since until till via
+per is are was were be been being am has have had having do does did done doing can could
+will would shall should may might must need ought gets got get getting gotten go goes went
+gone make made take took taken give gave given come came see saw seen know knew known think
+thought say said tell told ask eat ate eaten drink drank sleep slept run ran wake woke keep
+kept feel felt leave left bring brought buy bought find found hold held lose lost meet met
+pay paid put read send sent sit sat stand stood teach taught win won write wrote
+love like hate want need work live play stay start finish try turn call move help look
+watch walk talk cook clean cry laugh smile sing dance bark meow chew bite jump swim learn
+study graduate marry propose wait hope agree refuse pick drop drive fly visit miss text
+always never ever still already again almost even often sometimes usually rarely seldom
+literally basically actually honestly seriously totally absolutely definitely probably
+finally recently currently apparently obviously clearly truly really kinda sorta lowkey
+highkey legit tbh btw imo imho lol lmao rofl haha hehe omg omfg wtf smh ngl idk iirc fyi
+rn atm asap pls plz thx ty ugh ugh yay wow oh ah ahh hmm hm yeah yep yes nope nah na
+sure maybe perhaps whatever anyway anyways though tho cuz coz cause bc because while whilst
+today tonight tomorrow yesterday morning evening night week weekend month year now later
+soon early late day days time times age years months weeks
+n r u ur ya yo x xx xxx im ive id ill its hes shes theyre were youre dont doesnt didnt
+cant wont isnt arent wasnt werent hasnt havent
+asleep awake alive dead busy free happy sad mad angry upset annoyed scared afraid excited
+nervous obsessed allergic sweet cute adorable lovely gorgeous beautiful handsome smart
+clever funny silly crazy naughty lazy fat fluffy tall short loud quiet grumpy moody
+healthy pregnant sober drunk ready done gone right wrong sorry glad proud lucky fine
+walker sitter food bed toys toy treats treat bowl lead leash crate vet insurance hair
+school nursery daycare class homework teacher teachers friend friends family parents
+mum mom dad brother sister birthday party room stuff things thing job car phone
+number name names photo photos pic pics picture pictures bday wedding house alert update
+news drama problems issues going doing being dying lying life man woman guy person
+people someone somebody couple
+speak spoke snore adore forget forgot break broke throw threw swear swore wear wore tear tore
+ride rode hide hid bite bit fall fell catch caught fight fought sell sold sing sang ring rang
+begin began drive drove grow grew blow blew draw drew shake shook steal stole choose chose
+freeze froze wake woke lend lent spend spent build built bend bent feel felt deal dealt mean
+meant sleep slept hear heard hurt cut hit let set shut quit cost beat become became forgive
+forgave understand understood stick stuck sting stung swing swung hang hung dig dug shine
+shone shoot shot lead led flee fled light lit ignore prefer enjoy miss kiss hug cuddle snuggle
+scratch lick sniff chase fetch poop pee puke vomit throw sneeze cough smell stink howl purr
+hiss growl whine beg escape climb hunt nap rest cry scream yell shout complain whinge moan
+insist refuse decide forget remember notice promise pretend admit deny accept reject apply
+graduate retire quit join leave travel return arrive land crash fix repair paint draw bake
+fry grill order cancel book plan organise organize arrange host invite text call email phone
+message ring answer reply ask beg wish wonder worry care mind matter hate despise dislike
+adopt rescue foster feed bathe groom train raise spoil ruin destroy chew eat devour steal
+snack munch bark meow moult shed jump hop run sprint walk wander roam explore discover
+sit stand lie lay lying sleep snooze doze wake
+my your his her its our their me him them us myself yourself himself herself"""
+)

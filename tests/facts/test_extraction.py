@@ -59,7 +59,8 @@ def said(text):
         ("My son Leo just turned 5", {("child", "leo", "Leo")}),
         ("We had a baby girl named Mia", {("child", "mia", "Mia")}),
         ("My dog Rex loves walks", {("pet", "rex", "Rex")}),
-        ("We got a cat", {("pet", "cat", "cat")}),
+        # A pet counts only with its name (bench/facts_quality/natural/README.md).
+        ("We got a cat", set()),
         ("I adopted a puppy named Biscuit", {("pet", "biscuit", "Biscuit")}),
         ("I have a golden retriever named Buddy", {("pet", "buddy", "Buddy")}),
         ("I have two kids, Sam and Ella", {("child", "sam", "Sam"), ("child", "ella", "Ella")}),
