@@ -288,12 +288,12 @@ def _named_after(
             return None
         if names and many and len(names) < 2:
             return None  # "my kids are tane and mere", not "my kids are monsters"
-        if names and _NAME_ENDS.match(clause, stop) and not _nationality(names[0]):
+        if names and _NAME_ENDS.match(clause, stop) and not nationality(names[0]):
             return names, stop
     return None
 
 
-def _nationality(word: str) -> bool:
+def nationality(word: str) -> bool:
     lowered = word.lower()
     return lowered in LANGUAGES or lowered.rstrip("n") in LANGUAGES or lowered.endswith("ish")
 
@@ -363,6 +363,15 @@ def _own_relatives(clause: str, *, presupposed: bool = False) -> list[Statement]
                 later = _NOW_WORDS.match(clause, match.end())
                 if later:
                     named = _named_after(clause, match, cased=cased, at=later.end())
+            # "a dog called Rex bit me": a list's first item is the sentence's subject when a
+            # verb follows its name, not an item of the speaker's.
+            if (
+                named
+                and pattern is LISTED
+                and not clause[: match.start()].strip(" ,:;(")
+                and not _NAME_ENDS.match(clause, named[1])
+            ):
+                named = None
             if named:
                 names, stop = named
                 evidence = clause[match.start() : stop]

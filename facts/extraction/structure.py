@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 
 from facts.extraction import clauses as traps
 from facts.extraction.kinship import KIN_WORDS, OWNERS, Reader, kin, relatives, words
+from facts.extraction.people import nationality
 from facts.extraction.statements import Statement, is_lowercase_text
 from facts.extraction.vocabulary import PET_SPECIES
 from language.parse import Parse, parse_many
@@ -223,10 +224,16 @@ def merged(
     kept = [item for index, item in enumerate(found) if index not in dropped]
     seen = {(s.predicate, s.qualifier, s.value) for s in found}
     single = {s.predicate for s in found if not s.qualifier}
+    # A name the rules gave one relative is not another's ("gf Marta, 2 kids").
+    named = {(s.value or "").casefold() for s in found if s.predicate in _RELATIVES}
     for item in added:
         key = (item.predicate, item.qualifier, item.value)
         if key in seen or (not item.qualifier and item.predicate in single):
             continue
+        if item.predicate in _RELATIVES and (
+            (item.value or "").casefold() in named or nationality(item.value or "")
+        ):
+            continue  # "my boyfriend is Italian": what he is, not who
         if not _stands(item.evidence, sentences):
             continue
         seen.add(key)

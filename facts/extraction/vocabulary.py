@@ -172,6 +172,9 @@ rn atm asap pls plz thx ty ugh ugh yay wow oh ah ahh hmm hm yeah yep yes nope na
 sure maybe perhaps whatever anyway anyways though tho cuz coz cause bc because while whilst
 today tonight tomorrow yesterday morning evening night week weekend month year now later
 soon early late day days time times age years months weeks
+school nursery daycare class classes lesson lessons homework practice training match game
+football soccer rugby cricket hockey basketball baseball tennis swimming ballet piano
+teacher coach birthday party recital exam exams test tests trip
 n r u ur ya yo x xx xxx im ive id ill its hes shes theyre were youre dont doesnt didnt
 cant wont isnt arent wasnt werent hasnt havent
 asleep awake alive dead busy free happy sad mad angry upset annoyed scared afraid excited

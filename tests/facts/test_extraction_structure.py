@@ -113,7 +113,7 @@ def test_other_subjects_and_suppositions_say_nothing_either_way(monkeypatch, tex
 def test_rules_alone_still_read_when_the_parser_is_off(parse_off):
     assert said("I've been vegetarian since March and speak Portuguese") == {("diet", "vegetarian")}
     assert said("we rescued a greyhound called Dash") == {("pet", "Dash")}
-    assert said("my daughter zoe lost her first tooth today") == set()
+    assert said("my daughter zoe lost her first tooth today") == {("child", "Zoe")}
 
 
 @parser
