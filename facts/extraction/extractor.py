@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from facts.extraction import clauses as traps
+from facts.extraction import corrections
 from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
@@ -224,6 +225,9 @@ _WHEN_ONLY = re.compile(
 )
 
 
+_TASTES = frozenset({"likes", "dislikes"})
+
+
 @dataclass
 class _Reading:
     """What a text has said so far, statement by statement."""
@@ -232,6 +236,7 @@ class _Reading:
     found: list[Statement] = field(default_factory=list)
     seen: set[tuple[str, str, str | None]] = field(default_factory=set)
     last: list[int] = field(default_factory=list)  # where the last clause's statements are
+    topic: str | None = None  # what the last sentence of taste was about ("... like it now")
 
     def add(self, items: list[Statement]) -> None:
         self.last = []
@@ -260,7 +265,47 @@ class _Reading:
             if item.valid_from is None:
                 self.found[index] = _with_start([item], start)[0]
 
+    def revised(self, sentence: str) -> bool:
+        """A correction, a change of taste or an item added to a list (corrections.py):
+        read whole, since what it corrects or refers to may sit anywhere in the sentence."""
+        if traps.is_question(sentence) or traps.is_hypothetical(sentence):
+            return False
+        if traps.is_reported(sentence):
+            return False
+
+        def read(clause: str) -> list[Statement]:
+            return extract_clause(clause, now=self.now) if clause.strip(" ,.;:") else []
+
+        fixed = corrections.correction(sentence, self.found, read)
+        if fixed is not None:
+            self.found, self.seen = [], set()
+            self.add(fixed[0])
+            self.add(fixed[1])
+            return True
+        contrasted = corrections.contrast(sentence, read)
+        if contrasted:
+            self.add(contrasted)
+            return True
+        tastes = corrections.tastes(sentence, earlier=self.topic)
+        self.topic = corrections.subject_of(sentence) or self.topic
+        said = tastes or corrections.additions(sentence) or corrections.also(sentence)
+        if not said:
+            return False
+        # The rest of the sentence is read as usual ("I moved to Madrid and I'm into flamenco
+        # now"); a change of taste is its last word on likes and dislikes.
+        start = len(self.found)
+        self._read_clauses(sentence)
+        if tastes:
+            self.found[start:] = [s for s in self.found[start:] if s.predicate not in _TASTES]
+            self.seen = {(s.predicate, s.qualifier, s.value or s.ended) for s in self.found}
+        self.add(said)
+        return True
+
     def read(self, sentence: str) -> None:
+        if not self.revised(sentence):
+            self._read_clauses(sentence)
+
+    def _read_clauses(self, sentence: str) -> None:
         scene = when = ""
         for clause in traps.clauses(sentence):
             said = extract_clause(clause, now=self.now, scene=scene, when=when)
