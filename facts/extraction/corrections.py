@@ -123,6 +123,13 @@ _CHANGED = re.compile(
     r"officially|never\s+again|ruined|sick\s+of|fed\s+up|growing\s+on|actually|confession)\b",
     re.I,
 )
+# "can't stand the taste now": the taste of what the sentence is about.
+_SENSE = re.compile(r"^the\s+(?:taste|smell|sight|sound|texture|thought|idea)\b", re.I)
+_PEOPLE = (
+    r"(?:mum|mom|mother|dad|father|brother|sister|friend|wife|husband|bf|gf|boyfriend|girlfriend|"
+    r"partner|boss|son|daughter|kids?|cousin|aunt|uncle|neighbou?r|flatmate|roommate|colleague|"
+    r"coworker|family|parents|grandma|grandpa|nan|nana|fianc[ée]e?|hubby|wifey|child|baby|team)"
+)
 _PRONOUN = frozenset({"it", "them", "that", "this", "those"})
 # "I still hate olives, nothing's changed": a taste that stands, said again.
 _STILL = re.compile(r"\bstill\b", re.I)
@@ -135,10 +142,20 @@ def _item(raw: str) -> str | None:
     return value
 
 
+# What a sentence of taste is about when it opens on what the speaker gave up or cannot take:
+# "gave up energy drinks, can't stand the taste now", "my stomach can't do spicy food".
+_GIVEN_UP = re.compile(
+    r"\b(?:gave\s+up|given\s+up|quit|stopped\s+(?:eating|drinking|doing)|can't\s+(?:do|handle|"
+    r"take|eat|drink)|cant\s+(?:do|handle|take|eat|drink))\s{1,3}" + r"(?P<v>[^,.;!?]{1,80})",
+    re.I,
+)
+
+
 def _topic(sentence: str) -> str | None:
     match = _TOPIC.match(sentence)
     if not match:
-        return None
+        given = _GIVEN_UP.search(sentence)
+        return _item(given.group("v")) if given else None
     topic = match.group("t")
     if topic.split()[0].lower() in _NOT_TOPICS or topic.lower() in LANGUAGES:
         return None
@@ -148,7 +165,7 @@ def _topic(sentence: str) -> str | None:
 def _object(match: re.Match[str], topic: str | None) -> str | None:
     raw = match.group("v").strip()
     first = raw.split()[0].lower() if raw.split() else ""
-    if first in _PRONOUN:
+    if first in _PRONOUN or _SENSE.match(raw):
         return topic
     return _item(raw)
 
@@ -158,7 +175,10 @@ def tastes(sentence: str, *, earlier: str | None = None) -> list[Statement]:
     "it"/"them" read as what the sentence (or ``earlier``, the thing a previous sentence of the
     message was about) is about. Nothing when no change is said."""
     if not _CHANGED.search(sentence) or re.search(
-        r"\b(?:my|his|her|their|our)\s+(?:\w+\s+)?(?:loves|likes|hates|can't)\b", sentence, re.I
+        r"\b(?:my|his|her|their|our)\s+(?:\w+\s+)?" + _PEOPLE + r"\s+(?:\w+\s+)?"
+        r"(?:loves?|likes?|hates?|can't|cant|is|has|went|goes|got)\b",
+        sentence,
+        re.I,
     ):
         return []
     topic = _topic(sentence) or earlier
@@ -272,13 +292,29 @@ def also(clause: str) -> list[Statement]:
     return []
 
 
+# "left Grab and joined Gojek": the ending and the new value, both said.
+_LEFT_AND = re.compile(
+    r"^(?P<first>[^,;.!?]{0,60}?\b(?:left|quit)\s[^,;.!?]{1,60}?)\s+and\s+(?:then\s+|now\s+|just\s+)?"
+    r"(?P<second>(?:joined|started|moved|signed|relocated)\b[^.!?]{1,200})",
+    re.I,
+)
+
+
+def left_and_joined(sentence: str, read: Read) -> list[Statement]:
+    match = _LEFT_AND.match(sentence)
+    if not match:
+        return []
+    first, second = read(match.group("first")), read(match.group("second"))
+    return first + second if first and second else []
+
+
 # ---- corrections ------------------------------------------------------------------------
 
 # What opens a correction: "sorry, Linz", "no wait, ...", "scratch that, ...", "I meant ...".
 MARKER = re.compile(
     r"(?:^|[,;:]\s{0,3}|\.{1,3}\s{0,3}|\s)(?:(?:oh|oops|ugh|haha|lol)[,!]?\s{1,3})?"
     r"(?:sorry|no\s+wait|wait\s+no|scratch\s+that(?:\s+number)?|i\s+mean|i\s+meant|"
-    r"correction|actually\s+no|oops|my\s+bad|typo)\b"
+    r"correction|actually\s+no|oops|my\s+bad|typo|(?<![^\s])no(?=[,!]))\b"
     r"(?:[,:]?\s{1,3}(?:i\s+meant?|it's|its|it\s+is|the\s+right\s+one\s+is|"
     r"the\s+correct\s+one\s+is)\b)?\s{0,3}[,:!*-]*\s{0,3}",
     re.I,
@@ -324,6 +360,7 @@ _LEAD = re.compile(
     re.I,
 )
 _TAIL = re.compile(r"(?:\s{1,3}(?:actually|then|lol|haha|tho|though|btw|really))+$", re.I)
+_DENIED = re.compile(r"\b(?:not|never|isn't|isnt|aren't|wasn't|no\s+longer)\b|n't\b", re.I)
 _NAMED_SINGLE = ("employer", "city", "country", "job_title", "spouse", "partner")
 _MONTHS = re.compile(r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*$", re.I)
 
@@ -333,8 +370,8 @@ def bare_value(raw: str, *, hint: str | None = None) -> list[Statement]:
     date, a language, a diet, a country, a city, a job. ``hint``: the predicate the value
     stands in for, when the text said it before."""
     raw = _TAIL.sub("", _LEAD.sub("", raw.strip(" *.!-")).strip(" *.!"))
-    if not raw:
-        return []
+    if not raw or _DENIED.search(raw):
+        return []  # "No, my email isn't sam@example.com": what it is not
     evidence = raw
     email = EMAIL.search(raw)
     if email:
@@ -391,6 +428,26 @@ def _held_like(item: Statement, old: str) -> Statement:
     if item.predicate in MULTI_VALUED:
         return replace(item, ended=old)
     return item
+
+
+# "I said Northgate Pharmacy earlier, it's Northfield Pharmacy": the old value, then the new.
+_SAID_BEFORE = re.compile(
+    r"\bi\s+(?:said|wrote|typed|put|told\s+you)\s+(?P<b>[^,;.!?]{1,60}?)\s+(?:earlier|before|"
+    r"last\s+time|by\s+mistake)\b[^,;.!?]{0,30}[,;.]\s{0,3}(?:but\s+)?(?:it's|its|it\s+is|"
+    r"it\s+should\s+be|actually)\s+(?P<a>[^,;.!?]{1,60})",
+    re.I,
+)
+
+
+def said_before(clause: str) -> list[Statement] | None:
+    match = _SAID_BEFORE.search(clause)
+    if not match:
+        return None
+    a, b = match.group("a").strip(), match.group("b").strip()
+    was = bare_value(b)
+    if was:
+        return bare_value(a, hint=was[0].predicate) or None
+    return _candidates(a, b) or None
 
 
 def contrast(clause: str, read: Read) -> list[Statement] | None:
@@ -499,13 +556,18 @@ def correction(
     if contrasted:
         earlier = read(before) if before.strip(" ,.") else []
         return _without(found + earlier, contrasted), contrasted
-    parts = re.split(r"\s{0,3}[,;]\s{0,3}|\.(?:\s|$)", after, maxsplit=2)
+    parts = re.split(r"\s{0,3}[,;]\s{0,3}|\.(?:\s|$)", after, maxsplit=2)[:2]
     replacement = parts[0]
     if re.match(r"^(?:that's|thats|that\s+is|it's|its)\s+my\s+\w+'s?\b", replacement, re.I):
         # "no wait that's my brother's, mine's the 2nd": what follows is the speaker's.
         replacement = parts[1] if len(parts) > 1 else ""
     earlier = read(before) if before.strip(" ,.") else []
     said = read(replacement) if replacement else []
+    if not said and len(parts) > 1 and replacement is parts[0]:
+        # "ugh no, Lukas is my ex, my boyfriend is Jan": the correction in the next part.
+        said = read(parts[1])
+        if said:
+            replacement = parts[1]
     pool = found + earlier
     if not said and pool:
         last = pool[-1]

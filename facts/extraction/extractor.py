@@ -28,7 +28,7 @@ _SUBJECT_DROPPED = re.compile(
     r"[,:!]?\s++)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
     r"(?:moved|relocated|joined|started|"
     r"got|quit|left|resigned|became|adopted|married|switched|broke up|gave up|dropped|"
-    r"divorced|signed|handed in|bought|rehomed|"
+    r"divorced|signed|handed in|bought|rehomed|promoted|emigrated|accepted|went|turned|"
     r"working\s+(?:at|for|as)|living\s+in|employed\s+(?:at|by))\b)",
     re.I,
 )
@@ -216,7 +216,7 @@ def _start(clause: str, now: datetime) -> tuple[datetime | None, bool]:
 # A clause that only says when what came before takes effect: "Just signed with Mercado
 # Libre, I start on July 15", "I quit Zurich Insurance. Effective June 30."
 _WHEN_ONLY = re.compile(
-    r"^(?:and\s+|but\s+|so\s+)?(?:(?:i|we)(?:'m|'ll|'re|\s+will|\s+am|\s+are)?\s+(?:be\s+)?"
+    r"^(?:and\s+|but\s+|so\s+)?(?:(?:(?:i|we)(?:'m|'ll|'re|\s+will|\s+am|\s+are)?\s+(?:be\s+)?)?"
     r"(?:start|begin|join|move|leave|starting|beginning|joining|moving|leaving)"
     r"|(?:it|this|that|the move|the change|the new job|my new job|the job)\s+(?:starts|begins|"
     r"is|takes effect|kicks off)|effective|starting|from|as of|beginning"
@@ -226,6 +226,9 @@ _WHEN_ONLY = re.compile(
 
 
 _TASTES = frozenset({"likes", "dislikes"})
+_DROPPED_I = re.compile(
+    r"^(?=(?:can't|cant|cannot)\s+(?:stand|bear|stomach|do|handle|take)\b)", re.I
+)
 
 
 @dataclass
@@ -268,9 +271,11 @@ class _Reading:
     def revised(self, sentence: str) -> bool:
         """A correction, a change of taste or an item added to a list (corrections.py):
         read whole, since what it corrects or refers to may sit anywhere in the sentence."""
-        if traps.is_question(sentence) or traps.is_hypothetical(sentence):
+        # "cant stand X anymore": the "I" left out, not a question.
+        said_by_me = _DROPPED_I.sub("I ", sentence)
+        if traps.is_question(said_by_me) or traps.is_hypothetical(said_by_me):
             return False
-        if traps.is_reported(sentence):
+        if traps.is_reported(said_by_me):
             return False
 
         def read(clause: str) -> list[Statement]:
@@ -282,9 +287,13 @@ class _Reading:
             self.add(fixed[0])
             self.add(fixed[1])
             return True
-        contrasted = corrections.contrast(sentence, read)
+        contrasted = corrections.said_before(sentence) or corrections.contrast(sentence, read)
         if contrasted:
             self.add(contrasted)
+            return True
+        both = corrections.left_and_joined(sentence, read)
+        if both:
+            self.add(both)
             return True
         tastes = corrections.tastes(sentence, earlier=self.topic)
         self.topic = corrections.subject_of(sentence) or self.topic
@@ -295,7 +304,7 @@ class _Reading:
         # now"); a change of taste is its last word on likes and dislikes.
         start = len(self.found)
         self._read_clauses(sentence)
-        if tastes:
+        if tastes or (said and said[0].evidence.lower().startswith(("add ", "put "))):
             self.found[start:] = [s for s in self.found[start:] if s.predicate not in _TASTES]
             self.seen = {(s.predicate, s.qualifier, s.value or s.ended) for s in self.found}
         self.add(said)

@@ -156,9 +156,7 @@ def _semantic(statements: list[Statement], held: dict[tuple[str, str], Fact]) ->
 def _judge(statement: Statement, fact: Fact | None, level: Level) -> tuple[Action, Level]:
     if statement.is_ending:
         ended = statement.ended
-        if fact is not None and (
-            ended is None or normalise_value(ended) == normalise_value(fact.value)
-        ):
+        if fact is not None and (ended is None or _names(ended, fact.value)):
             return Action.END, level if level == Level.SEMANTIC else Level.PATTERN
         return Action.NONE, Level.PATTERN
     assert statement.value is not None
