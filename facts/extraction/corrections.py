@@ -145,7 +145,8 @@ def _item(raw: str) -> str | None:
 # What a sentence of taste is about when it opens on what the speaker gave up or cannot take:
 # "gave up energy drinks, can't stand the taste now", "my stomach can't do spicy food".
 _GIVEN_UP = re.compile(
-    r"\b(?:gave\s+up|given\s+up|quit|stopped\s+(?:eating|drinking|doing)|can't\s+(?:do|handle|"
+    r"\b(?:switched\s+to|moved\s+on\s+to|discovered|tried|gave\s+up|given\s+up|quit|"
+    r"stopped\s+(?:eating|drinking|doing)|can't\s+(?:do|handle|"
     r"take|eat|drink)|cant\s+(?:do|handle|take|eat|drink))\s{1,3}" + r"(?P<v>[^,.;!?]{1,80})",
     re.I,
 )

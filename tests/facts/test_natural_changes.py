@@ -261,3 +261,88 @@ def test_a_correction_over_rest_reports_the_ended_item(api, agent):
     data = response.json()
     assert [(c["qualifier"], c["new_value"]) for c in data["contradicted"]] == [("spanish", None)]
     assert [(n["qualifier"], n["value"]) for n in data["new"]] == [("portuguese", "Portuguese")]
+
+
+# ---- endings and dated changes --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "ended", "start"),
+    [
+        ("not delivering for deliveroo anymore, too cold", "deliveroo", None),
+        ("I'm not at Monzo anymore, I left last month", "Monzo", None),
+        ("left the Grand Hotel last week, needed a change", "Grand Hotel", None),
+        ("my last shift at Boots is this friday!!", "Boots", datetime(2030, 6, 14, tzinfo=UTC)),
+        (
+            "handed in my notice, finishing at Aviva on July 31",
+            "Aviva",
+            datetime(2030, 7, 31, tzinfo=UTC),
+        ),
+    ],
+)
+def test_leaving_a_job_ends_the_employer_only(text, ended, start):
+    (item,) = [s for s in extract(text, now=NOW) if s.predicate == "employer"]
+    assert (item.value, item.ended) == (None, ended)
+    assert (item.valid_from.date() if item.valid_from else None) == (
+        start.date() if start else None
+    )
+    assert not [s for s in extract(text, now=NOW) if s.predicate == "job_title"]
+
+
+@pytest.mark.django_db
+def test_an_ending_naming_the_employer_loosely_ends_it_and_keeps_the_title(agent):
+    state(agent, "Hendersons Bakery")
+    state(agent, "baker", predicate="job_title")
+    check(agent, "I don't work at Hendersons anymore", apply=True)
+    assert held(agent) == {("job_title", ""): "baker"}
+
+
+@pytest.mark.django_db
+def test_leaving_one_employer_for_another_updates_it(agent):
+    state(agent, "Grab")
+    result = check(agent, "left Grab and joined Gojek, same chaos", apply=True)
+    assert ("UPDATE", "employer", "", "Gojek") in actions(result)
+    assert held(agent) == {("employer", ""): "Gojek"}
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "value", "start"),
+    [
+        (
+            "got the job at aldi!! start on the 1st",
+            "employer",
+            "aldi",
+            datetime(2030, 7, 1, tzinfo=UTC),
+        ),
+        (
+            "accepted the Telstra offer, I start 1st of August",
+            "employer",
+            "Telstra",
+            datetime(2030, 8, 1, tzinfo=UTC),
+        ),
+        (
+            "got promoted!! I'm team lead from next monday",
+            "job_title",
+            "team lead",
+            datetime(2030, 6, 17, tzinfo=UTC),
+        ),
+    ],
+)
+def test_a_change_said_with_its_date_starts_then(text, predicate, value, start):
+    (item,) = [s for s in extract(text, now=NOW) if s.predicate == predicate]
+    assert (item.value, item.valid_from.date()) == (value, start.date())
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("promoted to senior developer 🎉", ("job_title", "senior developer")),
+        ("I'm at Wise now, same role, better pay", ("employer", "Wise")),
+    ],
+)
+def test_a_change_said_in_passing(text, expected):
+    assert expected in values(text)
+
+
+def test_a_place_one_is_at_is_no_employer():
+    assert values("I'm at Gatwick now, flight delayed") == set()
