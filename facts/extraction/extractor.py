@@ -305,7 +305,9 @@ class _Reading:
         start = len(self.found)
         self._read_clauses(sentence)
         if tastes or (said and said[0].evidence.lower().startswith(("add ", "put "))):
-            self.found[start:] = [s for s in self.found[start:] if s.predicate not in _TASTES]
+            self.found[start:] = [
+                s for s in self.found[start:] if s.predicate not in _TASTES or s.is_ending
+            ]
             self.seen = {(s.predicate, s.qualifier, s.value or s.ended) for s in self.found}
         self.add(said)
         return True
