@@ -325,7 +325,7 @@ MARKER = re.compile(
 # Read from the first "not" only, and backwards from it: a search for "A, not B" from every
 # position of a long text without one was quadratic.
 _NOT_B = re.compile(r"\bnot\s{1,3}(?:an?\s+|the\s+)?(?P<b>[^,;.!?]{1,60})", re.I)
-_BEFORE_NOT = re.compile(r"(?:\s|,|\*|\bactually\b)+$", re.I)
+_BEFORE_NOT = re.compile(r"(?:\s|,|\*|\bactually\b){1,12}$", re.I)
 
 
 def _a_not_b(clause: str) -> tuple[str, str, int] | None:
@@ -360,7 +360,7 @@ _LEAD = re.compile(
     r"ugh|well|wait|in|at)[,!]?\s{1,3})+",
     re.I,
 )
-_TAIL = re.compile(r"(?:\s{1,3}(?:actually|then|lol|haha|tho|though|btw|really))+$", re.I)
+_TAIL = re.compile(r"(?:\s{1,3}(?:actually|then|lol|haha|tho|though|btw|really)){1,4}$", re.I)
 _DENIED = re.compile(r"\b(?:not|never|isn't|isnt|aren't|wasn't|no\s+longer)\b|n't\b", re.I)
 _NAMED_SINGLE = ("employer", "city", "country", "job_title", "spouse", "partner")
 _MONTHS = re.compile(r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*$", re.I)
@@ -492,15 +492,20 @@ def contrast(clause: str, read: Read) -> list[Statement] | None:
 
 # "the bank I work for is Starling": the slot a value is said to fill, by the words before it.
 _SLOT_WORDS = (
-    ("job_title", r"\b(?:job\s+title|title|role|position)\b"),
-    ("employer", r"\b(?:work|works|working|company|employer|bank|firm|shop|store|office)\b"),
-    ("email", r"\b(?:e-?mail)\b"),
-    ("phone", r"\b(?:number|phone|mobile|cell)\b"),
-    ("birthday", r"\b(?:birthday|bday|b-day|born)\b"),
-    ("partner", r"\b(?:bf|gf|boyfriend|girlfriend|partner|fianc[ée]e?)\b"),
-    ("spouse", r"\b(?:husband|wife|hubby|wifey|spouse)\b"),
-    ("city", r"\b(?:live|living|city|town|based)\b"),
-    ("country", r"\bcountry\b"),
+    ("job_title", re.compile(r"\b(?:job\s+title|title|role|position)\b", re.I)),
+    (
+        "employer",
+        re.compile(
+            r"\b(?:work|works|working|company|employer|bank|firm|shop|store|office)\b", re.I
+        ),
+    ),
+    ("email", re.compile(r"\b(?:e-?mail)\b", re.I)),
+    ("phone", re.compile(r"\b(?:number|phone|mobile|cell)\b", re.I)),
+    ("birthday", re.compile(r"\b(?:birthday|bday|b-day|born)\b", re.I)),
+    ("partner", re.compile(r"\b(?:bf|gf|boyfriend|girlfriend|partner|fianc[ée]e?)\b", re.I)),
+    ("spouse", re.compile(r"\b(?:husband|wife|hubby|wifey|spouse)\b", re.I)),
+    ("city", re.compile(r"\b(?:live|living|city|town|based)\b", re.I)),
+    ("country", re.compile(r"\bcountry\b", re.I)),
 )
 _IS = re.compile(r"^(?P<what>.{1,80}?)\s(?:is|'s|are)\s{1,3}(?P<v>[^,;]{1,60})$", re.I)
 
@@ -510,7 +515,7 @@ def _said_as(raw: str) -> list[Statement]:
     if not match or not re.search(r"\b(?:i|my|i'm|im)\b", match.group("what"), re.I):
         return []
     for predicate, words in _SLOT_WORDS:
-        if re.search(words, match.group("what"), re.I):
+        if words.search(match.group("what")):
             return bare_value(match.group("v"), hint=predicate)
     return []
 

@@ -65,10 +65,6 @@ EMPLOYER = rx(
     S + r"(?:accepted|'ve accepted|took)\s+(?P<v>[^,;.!?']{1,120}?)'s\s+(?:job\s+)?offer\b",
     # "accepted the Optus offer"
     S + r"(?:accepted|'ve accepted)\s+the\s+(?P<v>[^,;.!?']{1,120}?)\s+(?:job\s+)?offer\b",
-    # "I'm at Flutterwave now, same role, better pay": the job said around it.
-    I_AM + r"(?:at|with)\s+(?!the\s)(?P<v>[^,;.!?]{1,120}?)\s++(?:now|these days|nowadays)\s*,\s*"
-    r"(?=[^.!?]{0,60}?\b(?:same|new|better|shorter|longer|worse)\s+(?:role|job|team|position|"
-    r"title|pay|salary|boss|commute|hours)\b)",
     r"^(?:and\s+|so\s+)?(?-i:(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3}))\s+(?:just\s+|finally\s+)?"
     r"(?:hired|has hired|employs)\s+me\b",
     r"^(?-i:(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3}))\s+is\s+(?:now\s+)?my\s+(?:new\s+)?"
