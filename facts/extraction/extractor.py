@@ -226,6 +226,8 @@ _WHEN_ONLY = re.compile(
 
 
 _TASTES = frozenset({"likes", "dislikes"})
+# Corrections and changes of taste are read whole only in sentences up to this long.
+_REVISED_MAX_CHARS = 600
 _DROPPED_I = re.compile(
     r"^(?=(?:can't|cant|cannot)\s+(?:stand|bear|stomach|do|handle|take)\b)", re.I
 )
@@ -271,6 +273,8 @@ class _Reading:
     def revised(self, sentence: str) -> bool:
         """A correction, a change of taste or an item added to a list (corrections.py):
         read whole, since what it corrects or refers to may sit anywhere in the sentence."""
+        if len(sentence) > _REVISED_MAX_CHARS:
+            return False  # said in a short sentence; a long run is read clause by clause
         # "cant stand X anymore": the "I" left out, not a question.
         said_by_me = _DROPPED_I.sub("I ", sentence)
         if traps.is_question(said_by_me) or traps.is_hypothetical(said_by_me):
