@@ -39,6 +39,8 @@ LEFT_JOB = _rx(
     r"made redundant)(?:\s+(?:from|by))?|retired(?:\s+from)?|walked away from|"
     r"handed in my notice at|"
     r"stopped working (?:at|for)|finished (?:at|with)|'m leaving|am leaving|'ll be leaving|"
+    # "finishing at BBVA on July 15", "i finish at sunny days nursery on friday"
+    r"(?:'m\s+|am\s+)?finishing(?:\s+up)?\s+(?:at|with)|finish(?:\s+up)?\s+(?:at|with)|"
     r"will be leaving|'ll leave|will leave|moved on from|stepped down(?:\s+from)?|"
     r"(?:'m|am)?\s*(?:quitting|retiring(?:\s+from)?|resigning(?:\s+from)?)|'ll quit|will quit|"
     r"'ll retire|will retire|'ll resign|will resign|leave)"
@@ -50,13 +52,16 @@ NOT_WITH = _rx(
     + r")(?:'m|am|are|'re)?\s*"
     + _NO_LONGER
     + r"\s+(?:with|at|working (?:at|for)|employed (?:at|by)"
-    r"|work(?:ing)? (?:at|for))\s+(?P<v>.+)"
+    r"|work(?:ing)? (?:at|for)|(?:driving|delivering|riding|cooking|cleaning|teaching)\s+for)"
+    r"\s+(?P<v>.+)"
 )
 DONT_WORK = _rx(S + r"(?:don't|do not|no longer)\s+work\s+(?:at|for)\s+(?P<v>.+)")
 USED_TO_WORK = _rx(S + r"used to work\s+(?:at|for)\s+(?P<v>.+)")
 JOBLESS = _rx(
     S + r"(?:'m|am)?\s*(?:now\s+)?(?:unemployed|between jobs|out of work|jobless|"
     r"looking for work)\b"
+    # "unemployed life is nice", "officially unemployed now": the speaker's state, said alone.
+    r"|^(?:(?:so|well|ok|and|now|officially)\s+)*(?:unemployed|jobless)\b(?!\s+(?:people|friends?))"
 )
 NOT_A = _rx(
     r"(?:" + S + r"|^)(?:'m|am)?\s*(?:no longer|not)\s+(?:an?\s+|the\s+)?(?P<v>[\w -]{1,80}?)"
@@ -79,7 +84,7 @@ LEFT_PLACE = _rx(
     r"(?!(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+to\s)(?P<v>.+)"
 )
 LAST_DAY = _rx(
-    r"\bmy\s+last\s+day\s+(?:at|with)\s+(?P<v>.+)"
+    r"\bmy\s+last\s+(?:day|shift|week)\s+(?:at|with)\s+(?P<v>.+)"
     # "my contract with Sony ends on June 30"
     r"|\bmy\s+(?:contract|job|position|role|time)\s+(?:at|with)\s+(?P<v2>.{1,120}?)\s++"
     r"(?:ends|is ending|finishes|runs out|is over|ended|is up)\b"
@@ -194,6 +199,18 @@ _TRIP = re.compile(
 
 
 def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
+    left = _left_job(clause, lenient)
+    if left:
+        return left
+    return _not_working_there(clause, lenient)
+
+
+# "handed in my notice, finishing at BBVA on July 15": the speaker of the -ing left out.
+_FINISHING = re.compile(r"(^|,\s{0,3})(?=finishing\s+(?:up\s+)?(?:at|with)\s)", re.I)
+
+
+def _left_job(clause: str, lenient: bool) -> list[Statement]:
+    clause = _FINISHING.sub(r"\1I'm ", clause)
     match = LEFT_JOB.search(clause)
     if match:
         raw = (match.group("v") or "").strip(" .!,")
@@ -218,7 +235,13 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
             org = job.group("org") and proper_name(job.group("org"), lenient=lenient)
             return [ending("employer", org or None, match.group(0).rstrip(" .!"), 0.9)]
         org = proper_name(raw, lenient=lenient)
-        if not org or not (lenient or raw.split()[0][:1].isupper()):
+        # "left the Bayview Hotel": a name after "the" is as good as one without.
+        named = raw.split()[0][:1].isupper() or (
+            raw.split()[0].lower() == "the"
+            and len(raw.split()) > 1
+            and raw.split()[1][:1].isupper()
+        )
+        if not org or not (lenient or named):
             return []
         evidence = clause[match.start() : clause.find(org, match.start()) + len(org)]
         if org.lower() in COUNTRIES:
@@ -229,6 +252,11 @@ def _employer_endings(clause: str, lenient: bool) -> list[Statement]:
             # endings are offered, and only one whose value matches a current fact ends it.
             found.append(ending("city", org, evidence, 0.85))
         return found
+    return []
+
+
+def _not_working_there(clause: str, lenient: bool) -> list[Statement]:
+    """Not leaving but no longer there: "I'm not at Rappi anymore, I left last week"."""
     for pattern, needs_anymore in ((NOT_WITH, True), (DONT_WORK, True), (USED_TO_WORK, False)):
         match = pattern.search(clause)
         if not match:
@@ -380,7 +408,7 @@ def _preference_endings(clause: str) -> list[Statement]:
 
 def endings(clause: str) -> list[Statement]:
     """The endings ``clause`` states, if it is phrased as one."""
-    if _TRIP.search(clause):
+    if _TRIP.search(clause) and not JOBLESS.search(clause):
         return []
     lenient = is_lowercase_text(clause)
     return (

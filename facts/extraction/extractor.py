@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from facts.extraction import clauses as traps
+from facts.extraction import corrections
 from facts.extraction.classifier import vetted
 from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
@@ -30,7 +31,7 @@ _SUBJECT_DROPPED = re.compile(
     r"[,:!]?\s++)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
     r"(?:moved|relocated|joined|started|"
     r"got|quit|left|resigned|became|adopted|married|switched|broke up|gave up|dropped|"
-    r"divorced|signed|handed in|bought|rehomed|"
+    r"divorced|signed|handed in|bought|rehomed|promoted|emigrated|accepted|went|turned|"
     r"working\s+(?:at|for|as)|living\s+in|employed\s+(?:at|by))\b)",
     re.I,
 )
@@ -228,12 +229,20 @@ def _start(clause: str, now: datetime) -> tuple[datetime | None, bool]:
 # A clause that only says when what came before takes effect: "Just signed with Mercado
 # Libre, I start on July 15", "I quit Zurich Insurance. Effective June 30."
 _WHEN_ONLY = re.compile(
-    r"^(?:and\s+|but\s+|so\s+)?(?:(?:i|we)(?:'m|'ll|'re|\s+will|\s+am|\s+are)?\s+(?:be\s+)?"
+    r"^(?:and\s+|but\s+|so\s+)?(?:(?:(?:i|we)(?:'m|'ll|'re|\s+will|\s+am|\s+are)?\s+(?:be\s+)?)?"
     r"(?:start|begin|join|move|leave|starting|beginning|joining|moving|leaving)"
     r"|(?:it|this|that|the move|the change|the new job|my new job|the job)\s+(?:starts|begins|"
     r"is|takes effect|kicks off)|effective|starting|from|as of|beginning"
     r"|my\s+(?:last|first)\s+day(?:\s+there)?\s+(?:is|will be))\b",
     re.IGNORECASE,
+)
+
+
+_TASTES = frozenset({"likes", "dislikes"})
+# Corrections and changes of taste are read whole only in sentences up to this long.
+_REVISED_MAX_CHARS = 600
+_DROPPED_I = re.compile(
+    r"^(?=(?:can't|cant|cannot)\s+(?:stand|bear|stomach|do|handle|take)\b)", re.I
 )
 
 
@@ -246,6 +255,7 @@ class _Reading:
     seen: set[tuple[str, str, str | None]] = field(default_factory=set)
     last: list[int] = field(default_factory=list)  # where the last clause's statements are
     message: str = ""  # the speaker's words as typed, emoji and all: for the classifier
+    topic: str | None = None  # what the last sentence of taste was about ("... like it now")
 
     def add(self, items: list[Statement]) -> None:
         self.last = []
@@ -276,7 +286,57 @@ class _Reading:
             if item.valid_from is None:
                 self.found[index] = _with_start([item], start)[0]
 
+    def revised(self, sentence: str) -> bool:
+        """A correction, a change of taste or an item added to a list (corrections.py):
+        read whole, since what it corrects or refers to may sit anywhere in the sentence."""
+        if len(sentence) > _REVISED_MAX_CHARS:
+            return False  # said in a short sentence; a long run is read clause by clause
+        # "cant stand X anymore": the "I" left out, not a question.
+        said_by_me = _DROPPED_I.sub("I ", sentence)
+        if traps.is_question(said_by_me) or traps.is_hypothetical(said_by_me):
+            return False
+        if traps.is_reported(said_by_me):
+            return False
+
+        def read(clause: str) -> list[Statement]:
+            return extract_clause(clause, now=self.now) if clause.strip(" ,.;:") else []
+
+        fixed = corrections.correction(sentence, self.found, read)
+        if fixed is not None:
+            self.found, self.seen = [], set()
+            self.add(fixed[0])
+            self.add(fixed[1])
+            return True
+        contrasted = corrections.said_before(sentence) or corrections.contrast(sentence, read)
+        if contrasted:
+            self.add(contrasted)
+            return True
+        both = corrections.left_and_joined(sentence, read)
+        if both:
+            self.add(both)
+            return True
+        tastes = corrections.tastes(sentence, earlier=self.topic)
+        self.topic = corrections.subject_of(sentence) or self.topic
+        said = tastes or corrections.additions(sentence) or corrections.also(sentence)
+        if not said:
+            return False
+        # The rest of the sentence is read as usual ("I moved to Madrid and I'm into flamenco
+        # now"); a change of taste is its last word on likes and dislikes.
+        start = len(self.found)
+        self._read_clauses(sentence)
+        if tastes or (said and said[0].evidence.lower().startswith(("add ", "put "))):
+            self.found[start:] = [
+                s for s in self.found[start:] if s.predicate not in _TASTES or s.is_ending
+            ]
+            self.seen = {(s.predicate, s.qualifier, s.value or s.ended) for s in self.found}
+        self.add(said)
+        return True
+
     def read(self, sentence: str) -> None:
+        if not self.revised(sentence):
+            self._read_clauses(sentence)
+
+    def _read_clauses(self, sentence: str) -> None:
         scene = when = ""
         for clause in traps.clauses(sentence):
             said = extract_clause(clause, now=self.now, scene=scene, when=when)

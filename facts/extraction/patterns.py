@@ -63,6 +63,8 @@ EMPLOYER = rx(
     # "I'm part of the team at Klarna", "I accepted Bosch's offer", "Bosch hired me"
     I_AM + r"(?:part of|on)\s+the\s+(?:[\w-]+\s+){0,2}?team\s+(?:at|of)\s+" + REST,
     S + r"(?:accepted|'ve accepted|took)\s+(?P<v>[^,;.!?']{1,120}?)'s\s+(?:job\s+)?offer\b",
+    # "accepted the Optus offer"
+    S + r"(?:accepted|'ve accepted)\s+the\s+(?P<v>[^,;.!?']{1,120}?)\s+(?:job\s+)?offer\b",
     r"^(?:and\s+|so\s+)?(?-i:(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3}))\s+(?:just\s+|finally\s+)?"
     r"(?:hired|has hired|employs)\s+me\b",
     r"^(?-i:(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3}))\s+is\s+(?:now\s+)?my\s+(?:new\s+)?"
@@ -85,7 +87,7 @@ EMPLOYER_WORDS = re.compile(r"^(?:my\s+)?(?:job|position|role|company|employer|w
 TITLE_VERBS = (
     r"(?:became|'ve become|have become|work as|working as|'m working as|am working as|"
     r"got a (?:new )?job as|started as|'m starting as|got hired as|was hired as|"
-    r"(?:got|was|'ve been|have been) promoted to|'ll be working as|become|'ll become|"
+    r"(?:got|was|'ve been|have been)?\s*promoted to|'ll be working as|become|'ll become|"
     r"(?:was|got|'ve been|have been|'ll be|will be)\s+made|"
     r"will become|'m becoming|am becoming|start as|'ll start as|will start as|"
     r"'ll be starting as|(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining)"
@@ -97,6 +99,8 @@ JOB_TITLE = rx(
     I_AM + r"(?=(?:head|director|vp|chief|lead)\s+of\s)" + REST,
     # "I'm senior product manager now": a title without its article, said as a change.
     I_AM + r"(?!an?\s|the\s|\w+ing\b)(?=.{0,300}?\b(?:now|these days|officially)\b)" + REST,
+    # "I'm shift lead from next monday": a title without its article, from a date on.
+    I_AM + r"(?!an?\s|the\s|\w+ing\b)(?=[^,;.!?]{0,60}?\b(?:from|starting|as of)\s)" + REST,
     r"\bi(?:'ve|\s+have)\s+been\s+(?:an?|the)\s+" + _SPAN + REST,
     S + TITLE_VERBS + r"(?:an?\s+|the\s+)?" + REST,
     r"\bmy\s+(?:new\s+)?(?:job\s+title|title|role|position|job)\s+is(?:\s+now)?\s+"
@@ -128,7 +132,8 @@ PLACE = rx(
     r"'ll be moving|will be moving|'ll be relocating|will be relocating|relocated|"
     r"'m relocating|am relocating|'re relocating|are relocating|'ll relocate|relocate|"
     r"'ll have moved|will have moved|"
-    r"will relocate|'ve relocated)\s+(?:back\s+home\s+|back\s+|home\s+|here\s+|over\s+|out\s+|"
+    r"will relocate|'ve relocated|emigrated|immigrated|'ve emigrated)\s+"
+    r"(?:back\s+home\s+|back\s+|home\s+|here\s+|over\s+|out\s+|"
     r"all the way\s+)?"
     r"(?:from\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+)?to\s+" + REST,
     I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))(?:-|\s)based\b",

@@ -199,8 +199,20 @@ def listed(raw: str, *, max_words: int = 5) -> list[str]:
     for part in parts:
         # "French and now Arabic too"
         part = re.sub(r"^\s*(?:now|also|even|then)\s+", "", part, flags=re.I)
+        if values and _CLAUSE_OPENS.match(part):
+            break  # "I still hate olives, nothing's changed": a clause, not an item
         value = phrase(part, max_words=max_words)
         if value is None:
             break
         values.append(value)
+        if "," in head and not part.rstrip(" .!?'\"").endswith(value.split()[-1]):
+            break  # "biryani anymore after eid, had way too much": the list ended in a reason
     return values
+
+
+# A part of a list that is a clause of its own: a pronoun or a contracted verb first.
+_CLAUSE_OPENS = re.compile(
+    r"\s{0,3}(?:[a-z]{1,12}'(?:s|re|ve|ll|d|m)\b|(?:nothing|everything|something|which|who|that|it|"
+    r"he|she|they|we|you|i|had|has|have|was|were|is|are|got|made|did|forgot|forget|lol|haha)\b)",
+    re.I,
+)

@@ -85,7 +85,8 @@ housekeeper concierge courier trucker mover miner fisherman shepherd gardener la
 beekeeper winemaker brewer roaster distiller potter sculptor painter tattooist
 ux ui devops qa tester sysadmin dba scrum physiotherapist physio osteopath chiropractor
 dietitian dietician nutritionist radiographer sonographer phlebotomist anaesthetist
-anesthesiologist podiatrist audiologist paramedic orthodontist hygienist doula carer"""
+anesthesiologist podiatrist audiologist paramedic orthodontist hygienist doula carer
+solicitor barrister dispenser"""
 )
 
 # Tools and crafts known by a capitalised name, told apart from people's names in "I know

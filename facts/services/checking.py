@@ -156,15 +156,11 @@ def _semantic(statements: list[Statement], held: dict[tuple[str, str], Fact]) ->
 def _judge(statement: Statement, fact: Fact | None, level: Level) -> tuple[Action, Level]:
     if statement.is_ending:
         ended = statement.ended
-        if fact is not None and (
-            ended is None or normalise_value(ended) == normalise_value(fact.value)
-        ):
+        if fact is not None and (ended is None or _names(ended, fact.value)):
             return Action.END, level if level == Level.SEMANTIC else Level.PATTERN
         return Action.NONE, Level.PATTERN
     assert statement.value is not None
-    if statement.ended is not None and (
-        fact is None or normalise_value(statement.ended) != normalise_value(fact.value)
-    ):
+    if statement.ended is not None and (fact is None or not _names(statement.ended, fact.value)):
         return Action.NONE, Level.PATTERN  # a swap for the slot that holds the other value
     changed = bool(CHANGE.search(statement.evidence))
     if level != Level.SEMANTIC:
@@ -195,6 +191,11 @@ def find(statements: list[Statement], held: dict[tuple[str, str], Fact]) -> list
             last.setdefault(key, item)
             ended.setdefault(key, item)
     findings = []
+    for key, item in list(last.items()):
+        if item.qualifier and item.value is not None and item.ended is not None:
+            # A correction of one item of a list ("Slovak not Czech"): the item it names ends.
+            del last[key]
+            findings += _corrected_item(item, held)
     for key, item in last.items():
         ending = ended.get(key)
         if ending is not None and _ends_before(ending, item):
@@ -203,7 +204,66 @@ def find(statements: list[Statement], held: dict[tuple[str, str], Fact]) -> list
                 findings += [first, _finding(item, held, renamed, slot_ended=True)]
                 continue
         findings.append(_finding(item, held, renamed))
-    return findings + _married_partners(findings, held)
+    findings += _married_partners(findings, held)
+    return findings + _opposites(findings, held)
+
+
+def _names(said: str, held: str) -> bool:
+    """Whether a value the text names as the old one ("Northgate", "gmail") is the one held
+    ("Northgate Pharmacy", "anna.berg@gmail.com"): the same, or its words among the held's."""
+    said, held = normalise_value(said), normalise_value(held)
+    if said == held:
+        return True
+    words = set(re.findall(r"\w+", said))
+    return bool(words) and words <= set(re.findall(r"\w+", held))
+
+
+def _corrected_item(item: Statement, held: dict[tuple[str, str], Fact]) -> list[Finding]:
+    """ "Slovak not Czech" said of language[czech]: that item ends and language[slovak] is
+    added; a correction naming no item held is a plain statement, and a name whose kind the
+    text left unsaid ("Estela, not Estrella") counts only where the old name is held."""
+    assert item.ended is not None
+    old = next(
+        (
+            fact
+            for (predicate, qualifier), fact in held.items()
+            if predicate == item.predicate and qualifier and _names(item.ended, fact.value)
+        ),
+        None,
+    )
+    plain = replace(item, ended=None)
+    if old is None:
+        if item.level == "candidate":
+            return []
+        return [_finding(plain, held, {})]
+    found = []
+    if normalise_value(old.value) != normalise_value(item.value or ""):
+        ending = replace(item, value=None, qualifier=old.qualifier, level=Level.PATTERN)
+        found.append(Finding(statement=ending, action=Action.END, fact=old, level=Level.PATTERN))
+    return [*found, _finding(replace(plain, level=Level.PATTERN), held, {})]
+
+
+# A like and a dislike of one thing never both stand: the newer one ends the other.
+_OPPOSITE = {"likes": "dislikes", "dislikes": "likes"}
+
+
+def _opposites(findings: list[Finding], held: dict[tuple[str, str], Fact]) -> list[Finding]:
+    """ "I've gone off coffee" (a new dislike of coffee) ends likes[coffee]; "I love olives
+    now" ends dislikes[olives]."""
+    spoken = {(f.statement.predicate, f.statement.qualifier) for f in findings}
+    ended = []
+    for finding in findings:
+        item = finding.statement
+        if item.predicate not in _OPPOSITE or finding.action != Action.ADD:
+            continue
+        key = (_OPPOSITE[item.predicate], item.qualifier)
+        fact = held.get(key)
+        if fact is None or key in spoken:
+            continue
+        spoken.add(key)
+        ending = replace(item, predicate=key[0], value=None, ended=fact.value)
+        ended.append(Finding(statement=ending, action=Action.END, fact=fact, level=finding.level))
+    return ended
 
 
 def _ends_before(ending: Statement, item: Statement) -> bool:

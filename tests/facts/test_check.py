@@ -324,7 +324,11 @@ def test_a_timeline_applied_turn_by_turn_keeps_the_current_slots_right(api, agen
         ("I left Anthropic.", {"city": "Surabaya"}),
         ("Just joined Figma!", {"employer": "Figma", "city": "Surabaya"}),
         ("I love sushi.", {"employer": "Figma", "city": "Surabaya", "likes[sushi]": "sushi"}),
-        ("I don't like sushi anymore.", {"employer": "Figma", "city": "Surabaya"}),
+        # A like that ended in a dislike (issue 22: a reversal ends one and adds the other).
+        (
+            "I don't like sushi anymore.",
+            {"employer": "Figma", "city": "Surabaya", "dislikes[sushi]": "sushi"},
+        ),
     ]
     for text, expected in turns:
         ok(check(api, text, apply=True))

@@ -125,7 +125,8 @@ def test_a_trap_in_one_clause_does_not_hide_a_statement_in_another():
         ("I broke up with Sam", {("partner", "", ("ended", "Sam"))}),
         ("I'm no longer a vegetarian", {("diet", "", ("ended", "vegetarian"))}),
         ("I no longer live in Chicago", {("city", "", ("ended", "Chicago"))}),
-        ("I don't like sushi anymore", {("likes", "sushi", ("ended", "sushi"))}),
+        # "I don't like sushi anymore" also states a dislike (test_natural_changes.py).
+        ("I'm not into sushi anymore", {("likes", "sushi", ("ended", "sushi"))}),
         ("My dog Max passed away", {("pet", "max", ("ended", "Max"))}),
     ],
 )
