@@ -168,7 +168,10 @@ class Reader:
         "my birthday is the 4th, not the 14th"."""
         for clause in [head, *self._governors(head)]:
             kids = self.parse.children(clause)
-            if any(k.dep == "neg" and (before is None or k.start < before) for k in kids):
+            # Only a verb's negation denies its clause: in "not Slovenia, Slovakia" the "not"
+            # is the word it denies, the value said against it stands.
+            verb = clause.pos in ("VERB", "AUX")
+            if verb and any(k.dep == "neg" and (before is None or k.start < before) for k in kids):
                 return True
             if any(k.dep == "aux" and k.lower in _MODALS for k in kids):
                 return True
