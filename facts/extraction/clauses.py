@@ -2,6 +2,8 @@
 
 import re
 
+from facts.extraction.fragments import is_speakers, speaker_items
+
 _ABBREVIATIONS = r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bJr\.)"
 # "what if I just... moved to Bali": an ellipsis before a lower-case word goes on.
 SENTENCE_END = re.compile(rf"{_ABBREVIATIONS}(?<=[.!?])(?<!\.\.\.)\s+|(?<=\.\.\.)\s+(?![a-z])|\n+")
@@ -186,13 +188,22 @@ def _shared_subject(clause: str) -> list[str]:
     return found
 
 
-def clauses(sentence: str) -> list[str]:
-    """The clauses of one sentence; a question mark stays with the last one."""
+def clauses(sentence: str, *, intro: bool = False) -> list[str]:
+    """The clauses of one sentence; a question mark stays with the last one. The items of a
+    run-on or an introduction ("I'm a nurse in Cork, married to Declan") are clauses of
+    their own, the speaker put back (``intro``: the message introduces its speaker)."""
     marked = TOGETHER.sub(
         lambda m: f"{m.group(1) or m.group(3)}{_JOINER}{m.group(2) or m.group(4)}", sentence
     )
     parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)
-    return [shared for c in parts if c for shared in _shared_subject(c)]
+    found: list[str] = []
+    speaker = False
+    for c in parts:
+        for shared in _shared_subject(c) if c else []:
+            items = speaker_items(shared, intro=intro and not found, speaker=speaker)
+            found.extend(items)
+            speaker = is_speakers(items[-1])
+    return found
 
 
 def scene_setting(clause: str) -> bool:

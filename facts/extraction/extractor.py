@@ -7,11 +7,14 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from facts.extraction import clauses as traps
+from facts.extraction.chat import spelled_out
 from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
+from facts.extraction.fragments import INTRO
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
 from facts.extraction.people import named_later
+from facts.extraction.signature import signature
 from facts.extraction.statements import Statement, is_lowercase_text
 from language.attribution import own_words
 
@@ -78,7 +81,8 @@ def _without_pictographs(match: re.Match[str]) -> str:
 
 def _normalise(text: str) -> str:
     text = _SYMBOLS.sub(_without_pictographs, text.translate(_APOSTROPHES))
-    return re.sub(r"\b([Ii])m\b", r"\1'm", text)
+    text = re.sub(r"\b([Ii])m\b", r"\1'm", text)
+    return spelled_out(text)  # chat spellings: "i wrk at", "ive", "moved 2 leeds"
 
 
 def _with_start(found: list[Statement], start: datetime | None) -> list[Statement]:
@@ -260,9 +264,9 @@ class _Reading:
             if item.valid_from is None:
                 self.found[index] = _with_start([item], start)[0]
 
-    def read(self, sentence: str) -> None:
+    def read(self, sentence: str, *, intro: bool = False) -> None:
         scene = when = ""
-        for clause in traps.clauses(sentence):
+        for clause in traps.clauses(sentence, intro=intro):
             said = extract_clause(clause, now=self.now, scene=scene, when=when)
             if said:
                 self.add(said)
@@ -278,12 +282,15 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     reading = _Reading(now=now or datetime.now(UTC))
     # Only the speaker's own words: a pasted email, a forward, a draft for someone else or
     # a quotation states nothing about the speaker.
-    sentences = traps.sentences(_normalise(own_words(text)))
+    own = own_words(text)
+    reading.add(signature(own))  # "my new signature: Name | Title | Company | ..."
+    sentences = traps.sentences(_normalise(own))
     if not sentences:
-        return []  # only emoji ("🎉"), or nothing of the speaker's: nothing left to read
+        return reading.found  # only emoji ("🎉"), or nothing of the speaker's
+    intro = bool(INTRO.match(sentences[0]))  # "hi, I'm ...", "About me: ..."
     for sentence, following in zip(sentences, [*sentences[1:], ""], strict=True):
         if traps.reported_after(sentence) or traps.retracted(sentence, following):
             continue
         if not reading.names_pet(sentence):
-            reading.read(sentence)
+            reading.read(sentence, intro=intro)
     return reading.found

@@ -27,8 +27,10 @@ from facts.extraction.vocabulary import (
     LANGUAGES,
     NOT_A_VALUE_AFTER_FOR,
     NOT_LIKES,
+    STOP_WORDS,
     TOOLS,
 )
+from language.places import city, country
 
 # Lookaheads reach 300 characters, not the clause's end: from each "I" of "I've been I've
 # been ..." a scan to the end made the clause's reading quadratic.
@@ -38,7 +40,8 @@ EMPLOYER = rx(
     r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching|'ll be teaching|"
     r"will be teaching|intern|'m interning|am interning|interning|freelance|'m freelancing|"
     r"freelancing|consult|'m consulting|contract|'m contracting)"
-    r"(?:\s+(?:remotely|full-time|part-time|full time|part time|now|currently))?"
+    r"(?:\s+(?:remotely|full-time|part-time|full time|part time|now|currently|nights|days|"
+    r"weekends|shifts|nights|mornings|evenings))?"
     r"(?:\s+in\s+[a-z-]+(?:\s+[a-z-]+)?)?\s+(?:at|for|by)\s+" + REST,
     S + r"(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining|"
     r"will be joining|(?:started|start|'m starting|am starting|'ll start|will start|began)"
@@ -77,6 +80,10 @@ EMPLOYER = rx(
     r"(?:day|week)\s+(?:one|two|three|four|five|\d))\s+(?:at|with)\s+" + REST,
     # "I switched jobs, now at M-KOPA"
     r"\b(?:switched|changed|new)\s+jobs?\b.*?\bnow\s+(?:at|with)\s+" + REST,
+    # "I am working now in Ikea", "I work in Samsung Heavy Industries": learners' "in" for
+    # "at", before a capitalised name that is no place (checked in employer()).
+    S + r"(?:work|'m working|am working|working)(?:\s+(?:now|currently))?\s+in\s+"
+    r"(?-i:(?=[A-Z]))(?P<v>[^,;.!?]{1,120})",
     # "I work for a startup called Pled"
     S + r"(?:work|'m working|am working)\s+(?:at|for)\s+an?\s+(?:[\w-]+\s+){1,3}?"
     r"(?:called|named)\s+" + REST,
@@ -109,7 +116,7 @@ JOB_TITLE = rx(
     S + r"(?:work|working|'m working|am working|'ll be working|be working|employed|"
     r"start|starting|'m starting|started|'ll start|join|joining|'m joining|joined|'ll join|"
     r"be joining|be starting|got hired|was hired|'ve been hired|hired|'m|am)\b[^,;.!?]{0,120}?"
-    r"\b(?:at|for|by|with|there|join|joining)\b[^,;.!?]{0,120}?\bas\s+(?:an?\s+|the\s+)?" + REST,
+    r"\b(?:at|for|by|with|in|there|join|joining)\b[^,;.!?]{0,120}?\bas\s+(?:an?\s+|the\s+)?" + REST,
 )
 JOB_ENDINGS = re.compile(r"(?:ologist|ician|iatrist|otherapist|ographer|onomist)$")
 TITLE_HEADS = re.compile(r"^(?:head|director|vp|chief|professor|manager|lead)\s+of\s+", re.I)
@@ -132,6 +139,7 @@ PLACE = rx(
     r"all the way\s+)?"
     r"(?:from\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+)?to\s+" + REST,
     I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))(?:-|\s)based\b",
+    I_AM + r"(?P<v>[a-z]+(?:\s+[a-z]+)?)(?:-|\s)based\b(?=.{0,300}?\b$)",
     S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
     # "moved into my new flat in Busan", "Ayesha and I moved in together in Utrecht"
     S + r"(?:moved|'ve moved|'re moving|'m moving|'ll move|move)\s+(?:in\s+together|into\s+"
@@ -152,6 +160,11 @@ BIRTHDAY = rx(
     r"(?:\s+actually|\s+really|\s+in\s+fact)?\s+" + REST,
     r"\bi(?:'m|\s+am)?\s+(?:turn|turning)\s+\d+\s+" + REST,
     r"\bi\s+was\s+born\s+" + REST,
+    # A form's label or a message without its subject: "birthday 19 july 1985", "dob:
+    # 3/4/90", "b. 1990-05-12", "born 11 Nov 1988", "birthday's on the 9th of november".
+    r"^(?:(?:so|oh|and|also|btw|fyi)[,:]?\s+)*(?:my\s+)?(?:birthday|date\s+of\s+birth|dob|d\.o\.b\.?|"
+    r"born(?:\s+on)?|b\.)(?:'s|\s+is)?\s*[:=-]?\s*(?:on\s+)?" + REST,
+    r"^(?:i'm\s+|i\s+am\s+)?turning\s+\d+\s+" + REST,
 )
 # "gluten free" is written with a space as often as with a hyphen.
 _DIET_WORDS = "|".join(d.replace("-", "[- ]") for d in sorted(DIETS, key=len, reverse=True))
@@ -184,8 +197,9 @@ DISLIKES = rx(
     r")\s+" + REST,
 )
 LANGUAGE = rx(
-    S + r"(?:speak|can speak|'m fluent in|am fluent in|fluent in|'m conversational in|"
-    r"'m bilingual in|'m proficient in|am proficient in|can get by in|get by in)"
+    S + r"(?:speak|can speak|'m speaking|am speaking|'m fluent in|am fluent in|fluent in|"
+    r"'m conversational in|'m bilingual in|'m proficient in|am proficient in|can get by in|"
+    r"get by in)"
     r"\s+(?:fluent\s+|some\s+|a\s+little\s+|"
     r"a\s+bit\s+of\s+|basic\s+|native\s+)?" + REST,
     r"\bmy\s+(?:native\s+language|mother\s+tongue|first\s+language)\s+is\s+" + REST,
@@ -193,13 +207,17 @@ LANGUAGE = rx(
     r"^(?P<v>\w+)\s+is\s+my\s+(?:native\s+language|mother\s+tongue|first\s+language)",
 )
 SKILL = rx(
-    I_AM + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|great at|decent at|"
+    I_AM
+    + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|good in|great at|great in|decent at|"
     r"good with|skilled (?:in|at)|"
     r"proficient (?:in|at|with)|an expert (?:in|on|at)|experienced (?:in|with)|"
     r"certified in|fluent in|handy with)\s+" + REST,
     S + r"(?:know how to|can code in|program in|code in|'ve been (?:programming|coding) in|"
     r"have experience (?:in|with)|"
     r"have \w+ years of experience (?:in|with))\s+" + REST,
+    # "add crochet to my skills": the speaker's list of skills.
+    r"^(?:(?:please|pls|also|and|oh)\s+)*add\s+(?P<v>[^,;.!?]{1,80}?)\s+to\s+(?:my|the)\s+"
+    r"(?:list\s+of\s+)?skills?\b",
     S + r"know\s+(?!the\b|this\b|that\b|my\b|your\b|his\b|her\b|their\b|our\b)"
     r"(?P<v>[\w#+.' -]+?)\s+(?:pretty\s+|really\s+|quite\s+|very\s+|fairly\s+)?well\b",
 )
@@ -223,7 +241,8 @@ def _title(raw: str) -> str | None:
     # Spaces read from a run's first one only ((?<!\s)): from each of a long run, quadratic.
     head = re.split(
         r"(?<!\s)\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
-        r"currently|today|this|next|tomorrow|starting|as of|by|until|too|over)\b"
+        r"currently|today|this|next|tomorrow|starting|as of|by|until|too|over|living|based|"
+        r"working|lol|haha|tbh|btw|still|here|there|@)\b"
         # "engineer of Google" names the employer; "Head of Data" is the title itself.
         + (r"|(?<!\s)\s+of\s+(?=[A-Z])" if not TITLE_HEADS.match(raw) else "")
         + r"|[,.;!?]",
@@ -231,7 +250,8 @@ def _title(raw: str) -> str | None:
         maxsplit=1,
     )[0]
     words = head.split()
-    while words and words[0].lower() in {"a", "an", "the", "new"}:
+    # "a vegan accountant": the diet is no part of the job.
+    while words and (words[0].lower() in {"a", "an", "the", "new"} or words[0].lower() in DIETS):
         words = words[1:]
     if any(w.lower() in JUDGEMENTS for w in words):
         return None  # "a good cook", "a terrible driver": a judgement, not a job
@@ -253,8 +273,11 @@ def employer(clause: str) -> list[Statement]:
             if EMPLOYER_WORDS.match(raw):
                 continue
             value = proper_name(raw, lenient=lenient)
-            if value and value.lower() not in COUNTRIES:
-                return [said("employer", value, evidence_of(clause, match, value), *_trust(match))]
+            if value and value.lower() not in COUNTRIES and not known_place(value):
+                found = [said("employer", value, evidence_of(clause, match, value), *_trust(match))]
+                # "at the Royal Infirmary in Edinburgh": where the speaker works, lives.
+                rest = raw[raw.find(value) + len(value) :]
+                return found + _home_after(clause, match, rest, lenient=lenient)
     return []
 
 
@@ -271,11 +294,112 @@ def job_title(clause: str) -> list[Statement]:
         rest = match.group("v")[match.group("v").find(title) + len(title) :]
         org = re.match(r"\A\s+(?:over\s+)?(?:at|for|with|of)\s+(.+)", rest, re.I)
         company = org and proper_name(org.group(1), lenient=lenient)
-        if company and company.lower() not in COUNTRIES:
+        if company and company.lower() not in COUNTRIES and not known_place(company):
             evidence = clause[match.start() : clause.find(company, match.start()) + len(company)]
             found.append(said("employer", company, evidence, EXPLICIT))
+        found += _home_after(clause, match, rest, lenient=lenient)
         return found
     return []
+
+
+# Where a job is done, after the job: "a nurse in Cork", "a dentist living in Porto", "lab
+# tech at X in Kumasi".
+_WHERE_AFTER = re.compile(
+    r"\A\s{0,3}(?:(?:at|for|with|@)\s[^,;.!?]{1,60}?\s)?(?:(?:here|now|currently)\s)?"
+    r"(?:in|living in|based in|based out of|out of)\s+(?P<v>[^,;.!?]{1,80})",
+    re.I,
+)
+
+
+def known_place(name: str) -> bool:
+    """A city or a country the gazetteer knows."""
+    return city(name) is not None or country(name) is not None
+
+
+def _place_name(raw: str, *, lenient: bool) -> str | None:
+    """The gazetteer's place ``raw`` starts with ("Cork, Ireland" -> "Cork", "san francisco
+    till further notice" -> "san francisco"): the longest run of its first words that is
+    one."""
+    words = re.split(r"\s+", raw.strip(), maxsplit=4)[:4]
+    for size in range(len(words), 0, -1):
+        name = " ".join(words[:size]).strip(" '\"")
+        capitalised = lenient or name[:1].isupper()
+        if capitalised and name.lower() not in STOP_WORDS and known_place(name):
+            return name
+    return None
+
+
+def _places(clause: str, value: str, raw_after: str, evidence: str) -> list[Statement]:
+    """City ``value``, and its country when the text names it next ("Cork, Ireland")."""
+    if value.lower() in COUNTRIES or (city(value) is None and country(value) is not None):
+        return [said("country", value, evidence, EXPLICIT)]
+    found = [said("city", value, evidence, EXPLICIT)]
+    named = re.match(r"\A(?:,|\s+in)\s*(?:the\s+)?([^,.;!?]+)", raw_after)
+    name = named and _place_name(named.group(1), lenient=True)
+    if name and country(name) is not None and city(value) is not None:
+        found.append(
+            said(
+                "country", name, evidence + raw_after[: raw_after.find(name) + len(name)], EXPLICIT
+            )
+        )
+    return found
+
+
+def _home_after(clause: str, match: re.Match[str], rest: str, *, lenient: bool) -> list[Statement]:
+    where = _WHERE_AFTER.match(rest)
+    name = where and _place_name(where.group("v"), lenient=lenient)
+    if not where or not name:
+        return []
+    start = clause.find(name, match.start())
+    evidence = clause[match.start() : start + len(name)] if start >= 0 else match.group(0)
+    after = clause[start + len(name) :] if start >= 0 else ""
+    return _places(clause, name, after, evidence)
+
+
+# "I'm in Nairobi", "im in Da Nang now", "I'm in San Francisco till further notice": a stay
+# in a place the gazetteer knows ("I'm in a meeting" is none), not a visit ("for a
+# conference", "this week", "on holiday").
+STAY = re.compile(
+    I_AM + r"(?:now\s+|currently\s+|still\s+)?(?:living\s+|staying\s+)?in\s+(?!the\s|a\s|an\s)"
+    r"(?P<v>[^,;.!?]{1,80})",
+    re.IGNORECASE,
+)
+_VISIT = re.compile(
+    r"\b(?:for\s+(?:the\s+|a\s+|an\s+|my\s+|work|business|\w+\s+(?:days|weeks|nights))|this\s+(?:week|weekend|month)|"
+    r"today|tonight|tomorrow|on\s+(?:holiday|vacation|a\s+trip|business)|visiting|next\s+\w+|"
+    r"until\s+(?!further)|till\s+(?!further)|at\s+the\s+moment|right now|over\s+the)\b",
+    re.IGNORECASE,
+)
+
+
+# "I teach yoga in Ubud", "I work in Lyon": where the speaker works, in a place the
+# gazetteer knows, at the clause's end.
+WORK_PLACE = re.compile(
+    S + r"(?:teach|work|'m teaching|'m working|am working|am teaching)\b[^,;.!?]{0,60}?\s"
+    r"in\s+(?P<v>[^,;.!?]{1,60})",
+    re.IGNORECASE,
+)
+
+
+_ONLY_NOW = re.compile(r"\s{0,3}(?:(?:now|these days|nowadays|full[- ]time|lol|haha)\s{0,3})?[.!]*")
+
+
+def stay(clause: str) -> list[Statement]:
+    match = STAY.search(clause)
+    at_work = match is None
+    match = match or WORK_PLACE.search(clause)
+    if not match:
+        return []
+    lenient = is_lowercase_text(clause)
+    name = _place_name(match.group("v"), lenient=lenient)
+    if not name:
+        return []
+    end = match.start("v") + match.group("v").find(name) + len(name)
+    after = match.group("v")[end - match.start("v") :]
+    if _VISIT.search(after) or (at_work and not _ONLY_NOW.fullmatch(after)):
+        return []
+    after = clause[end:]
+    return _places(clause, name, after, clause[match.start() : match.start("v") + len(name)])
 
 
 def place(clause: str) -> list[Statement]:
@@ -304,10 +428,30 @@ def place(clause: str) -> list[Statement]:
     return []
 
 
+# "3/4/90", "17/05", "03.04.1990": day first, as most of the world writes it (month first
+# only when the day cannot be one).
+_NUMERIC_DATE = re.compile(r"\A\s*(\d{1,2})[/.](\d{1,2})(?:[/.](\d{4}|\d{2}))?(?!\d)")
+
+
+def _numeric_birthday(text: str) -> str | None:
+    found = _NUMERIC_DATE.match(text)
+    if not found:
+        return None
+    day, month = int(found.group(1)), int(found.group(2))
+    if month > 12 and day <= 12:
+        day, month = month, day
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    year = found.group(3)
+    if year and len(year) == 2:
+        year = f"19{year}" if int(year) > 30 else f"20{year}"
+    return f"{year}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
+
+
 def birthday(clause: str) -> list[Statement]:
     for pattern in BIRTHDAY:
         match = pattern.search(clause)
-        value = match and birthday_value(match.group("v"))
+        value = match and (birthday_value(match.group("v")) or _numeric_birthday(match.group("v")))
         if match and value:
             # To the date's end: "my birthday is September 4th, not the 14th".
             head = re.split(r"[,;!?]|\.(?:\s|$)", match.group("v"), maxsplit=1)[0]
@@ -349,7 +493,12 @@ def languages(clause: str) -> list[Statement]:
             continue
         # "a little French", "fluent Spanish": the language is the item's last word.
         spoken = match.group("v").split(":", 1)[-1]  # "three languages: English, ..."
-        items = [v.split()[-1] for v in listed(spoken, max_words=4)]
+        items = []
+        for item in listed(spoken, max_words=4):
+            words = item.split()
+            # "uzbek russian and english": languages listed with spaces only.
+            known = [w for w in words if w.lower() in LANGUAGES]
+            items += known if len(known) == len(words) else words[-1:]
         values = [v for v in items if v.lower() in LANGUAGES]
         return [said("language", v, evidence_of(clause, match, v), LIKELY) for v in values]
     return []
@@ -408,6 +557,7 @@ STATEMENT_RULES: list[Rule] = [
     employer,
     job_title,
     place,
+    stay,
     contact,
     relationships,
     diet,
