@@ -151,6 +151,11 @@ _WORD = re.compile(
 _TWO = re.compile(
     r"\b(moved|move|moving|relocated|relocating|going|went|back)\s2\s(?=[a-z])", re.IGNORECASE
 )
+# "1 dog called Fionn": the digit for the article before a pet or a child.
+_ONE = re.compile(
+    r"(?<![\w.,])1\s(?=(?:dog|cat|kid|son|daughter|child|baby|puppy|kitten|rabbit|parrot)\b)",
+    re.IGNORECASE,
+)
 # "engineer @ Google", "designer @Canva": an at-sign between words reads "at" (an address
 # has no space before its "@", a handle has none before a word after a space).
 _AT = re.compile(r"(?<=[a-z])\s@\s?(?=[A-Za-z])", re.IGNORECASE)
@@ -183,6 +188,7 @@ def spelled_out(text: str) -> str:
     """``text`` with the chat spellings of SPELLINGS written out."""
     text = _WORD.sub(lambda m: _cased(m.group(0), SPELLINGS[m.group(0).lower()]), text)
     text = _TWO.sub(r"\1 to ", text)
+    text = _ONE.sub("a ", text)
     text = _AT.sub(" at ", text)
     text = _ILL.sub(lambda m: _cased(m.group(1), "i'll"), text)
     return _LIKE_AS.sub(_as, text)

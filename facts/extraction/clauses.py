@@ -4,11 +4,17 @@ import re
 
 from facts.extraction.fragments import is_speakers, speaker_items
 
-_ABBREVIATIONS = r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bJr\.)"
+_ABBREVIATIONS = (
+    r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bJr\.)"
+    r"(?<!^b\.)(?<![\s,:]b\.)"  # "b. 1990-05-12": born
+)
 # "what if I just... moved to Bali": an ellipsis before a lower-case word goes on.
 SENTENCE_END = re.compile(rf"{_ABBREVIATIONS}(?<=[.!?])(?<!\.\.\.)\s+|(?<=\.\.\.)\s+(?![a-z])|\n+")
 # Words that may open a new clause before its subject: "..., but these days I love sushi".
-_OPENER = r"(?:(?:now|these days|nowadays|today|anyway|honestly|actually|also|then),?\s+)?"
+_OPENER = (
+    r"(?:(?:now|these days|nowadays|today|anyway|honestly|actually|also|then|yes|yeah|no|ok|"
+    r"okay|well),?\s+)?"
+)
 # A new clause starts at a conjunction followed by a new subject ("..., and I just joined
 # Figma"), at a semicolon or dash, and before a question tacked onto a statement.
 _CONJUNCTION = (
@@ -122,7 +128,11 @@ NEGATION = re.compile(
 COURTESY = re.compile(
     r"(?:,|(?<!\s))\s*+\b(?:if|in case)\s+(?:you|u|anyone|someone|somebody)\s+(?:ever\s+)?"
     r"(?:need|needs|want|"
-    r"wants|wonder|are wondering|were wondering|must know|care|asked|ask|like)\b[^,.;!?]*",
+    r"wants|wonder|are wondering|were wondering|must know|care|asked|ask|like|wanna know|"
+    r"want to know)\b[^,.;!?]*"
+    # "if anyone's asking", "if that helps": no condition on what is said.
+    r"|(?:,|(?<!\s))\s*+\bif\s+(?:anyone's|anybody's|someone's|you're)\s+(?:asking|wondering)\b"
+    r"|(?:,|(?<!\s))\s*+\bif\s+(?:that|it)\s+helps\b",
     re.IGNORECASE,
 )
 

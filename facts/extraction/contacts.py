@@ -13,7 +13,7 @@ PHONE = re.compile(r"\+?(?:\(\d+\)\s*)?\d[\d\s().-]{4,}\d")
 _AT_ME = r"\bi(?:'m|\s+am)\s+(?:reachable\s+|available\s+)?(?:at|on|via)\s+"
 EMAIL_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
-    r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+me\s+(?:at|on|via)\b"
+    r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+(?:to\s+)?me\s+(?:at|on|via)\b"
     r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+e-?mail(?:\s+address)?\b"
     r"|^(?:my\s+)?new\s+e-?mail(?:\s+address)?\b"
     # "email: ...", "my address is ...", "best email for me is ...", "send stuff to ..."

@@ -12,7 +12,7 @@ speaker's: an item after "my brother Tom, ..." is his."""
 
 import re
 
-from facts.extraction.vocabulary import DIETS, JOB_WORDS
+from facts.extraction.vocabulary import DIETS, JOB_WORDS, PET_SPECIES
 from language.places import city, country
 
 # A message that opens as an introduction: its bare items are the speaker's from its start.
@@ -26,7 +26,8 @@ INTRO = re.compile(
 # What closes the introduction's head before its list: "About me:", "Farida here", "Im Kemal,".
 _HEAD = re.compile(
     r"^(?:(?:quick\s+|short\s+|little\s+)?intro(?:duction)?|(?:a\s+bit\s+)?about\s+me|me"
-    r"|(?:here\s+are\s+)?my\s+details(?:\s+for\s+[\w\s]{1,30}?)?|(?:for\s+)?the\s+form)\s*:\s*",
+    r"|(?:here\s+are\s+)?my\s+details(?:\s+for\s+[\w\s]{1,30}?)?"
+    r"|(?:for\s+)?(?:the|my|this|a)\s+(?:[\w-]+\s+){0,2}?form)\s*:\s*",
     re.IGNORECASE,
 )
 # The separators of a list of items: a comma, a bar, a plus, a slash between spaces.
@@ -58,12 +59,19 @@ _VERB_ITEMS = [
         ),
         "I'm ",
     ),
-    (re.compile(r"^(?=born\b)", re.I), "I was "),
+    (re.compile(r"^(?=born\b|promoted\b)", re.I), "I was "),
+    # "went fully vegan this year", "gone vegetarian"
+    (
+        re.compile(
+            r"^(?=(?:went|gone|turned)\s+(?:\w+\s+)?(?:" + "|".join(sorted(DIETS)) + r")\b)", re.I
+        ),
+        "I ",
+    ),
 ]
 # A form's label: the item is read as it is ("phone +353 ...", "dob 3/4/90").
 _LABEL = re.compile(
     r"^(?:my\s+)?(?:e-?mail|mail|phone|tel|telephone|mob|mobile|cell|whatsapp|number|contact|"
-    r"birthday|bday|dob|d\.o\.b\.?|date\s+of\s+birth|b\.)\b",
+    r"birthday|bday|dob|date\s+of\s+birth)\b|^(?:d\.o\.b\.?|b\.)\s",
     re.IGNORECASE,
 )
 # "in Kumasi now", "Dublin based", "based in Leeds": where the speaker lives.
@@ -74,13 +82,25 @@ _IN_PLACE = re.compile(
 )
 _PLACE_BASED = re.compile(r"^(?P<place>[\w' .-]{2,60}?)[- ]based$", re.IGNORECASE)
 _ITEM_MAX_CHARS = 200
+# "a dog called Rolo", "1 cat", "two kids": what the speaker has.
+_HAVE = re.compile(
+    r"^(?:an?|one|two|three|four|1|2|3|4)\s+(?:[\w-]+\s+)?(?:"
+    + "|".join(sorted(PET_SPECIES, key=len, reverse=True))
+    + r"|kids?|sons?|daughters?|children|child|boys?|girls?|dogs|cats)\b",
+    re.IGNORECASE,
+)
 _WORDS = re.compile(r"[\w'-]+")
 _VERB = re.compile(r"'s\b|\b(?:is|are|was|were|has|have|had|be|been)\b", re.IGNORECASE)
 
 
-def _place(name: str) -> bool:
+def _place(name: str, *, own_name: bool = False) -> bool:
+    """A place the gazetteer knows; ``own_name``: a city by its own name only (a bare item
+    "Google" is no city, though GeoNames lists it among Topeka's names)."""
     name = name.strip()
-    return bool(name) and (city(name) is not None or country(name) is not None)
+    found = city(name) if name else None
+    if found is not None and own_name and found.name.casefold() != name.casefold():
+        found = None
+    return bool(name) and (found is not None or country(name) is not None)
 
 
 def _job(item: str) -> bool:
@@ -109,6 +129,8 @@ def _with_speaker(item: str, *, bare: bool, dropped: bool = False) -> str | None
         return item
     if dropped:
         return None
+    if _HAVE.match(item):
+        return "I have " + item  # "2 kids", "a dog called Rolo"
     first = _WORDS.match(item)
     if first and first.group(0).lower() in DIETS | {"gluten", "dairy", "lactose", "plant"}:
         return "I'm " + item
@@ -121,7 +143,7 @@ def _with_speaker(item: str, *, bare: bool, dropped: bool = False) -> str | None
     if _job(item):
         article = "" if re.match(r"^(?:an?|the)\s", item, re.I) else "a "
         return f"I'm {article}{item}"
-    if bare and _place(item):
+    if bare and _place(item, own_name=True):
         return f"I'm based in {item}"
     return None
 

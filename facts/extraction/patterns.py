@@ -52,8 +52,8 @@ EMPLOYER = rx(
     r"(?:took|'ve taken|have taken|accepted|'ve accepted|have accepted|landed|'ve landed)\s+"
     r"(?:a|an|the)\s+(?:new\s+)?(?:job|position|role|post|offer)\s+(?:at|with|from))\s+" + REST,
     # "I'm at Netflix now": only with the "now" that makes it a job rather than a visit.
-    I_AM
-    + r"(?:at|with)\s+(?!the\s)(?P<v>[^,;.!?]{1,120}?)\s++(?:now|these days|nowadays)\s*[.!]*$",
+    I_AM + r"(?:at|with)\s+(?!the\s)(?P<v>[^,;.!?]{1,120}?)\s++(?:now|these days|nowadays)"
+    r"(?:\s*[.!]*$|,)",
     # "I've been with Google since 2020": the present perfect with a span is still current.
     r"\bi(?:'ve|\s+have)(?:\s+now)?\s+(?:worked|been working|been)\s+(?:at|with|for)\s+"
     + _SPAN
@@ -88,6 +88,7 @@ EMPLOYER = rx(
     S + r"(?:work|'m working|am working)\s+(?:at|for)\s+an?\s+(?:[\w-]+\s+){1,3}?"
     r"(?:called|named)\s+" + REST,
 )
+_WORK_IN = EMPLOYER[-2]  # "I work in Ikea"
 EMPLOYER_WORDS = re.compile(r"^(?:my\s+)?(?:job|position|role|company|employer|work)\b", re.I)
 TITLE_VERBS = (
     r"(?:became|'ve become|have become|work as|working as|'m working as|am working as|"
@@ -100,7 +101,8 @@ TITLE_VERBS = (
 )
 JOB_TITLE = rx(
     I_AM + r"(?:an?|the)\s+" + REST,
-    r"\bi(?:'ll|\s+will)\s+be\s+(?:an?|the)\s+" + REST,
+    r"\bi(?:'ll|\s+will)\s+be\s+(?:an?\s+|the\s+|(?=(?:head|director|vp|chief|lead)\s+of\s))"
+    + REST,
     I_AM + r"(?=(?:head|director|vp|chief|lead)\s+of\s)" + REST,
     # "I'm senior product manager now": a title without its article, said as a change.
     I_AM + r"(?!an?\s|the\s|\w+ing\b)(?=.{0,300}?\b(?:now|these days|officially)\b)" + REST,
@@ -273,7 +275,10 @@ def employer(clause: str) -> list[Statement]:
             if EMPLOYER_WORDS.match(raw):
                 continue
             value = proper_name(raw, lenient=lenient)
-            if value and value.lower() not in COUNTRIES and not known_place(value):
+            # "I work in Ikea", not "I work in Lyon": a place is no employer.
+            if pattern is _WORK_IN and value and known_place(value):
+                continue
+            if value and value.lower() not in COUNTRIES:
                 found = [said("employer", value, evidence_of(clause, match, value), *_trust(match))]
                 # "at the Royal Infirmary in Edinburgh": where the speaker works, lives.
                 rest = raw[raw.find(value) + len(value) :]
@@ -294,7 +299,7 @@ def job_title(clause: str) -> list[Statement]:
         rest = match.group("v")[match.group("v").find(title) + len(title) :]
         org = re.match(r"\A\s+(?:over\s+)?(?:at|for|with|of)\s+(.+)", rest, re.I)
         company = org and proper_name(org.group(1), lenient=lenient)
-        if company and company.lower() not in COUNTRIES and not known_place(company):
+        if company and company.lower() not in COUNTRIES:
             evidence = clause[match.start() : clause.find(company, match.start()) + len(company)]
             found.append(said("employer", company, evidence, EXPLICIT))
         found += _home_after(clause, match, rest, lenient=lenient)
@@ -311,16 +316,21 @@ _WHERE_AFTER = re.compile(
 )
 
 
-def known_place(name: str) -> bool:
-    """A city or a country the gazetteer knows."""
-    return city(name) is not None or country(name) is not None
+def known_place(name: str, *, own_name: bool = False) -> bool:
+    """A city or a country the gazetteer knows; ``own_name``: by the city's own name, not
+    one of its other names (GeoNames knows Topeka as "Google" too)."""
+    found = city(name)
+    if found is not None and own_name:
+        return found.name.casefold() == name.casefold() or country(name) is not None
+    return found is not None or country(name) is not None
 
 
 def _place_name(raw: str, *, lenient: bool) -> str | None:
     """The gazetteer's place ``raw`` starts with ("Cork, Ireland" -> "Cork", "san francisco
     till further notice" -> "san francisco"): the longest run of its first words that is
     one."""
-    words = re.split(r"\s+", raw.strip(), maxsplit=4)[:4]
+    head = re.split(r"[,;.!?()]", raw, maxsplit=1)[0]
+    words = re.split(r"\s+", head.strip(), maxsplit=4)[:4]
     for size in range(len(words), 0, -1):
         name = " ".join(words[:size]).strip(" '\"")
         capitalised = lenient or name[:1].isupper()
@@ -409,7 +419,8 @@ def place(clause: str) -> list[Statement]:
         if not match:
             continue
         raw = match.group("v")
-        value = proper_name(raw, lenient=lenient)
+        # "based in mexico" in a text with capitals elsewhere: a place the gazetteer knows.
+        value = proper_name(raw, lenient=lenient) or _place_name(raw, lenient=True)
         if not value:
             continue
         trust = _home_trust(match)

@@ -35,7 +35,8 @@ _OPENS = re.compile(
 _FIELDS = re.compile(r"(?<!\s)\s++[|·•]\s|(?<!\s)\s*+,\s|(?<!\s)\s++/\s")
 # A field's label: "Tel:", "M:", "Email:", "Mob.".
 _LABEL = re.compile(
-    r"^(?:tel|t|m|mob|mobile|cell|phone|ph|p|office|e|email|e-mail|w|web|contact)\s*[.:]\s*",
+    r"^(?:tel|t|m|mob|mobile|cell|phone|ph|p|office|e|email|e-mail|w|web|contact)"
+    r"(?::|\.\s)\s*",
     re.IGNORECASE,
 )
 # A remark after the block on its line: "— this is my new email footer, too long?".
