@@ -82,6 +82,23 @@ _IN_PLACE = re.compile(
 )
 _PLACE_BASED = re.compile(r"^(?P<place>[\w' .-]{2,60}?)[- ]based$", re.IGNORECASE)
 _ITEM_MAX_CHARS = 200
+# "bf Cian", "wife Ana": a relation and a name, the speaker's.
+_RELATION = re.compile(
+    r"^(?:bf|gf|boyfriend|girlfriend|husband|wife|hubby|wifey|partner|fianc[ée]e?)\s+"
+    r"(?-i:[A-Z])[\w'-]+$",
+    re.IGNORECASE,
+)
+# In a list under "About me:" a bio's third person is the speaker: "hates mornings".
+_BASE_FORMS = {
+    "hates": "hate",
+    "loves": "love",
+    "enjoys": "enjoy",
+    "works": "work",
+    "lives": "live",
+    "speaks": "speak",
+    "teaches": "teach",
+}
+_THIRD_PERSON = re.compile(r"^(" + "|".join(_BASE_FORMS) + r")\b", re.IGNORECASE)
 # "a dog called Rolo", "1 cat", "two kids": what the speaker has.
 _HAVE = re.compile(
     r"^(?:an?|one|two|three|four|1|2|3|4)\s+(?:[\w-]+\s+)?(?:"
@@ -131,6 +148,8 @@ def _with_speaker(item: str, *, bare: bool, dropped: bool = False) -> str | None
         return None
     if _HAVE.match(item):
         return "I have " + item  # "2 kids", "a dog called Rolo"
+    if _RELATION.match(item):
+        return "my " + item  # "bf Cian", "husband Omar"
     first = _WORDS.match(item)
     if first and first.group(0).lower() in DIETS | {"gluten", "dairy", "lactose", "plant"}:
         return "I'm " + item
@@ -176,6 +195,8 @@ def speaker_items(clause: str, *, intro: bool, speaker: bool) -> list[str]:
                 rewritten = _with_speaker(part, bare=intro, dropped=not intro)
                 own = own or rewritten is not None
         elif own:
+            if listing:
+                part = _THIRD_PERSON.sub(lambda m: _BASE_FORMS[m.group(1).lower()], part)
             rewritten = _with_speaker(part, bare=listing or intro)
         if rewritten is not None:
             # Text typed without capitals stays so: its names are read leniently.

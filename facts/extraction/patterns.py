@@ -355,9 +355,24 @@ def _places(clause: str, value: str, raw_after: str, evidence: str) -> list[Stat
     return found
 
 
+# A city typed in lower case in a text with capitals ("at the Royal Infirmary in edinburgh")
+# is read only when it is a large one by its own name ("in march" is no town's).
+_LOWERCASE_CITY_MIN_POPULATION = 100_000
+
+
+def _large_city(raw: str) -> str | None:
+    name = _place_name(raw, lenient=True)
+    found = name and city(name)
+    if not found or found.name.casefold() != name.casefold():
+        return None
+    return name if found.population >= _LOWERCASE_CITY_MIN_POPULATION else None
+
+
 def _home_after(clause: str, match: re.Match[str], rest: str, *, lenient: bool) -> list[Statement]:
     where = _WHERE_AFTER.match(rest)
-    name = where and _place_name(where.group("v"), lenient=lenient)
+    name = where and (
+        _place_name(where.group("v"), lenient=lenient) or _large_city(where.group("v"))
+    )
     if not where or not name:
         return []
     start = clause.find(name, match.start())
