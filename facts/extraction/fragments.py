@@ -160,8 +160,11 @@ def _with_speaker(item: str, *, bare: bool, dropped: bool = False) -> str | None
     if where and _place(where.group("place")):
         return f"I'm in {where.group('place')} now"
     if _job(item):
-        article = "" if re.match(r"^(?:an?|the)\s", item, re.I) else "a "
-        return f"I'm {article}{item}"
+        # "still an electrical engineer" -> "I'm still an electrical engineer"
+        adverb = re.match(r"(?:(?:still|now|currently|also|just|officially)\s+)*", item, re.I)
+        head, rest = item[: adverb.end()], item[adverb.end() :]
+        article = "" if re.match(r"(?:an?|the)\s", rest, re.I) else "a "
+        return f"I'm {head}{article}{rest}"
     if bare and _place(item, own_name=True):
         return f"I'm based in {item}"
     return None

@@ -18,7 +18,7 @@ OWNED = re.compile(
     r"\b(?:my|our)\s+(?:new\s+|updated\s+|current\s+|work\s+|email\s+|e-mail\s+)*"
     r"(?:signature|sig|footer|sign-?off|email\s+footer)\b"
     r"|\b(?:new|updated)\s+(?:email\s+)?(?:signature|sig|footer)\b"
-    r"|\bthat(?:'s|\s+is)\s+(?:me|mine)\b|\bthis\s+is\s+me\b|\bhow\s+i\s+sign\b"
+    r"|\bthat(?:['’]s|\s+is)\s+(?:me|mine)\b|\bthis\s+is\s+me\b|\bhow\s+i\s+sign\b"
     r"|\bi\s+sign\s+(?:off\s+)?(?:my\s+)?(?:emails|mails|messages)\b",
     re.IGNORECASE,
 )
