@@ -82,6 +82,7 @@ _IN_PLACE = re.compile(
 )
 _PLACE_BASED = re.compile(r"^(?P<place>[\w' .-]{2,60}?)[- ]based$", re.IGNORECASE)
 _ITEM_MAX_CHARS = 200
+_ADVERBS = re.compile(r"(?:(?:still|now|currently|also|just|officially)\s+)+", re.IGNORECASE)
 # "bf Cian", "wife Ana": a relation and a name, the speaker's.
 _RELATION = re.compile(
     r"^(?:bf|gf|boyfriend|girlfriend|husband|wife|hubby|wifey|partner|fianc[ée]e?)\s+"
@@ -161,8 +162,9 @@ def _with_speaker(item: str, *, bare: bool, dropped: bool = False) -> str | None
         return f"I'm in {where.group('place')} now"
     if _job(item):
         # "still an electrical engineer" -> "I'm still an electrical engineer"
-        adverb = re.match(r"(?:(?:still|now|currently|also|just|officially)\s+)*", item, re.I)
-        head, rest = item[: adverb.end()], item[adverb.end() :]
+        adverb = _ADVERBS.match(item)
+        cut = adverb.end() if adverb else 0
+        head, rest = item[:cut], item[cut:]
         article = "" if re.match(r"(?:an?|the)\s", rest, re.I) else "a "
         return f"I'm {head}{article}{rest}"
     if bare and _place(item, own_name=True):

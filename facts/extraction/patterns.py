@@ -362,8 +362,8 @@ _LOWERCASE_CITY_MIN_POPULATION = 100_000
 
 def _large_city(raw: str) -> str | None:
     name = _place_name(raw, lenient=True)
-    found = name and city(name)
-    if not found or found.name.casefold() != name.casefold():
+    found = city(name) if name else None
+    if name is None or found is None or found.name.casefold() != name.casefold():
         return None
     return name if found.population >= _LOWERCASE_CITY_MIN_POPULATION else None
 
