@@ -102,7 +102,9 @@ REPORTED_AFTER = re.compile(
     re.IGNORECASE,
 )
 PAST = re.compile(
-    r"\b(?:back in|back then|back when|years ago|decades ago|long ago|a long time ago|"
+    # "back in 2015", not "I'm back in Osaka"
+    r"\b(?:(?<!'m )(?<!am )(?<!'re )back in|back then|back when|years ago|decades ago|long ago|"
+    r"a long time ago|"
     r"as a kid|as a child|growing up|when i was|in college|in high school|in school|"
     r"at the time|previously|formerly|in the past|once upon|for a while|"
     r"before that|before i|until (?:last|\d{4})|from \d{4} to \d{4}|between \d{4}|"
@@ -132,7 +134,8 @@ COURTESY = re.compile(
     r"want to know)\b[^,.;!?]*"
     # "if anyone's asking", "if that helps": no condition on what is said.
     r"|(?:,|(?<!\s))\s*+\bif\s+(?:anyone's|anybody's|someone's|you're)\s+(?:asking|wondering)\b"
-    r"|(?:,|(?<!\s))\s*+\bif\s+(?:that|it)\s+helps\b",
+    r"|(?:,|(?<!\s))\s*+\bif\s+(?:that|it)\s+helps\b"
+    r"|(?:,|(?<!\s))\s*+\bwish\s+me\s+luck\b",
     re.IGNORECASE,
 )
 

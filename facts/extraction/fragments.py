@@ -60,6 +60,8 @@ _VERB_ITEMS = [
         "I'm ",
     ),
     (re.compile(r"^(?=born\b|promoted\b)", re.I), "I was "),
+    (re.compile(r"^(?=been\s)", re.I), "I've "),
+    (re.compile(r"^(?=going\s+(?:" + "|".join(sorted(DIETS)) + r")\b)", re.I), "I'm "),
     # "went fully vegan this year", "gone vegetarian"
     (
         re.compile(

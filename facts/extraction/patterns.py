@@ -97,7 +97,7 @@ TITLE_VERBS = (
     r"(?:was|got|'ve been|have been|'ll be|will be)\s+made|"
     r"will become|'m becoming|am becoming|start as|'ll start as|will start as|"
     r"'ll be starting as|(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining)"
-    r" \S+(?: \S+)? as)\s+"
+    r" \S+(?: \S+){0,6}? as)\s+"
 )
 JOB_TITLE = rx(
     I_AM + r"(?:an?|the)\s+" + REST,
@@ -137,7 +137,8 @@ PLACE = rx(
     r"'ll be moving|will be moving|'ll be relocating|will be relocating|relocated|"
     r"'m relocating|am relocating|'re relocating|are relocating|'ll relocate|relocate|"
     r"'ll have moved|will have moved|"
-    r"will relocate|'ve relocated)\s+(?:back\s+home\s+|back\s+|home\s+|here\s+|over\s+|out\s+|"
+    r"will relocate|'ve relocated|emigrated|'ve emigrated|immigrated)\s+"
+    r"(?:back\s+home\s+|back\s+|home\s+|here\s+|over\s+|out\s+|"
     r"all the way\s+)?"
     r"(?:from\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+)?to\s+" + REST,
     I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))(?:-|\s)based\b",
@@ -207,13 +208,18 @@ LANGUAGE = rx(
     r"\bmy\s+(?:native\s+language|mother\s+tongue|first\s+language)\s+is\s+" + REST,
     I_AM + r"a\s+native\s+" + r"(?P<v>\w+)\s+speaker",
     r"^(?P<v>\w+)\s+is\s+my\s+(?:native\s+language|mother\s+tongue|first\s+language)",
+    # "my japanese is pretty good now" (checked against the languages)
+    r"\bmy\s+(?P<v>\w+)\s+is\s+(?:\w+\s+)?(?:good|fluent|decent|ok|okay|solid|passable|"
+    r"conversational|native|great|excellent)\b",
 )
 SKILL = rx(
     I_AM
     + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|good in|great at|great in|decent at|"
     r"good with|skilled (?:in|at)|"
     r"proficient (?:in|at|with)|an expert (?:in|on|at)|experienced (?:in|with)|"
-    r"certified in|fluent in|handy with)\s+" + REST,
+    r"certified in|fluent in|handy with|trained in|qualified in)\s+" + REST,
+    # "skills: bookkeeping, payroll", "my skills: ..."
+    r"^(?:my\s+)?(?:key\s+|main\s+)?skills?\s*[:=-]\s*" + REST,
     S + r"(?:know how to|can code in|program in|code in|'ve been (?:programming|coding) in|"
     r"have experience (?:in|with)|"
     r"have \w+ years of experience (?:in|with))\s+" + REST,
@@ -221,7 +227,11 @@ SKILL = rx(
     r"^(?:(?:please|pls|also|and|oh)\s+)*add\s+(?P<v>[^,;.!?]{1,80}?)\s+to\s+(?:my|the)\s+"
     r"(?:list\s+of\s+)?skills?\b",
     S + r"know\s+(?!the\b|this\b|that\b|my\b|your\b|his\b|her\b|their\b|our\b)"
-    r"(?P<v>[\w#+.' -]+?)\s+(?:pretty\s+|really\s+|quite\s+|very\s+|fairly\s+)?well\b",
+    r"(?P<v>[\w#+.' -]+?)\s+(?:(?:pretty\s+|really\s+|quite\s+|very\s+|fairly\s+)?well|"
+    r"inside\s+out|back\s+to\s+front)\b",
+    # "I know SQL too": a tool known by name (checked in skills()).
+    S + r"know\s+(?P<v>[\w#+.-]+(?:\s+(?:and|&)\s+[\w#+.-]+)?)(?:\s+too|\s+as\s+well)?"
+    r"\s*(?:$|[,.;!])",
 )
 
 
@@ -239,6 +249,12 @@ def _home_trust(match: re.Match[str]) -> tuple[float, str]:
     return EXPLICIT, "stated"
 
 
+# Words before a job that are no part of its title: "a humble accountant".
+_NOT_OF_THE_TITLE = frozenset(
+    {"a", "an", "the", "new", "humble", "lowly", "mere", "simple", "proud"}
+)
+
+
 def _title(raw: str) -> str | None:
     # Spaces read from a run's first one only ((?<!\s)): from each of a long run, quadratic.
     head = re.split(
@@ -253,7 +269,7 @@ def _title(raw: str) -> str | None:
     )[0]
     words = head.split()
     # "a vegan accountant": the diet is no part of the job.
-    while words and (words[0].lower() in {"a", "an", "the", "new"} or words[0].lower() in DIETS):
+    while words and (words[0].lower() in _NOT_OF_THE_TITLE or words[0].lower() in DIETS):
         words = words[1:]
     if any(w.lower() in JUDGEMENTS for w in words):
         return None  # "a good cook", "a terrible driver": a judgement, not a job
@@ -385,7 +401,8 @@ def _home_after(clause: str, match: re.Match[str], rest: str, *, lenient: bool) 
 # in a place the gazetteer knows ("I'm in a meeting" is none), not a visit ("for a
 # conference", "this week", "on holiday").
 STAY = re.compile(
-    I_AM + r"(?:now\s+|currently\s+|still\s+)?(?:living\s+|staying\s+)?in\s+(?!the\s|a\s|an\s)"
+    I_AM + r"(?:now\s+|currently\s+|still\s+)?(?:back\s+)?(?:living\s+|staying\s+)?"
+    r"in\s+(?!the\s|a\s|an\s)"
     r"(?P<v>[^,;.!?]{1,80})",
     re.IGNORECASE,
 )
@@ -547,8 +564,10 @@ def skills(clause: str) -> list[Statement]:
             continue
         found = []
         for value in listed(match.group("v"), max_words=4):
-            if pattern is SKILL[-1] and _may_be_someone(value):
+            if pattern is SKILL[-2] and _may_be_someone(value):
                 continue  # "I know Tom really well": a person, not a skill
+            if pattern is SKILL[-1] and value.lower() not in TOOLS:
+                continue  # "I know Tom": only a tool known by name is a skill
             predicate = "language" if value.lower() in LANGUAGES else "skill"
             found.append(said(predicate, value, evidence_of(clause, match, value), 0.8))
         return found

@@ -188,7 +188,10 @@ def phrase(raw: str, *, max_words: int = 5, stops: frozenset[str] = STOP_WORDS) 
     return " ".join(words)
 
 
-_LIST_END = re.compile(r"(?<=\s)(?:and|&)\s[^,]{1,80}?(?=,\s)")
+_LIST_END = re.compile(
+    r"(?<=\s)(?:and|&)\s[^,]{1,80}?(?=,\s(?!(?:a\s+bit|a\s+little|some|basic|bits|fluent|"
+    r"conversational|native|also|plus|and|or)\b))"
+)
 _FILLER = re.compile(r"\s*(?:like|very|really|so|such|properly|mostly|especially|i mean)\b", re.I)
 
 

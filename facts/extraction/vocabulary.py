@@ -86,7 +86,7 @@ beekeeper winemaker brewer roaster distiller potter sculptor painter tattooist
 ux ui devops qa tester sysadmin dba scrum physiotherapist physio osteopath chiropractor
 dietitian dietician nutritionist radiographer sonographer phlebotomist anaesthetist
 anesthesiologist podiatrist audiologist paramedic orthodontist hygienist doula carer
-tech technologist medic"""
+tech technologist medic solicitor barrister notary"""
 )
 
 # Tools and crafts known by a capitalised name, told apart from people's names in "I know

@@ -315,3 +315,32 @@ def test_a_new_signature_applied_changes_the_held_contacts(api, agent):
         "employer": "Nettle",
         "job_title": "Product Lead",
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I know Kotlin too", {("skill", "kotlin", "Kotlin")}),
+        (
+            "I know Figma and Blender inside out",
+            {("skill", "figma", "Figma"), ("skill", "blender", "Blender")},
+        ),
+        ("I know Marta", set()),
+        (
+            "skills: welding, forklift driving",
+            {("skill", "welding", "welding"), ("skill", "forklift driving", "forklift driving")},
+        ),
+        (
+            "I'm trained in sign language interpreting",
+            {("skill", "sign language interpreting", "sign language interpreting")},
+        ),
+        ("my korean is pretty decent now", {("language", "korean", "korean")}),
+        ("my brother is pretty decent now", set()),
+        ("been vegan since 2021", {("diet", "", "vegan")}),
+        ("spent years in Kyoto, now I'm back in Nagoya", {("city", "", "Nagoya")}),
+        ("back in 2015 I was in Nagoya", set()),
+        ("we emigrated to Canada last year", {("country", "", "Canada")}),
+    ],
+)
+def test_skills_languages_and_places_said_in_passing(text, expected):
+    assert said(text) == expected
