@@ -192,7 +192,9 @@ _LIST_END = re.compile(
     r"(?<=\s)(?:and|&)\s[^,]{1,80}?(?=,\s(?!(?:a\s+bit|a\s+little|some|basic|bits|fluent|"
     r"conversational|native|also|plus|and|or)\b))"
 )
-_FILLER = re.compile(r"\s*(?:like|very|really|so|such|properly|mostly|especially|i mean)\b", re.I)
+_FILLER = re.compile(
+    r"\s{0,3}(?:like|very|really|so|such|properly|mostly|especially|i mean)\b", re.I
+)
 
 
 def listed(raw: str, *, max_words: int = 5) -> list[str]:
