@@ -2,11 +2,19 @@
 
 import re
 
-_ABBREVIATIONS = r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bJr\.)"
+from facts.extraction.fragments import is_speakers, speaker_items
+
+_ABBREVIATIONS = (
+    r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bJr\.)"
+    r"(?<!^b\.)(?<![\s,:]b\.)"  # "b. 1990-05-12": born
+)
 # "what if I just... moved to Bali": an ellipsis before a lower-case word goes on.
 SENTENCE_END = re.compile(rf"{_ABBREVIATIONS}(?<=[.!?])(?<!\.\.\.)\s+|(?<=\.\.\.)\s+(?![a-z])|\n+")
 # Words that may open a new clause before its subject: "..., but these days I love sushi".
-_OPENER = r"(?:(?:now|these days|nowadays|today|anyway|honestly|actually|also|then),?\s+)?"
+_OPENER = (
+    r"(?:(?:now|these days|nowadays|today|anyway|honestly|actually|also|then|yes|yeah|no|ok|"
+    r"okay|well),?\s+)?"
+)
 # A new clause starts at a conjunction followed by a new subject ("..., and I just joined
 # Figma"), at a semicolon or dash, and before a question tacked onto a statement.
 _CONJUNCTION = (
@@ -94,7 +102,9 @@ REPORTED_AFTER = re.compile(
     re.IGNORECASE,
 )
 PAST = re.compile(
-    r"\b(?:back in|back then|back when|years ago|decades ago|long ago|a long time ago|"
+    # "back in 2015", not "I'm back in Osaka"
+    r"\b(?:(?<!'m )(?<!am )(?<!'re )back in|back then|back when|years ago|decades ago|long ago|"
+    r"a long time ago|"
     r"as a kid|as a child|growing up|when i was|in college|in high school|in school|"
     r"at the time|previously|formerly|in the past|once upon|for a while|"
     r"before that|before i|until (?:last|\d{4})|from \d{4} to \d{4}|between \d{4}|"
@@ -120,7 +130,12 @@ NEGATION = re.compile(
 COURTESY = re.compile(
     r"(?:,|(?<!\s))\s*+\b(?:if|in case)\s+(?:you|u|anyone|someone|somebody)\s+(?:ever\s+)?"
     r"(?:need|needs|want|"
-    r"wants|wonder|are wondering|were wondering|must know|care|asked|ask|like)\b[^,.;!?]*",
+    r"wants|wonder|are wondering|were wondering|must know|care|asked|ask|like|wanna know|"
+    r"want to know)\b[^,.;!?]*"
+    # "if anyone's asking", "if that helps": no condition on what is said.
+    r"|(?:,|(?<!\s))\s*+\bif\s+(?:anyone's|anybody's|someone's|you're)\s+(?:asking|wondering)\b"
+    r"|(?:,|(?<!\s))\s*+\bif\s+(?:that|it)\s+helps\b"
+    r"|(?:,|(?<!\s))\s*+\bwish\s+me\s+luck\b",
     re.IGNORECASE,
 )
 
@@ -190,8 +205,10 @@ def _shared_subject(clause: str) -> list[str]:
     return found
 
 
-def clauses(sentence: str) -> list[str]:
-    """The clauses of one sentence; a question mark stays with the last one."""
+def clauses(sentence: str, *, intro: bool = False) -> list[str]:
+    """The clauses of one sentence; a question mark stays with the last one. The items of a
+    run-on or an introduction ("I'm a nurse in Cork, married to Declan") are clauses of
+    their own, the speaker put back (``intro``: the message introduces its speaker)."""
     marked = TOGETHER.sub(
         lambda m: (
             f"{m.group(1) or m.group(3) or m.group(5)}{_JOINER}"
@@ -200,7 +217,14 @@ def clauses(sentence: str) -> list[str]:
         sentence,
     )
     parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)
-    return [shared for c in parts if c for shared in _shared_subject(c)]
+    found: list[str] = []
+    speaker = False
+    for c in parts:
+        for shared in _shared_subject(c) if c else []:
+            items = speaker_items(shared, intro=intro and not found, speaker=speaker)
+            found.extend(items)
+            speaker = is_speakers(items[-1])
+    return found
 
 
 def scene_setting(clause: str) -> bool:

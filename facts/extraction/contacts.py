@@ -6,17 +6,20 @@ import re
 
 from facts.extraction.statements import EXPLICIT, Statement, ending
 from facts.extraction.statements import statement as said
+from facts.values import normalise_phone
 
 EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 PHONE = re.compile(r"\+?(?:\(\d+\)\s*)?\d[\d\s().-]{4,}\d")
 _AT_ME = r"\bi(?:'m|\s+am)\s+(?:reachable\s+|available\s+)?(?:at|on|via)\s+"
 EMAIL_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
-    r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+me\s+(?:at|on|via)\b"
+    r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+(?:to\s+)?me\s+(?:at|on|via)\b"
     r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+e-?mail(?:\s+address)?\b"
     r"|^(?:my\s+)?new\s+e-?mail(?:\s+address)?\b"
     # "email: ...", "my address is ...", "best email for me is ...", "send stuff to ..."
     r"|^(?:my\s+)?(?:new\s+|current\s+)?(?:e-?mail|contact)(?:\s+address)?\s*[:=-]"
+    # A form's field at the clause's start: "email ciara@x.ie" (the subject left out).
+    r"|^(?:my\s+)?(?:e-?mail|mail)(?:\s+address)?\s(?=\s*[\w.+-]+@)"
     r"|\bmy\s+(?:new\s+)?address\s+is\s+(?=[\w.+-]+@)"
     r"|\bbest\s+(?:e-?mail|address)\s+(?:for|to reach)\s+me\b"
     r"|\b(?:switched|moved|changed)\s+(?:over\s+)?to\s+(?=[\w.+-]+@)"
@@ -32,7 +35,11 @@ PHONE_OWNER = re.compile(
     r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b"
     r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone)\b"
     r"|^(?:my\s+)?new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone|cell|mobile)\b"
-    r"|^(?:my\s+)?(?:phone|mobile|cell|tel|whatsapp)(?:\s+number)?\s*[:=-]"
+    r"|^(?:my\s+)?(?:phone|mobile|cell|tel|whatsapp|mob|ph|contact)(?:\s+number)?\s*[:=-]"
+    r"|^(?:my\s+)?(?:phone|mobile|cell|tel|whatsapp|mob|telephone)(?:\s+number)?\s(?=\s*\+?\(?\d)"
+    # "email me at ... or whatsapp +234 ...", "text +46 70 ...": the speaker's own number.
+    r"|(?:^|\b(?:or|and)\s+)(?:text|call|whatsapp|ring|message|sms|txt|phone)\s+(?:me\s+)?"
+    r"(?:at\s+|on\s+)?(?=\+?\(?\d)"
     r"|\bbest\s+(?:number|phone)\s+(?:for|to reach)\s+me\b"
     r"|" + _AT_ME + r"(?=\+?\d)",
     re.I,
@@ -85,17 +92,80 @@ def _owned(clause: str, value: re.Match[str], owner: re.Match[str] | None, kind:
     return None
 
 
+# A number typed without its country code, with the country said beside it: "07700 900318
+# (UK number)", "0412 555 876, australian mobile". The region it is read in.
+_REGIONS = {
+    "uk": "GB",
+    "british": "GB",
+    "english": "GB",
+    "scottish": "GB",
+    "welsh": "GB",
+    "us": "US",
+    "american": "US",
+    "usa": "US",
+    "canadian": "CA",
+    "australian": "AU",
+    "aussie": "AU",
+    "irish": "IE",
+    "new zealand": "NZ",
+    "kiwi": "NZ",
+    "german": "DE",
+    "french": "FR",
+    "spanish": "ES",
+    "italian": "IT",
+    "dutch": "NL",
+    "belgian": "BE",
+    "swiss": "CH",
+    "austrian": "AT",
+    "swedish": "SE",
+    "norwegian": "NO",
+    "danish": "DK",
+    "finnish": "FI",
+    "polish": "PL",
+    "portuguese": "PT",
+    "indian": "IN",
+    "south african": "ZA",
+    "nigerian": "NG",
+    "kenyan": "KE",
+    "brazilian": "BR",
+    "mexican": "MX",
+    "japanese": "JP",
+    "singapore": "SG",
+    "singaporean": "SG",
+    "greek": "GR",
+    "turkish": "TR",
+    "israeli": "IL",
+}
+_REGION_HINT = re.compile(
+    r"\b(?P<region>" + "|".join(sorted(_REGIONS, key=len, reverse=True)) + r")\s+"
+    r"(?:phone\s+|mobile\s+|cell\s+)?(?:number|mobile|phone|cell|no\.?)\b",
+    re.I,
+)
+
+
+def _number(clause: str, phone: re.Match[str]) -> str:
+    """The number as typed, in E.164 when it has no country code and the clause says which
+    country it is of."""
+    typed = phone.group(0).strip()
+    hint = _REGION_HINT.search(clause)
+    if typed.startswith(("+", "00")) or hint is None:
+        return typed
+    return normalise_phone(typed, region=_REGIONS[hint.group("region").lower()]) or typed
+
+
 def contact(clause: str) -> list[Statement]:
     found: list[Statement] = []
     email = EMAIL.search(clause)
     evidence = email and _owned(clause, email, EMAIL_OWNER.search(clause), "email")
     if email and evidence:
         found.append(said("email", email.group(0), evidence, EXPLICIT))
-    phone = PHONE.search(clause)
-    if phone and not email and _is_phone(phone.group(0)):
-        evidence = _owned(clause, phone, PHONE_OWNER.search(clause), "phone")
+    # A number beside an address: "email me at ana@x.org or text +46 70 555 12 34".
+    bare = EMAIL.sub(lambda m: " " * len(m.group(0)), clause)
+    phone = PHONE.search(bare)
+    if phone and _is_phone(phone.group(0)):
+        evidence = _owned(bare, phone, PHONE_OWNER.search(bare), "phone")
         if evidence:
-            found.append(said("phone", phone.group(0).strip(), evidence, EXPLICIT))
+            found.append(said("phone", _number(clause, phone), evidence, EXPLICIT))
     return found
 
 

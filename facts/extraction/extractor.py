@@ -8,12 +8,15 @@ from datetime import UTC, datetime
 
 from facts.extraction import clauses as traps
 from facts.extraction import corrections
+from facts.extraction.chat import spelled_out
 from facts.extraction.classifier import vetted
 from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
+from facts.extraction.fragments import INTRO
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
 from facts.extraction.people import is_unnamed, named_later, presupposed
+from facts.extraction.signature import signature
 from facts.extraction.statements import Statement, is_lowercase_text
 from facts.extraction.structure import merged as structure_merged
 from language.attribution import own_words
@@ -82,7 +85,8 @@ def _without_pictographs(match: re.Match[str]) -> str:
 
 def _normalise(text: str) -> str:
     text = _SYMBOLS.sub(_without_pictographs, text.translate(_APOSTROPHES))
-    return re.sub(r"\b([Ii])m\b", r"\1'm", text)
+    text = re.sub(r"\b([Ii])m\b", r"\1'm", text)
+    return spelled_out(text)  # chat spellings: "i wrk at", "ive", "moved 2 leeds"
 
 
 def _with_start(found: list[Statement], start: datetime | None) -> list[Statement]:
@@ -332,13 +336,13 @@ class _Reading:
         self.add(said)
         return True
 
-    def read(self, sentence: str) -> None:
+    def read(self, sentence: str, *, intro: bool = False) -> None:
         if not self.revised(sentence):
-            self._read_clauses(sentence)
+            self._read_clauses(sentence, intro=intro)
 
-    def _read_clauses(self, sentence: str) -> None:
+    def _read_clauses(self, sentence: str, *, intro: bool = False) -> None:
         scene = when = ""
-        for clause in traps.clauses(sentence):
+        for clause in traps.clauses(sentence, intro=intro):
             said = extract_clause(clause, now=self.now, scene=scene, when=when)
             said = vetted(said, clause, self.message)
             if said:
@@ -356,17 +360,19 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     # a quotation states nothing about the speaker.
     said = own_words(text)
     reading = _Reading(now=now or datetime.now(UTC), message=said)
+    reading.add(signature(said))  # "my new signature: Name | Title | Company | ..."
     own = _normalise(said)
     sentences = traps.sentences(own)
     if not sentences:
-        return []  # only emoji ("🎉"), or nothing of the speaker's: nothing left to read
+        return reading.found  # only emoji ("🎉"), or nothing of the speaker's
+    intro = bool(INTRO.match(sentences[0]))  # "hi, I'm ...", "About me: ..."
     read = []
     for sentence, following in zip(sentences, [*sentences[1:], ""], strict=True):
         if traps.reported_after(sentence) or traps.retracted(sentence, following):
             continue
         read.append(sentence)
         if not reading.names_pet(sentence):
-            reading.read(sentence)
+            reading.read(sentence, intro=intro)
     found = _with_structure(own, reading.found, read, reading.now)
     # A pet known only by its species ("we got a cat") waited for a name; without one, no fact.
     return [s for s in found if not is_unnamed(s)]

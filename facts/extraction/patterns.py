@@ -27,8 +27,10 @@ from facts.extraction.vocabulary import (
     LANGUAGES,
     NOT_A_VALUE_AFTER_FOR,
     NOT_LIKES,
+    STOP_WORDS,
     TOOLS,
 )
+from language.places import city, country
 
 # Lookaheads reach 300 characters, not the clause's end: from each "I" of "I've been I've
 # been ..." a scan to the end made the clause's reading quadratic.
@@ -38,7 +40,8 @@ EMPLOYER = rx(
     r"'m employed|am employed|'ll work|will work|teach|'m teaching|am teaching|'ll be teaching|"
     r"will be teaching|intern|'m interning|am interning|interning|freelance|'m freelancing|"
     r"freelancing|consult|'m consulting|contract|'m contracting)"
-    r"(?:\s+(?:remotely|full-time|part-time|full time|part time|now|currently))?"
+    r"(?:\s+(?:remotely|full-time|part-time|full time|part time|now|currently|nights|days|"
+    r"weekends|shifts|nights|mornings|evenings))?"
     r"(?:\s+in\s+[a-z-]+(?:\s+[a-z-]+)?)?\s+(?:at|for|by)\s+" + REST,
     S + r"(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining|"
     r"will be joining|(?:started|start|'m starting|am starting|'ll start|will start|began)"
@@ -49,8 +52,8 @@ EMPLOYER = rx(
     r"(?:took|'ve taken|have taken|accepted|'ve accepted|have accepted|landed|'ve landed)\s+"
     r"(?:a|an|the)\s+(?:new\s+)?(?:job|position|role|post|offer)\s+(?:at|with|from))\s+" + REST,
     # "I'm at Netflix now": only with the "now" that makes it a job rather than a visit.
-    I_AM
-    + r"(?:at|with)\s+(?!the\s)(?P<v>[^,;.!?]{1,120}?)\s++(?:now|these days|nowadays)\s*[.!]*$",
+    I_AM + r"(?:at|with)\s+(?!the\s)(?P<v>[^,;.!?]{1,120}?)\s++(?:now|these days|nowadays)"
+    r"(?:\s*[.!]*$|,)",
     # "I've been with Google since 2020": the present perfect with a span is still current.
     r"\bi(?:'ve|\s+have)(?:\s+now)?\s+(?:worked|been working|been)\s+(?:at|with|for)\s+"
     + _SPAN
@@ -79,10 +82,15 @@ EMPLOYER = rx(
     r"(?:day|week)\s+(?:one|two|three|four|five|\d))\s+(?:at|with)\s+" + REST,
     # "I switched jobs, now at M-KOPA"
     r"\b(?:switched|changed|new)\s+jobs?\b.*?\bnow\s+(?:at|with)\s+" + REST,
+    # "I am working now in Ikea", "I work in Samsung Heavy Industries": learners' "in" for
+    # "at", before a capitalised name that is no place (checked in employer()).
+    S + r"(?:work|'m working|am working|working)(?:\s+(?:now|currently))?\s+in\s+"
+    r"(?-i:(?=[A-Z]))(?P<v>[^,;.!?]{1,120})",
     # "I work for a startup called Pled"
     S + r"(?:work|'m working|am working)\s+(?:at|for)\s+an?\s+(?:[\w-]+\s+){1,3}?"
     r"(?:called|named)\s+" + REST,
 )
+_WORK_IN = EMPLOYER[-2]  # "I work in Ikea"
 EMPLOYER_WORDS = re.compile(r"^(?:my\s+)?(?:job|position|role|company|employer|work)\b", re.I)
 TITLE_VERBS = (
     r"(?:became|'ve become|have become|work as|working as|'m working as|am working as|"
@@ -91,11 +99,12 @@ TITLE_VERBS = (
     r"(?:was|got|'ve been|have been|'ll be|will be)\s+made|"
     r"will become|'m becoming|am becoming|start as|'ll start as|will start as|"
     r"'ll be starting as|(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining)"
-    r" \S+(?: \S+)? as)\s+"
+    r" \S+(?: \S+){0,6}? as)\s+"
 )
 JOB_TITLE = rx(
     I_AM + r"(?:an?|the)\s+" + REST,
-    r"\bi(?:'ll|\s+will)\s+be\s+(?:an?|the)\s+" + REST,
+    r"\bi(?:'ll|\s+will)\s+be\s+(?:an?\s+|the\s+|(?=(?:head|director|vp|chief|lead)\s+of\s))"
+    + REST,
     I_AM + r"(?=(?:head|director|vp|chief|lead)\s+of\s)" + REST,
     # "I'm senior product manager now": a title without its article, said as a change.
     I_AM + r"(?!an?\s|the\s|\w+ing\b)(?=.{0,300}?\b(?:now|these days|officially)\b)" + REST,
@@ -113,7 +122,7 @@ JOB_TITLE = rx(
     S + r"(?:work|working|'m working|am working|'ll be working|be working|employed|"
     r"start|starting|'m starting|started|'ll start|join|joining|'m joining|joined|'ll join|"
     r"be joining|be starting|got hired|was hired|'ve been hired|hired|'m|am)\b[^,;.!?]{0,120}?"
-    r"\b(?:at|for|by|with|there|join|joining)\b[^,;.!?]{0,120}?\bas\s+(?:an?\s+|the\s+)?" + REST,
+    r"\b(?:at|for|by|with|in|there|join|joining)\b[^,;.!?]{0,120}?\bas\s+(?:an?\s+|the\s+)?" + REST,
 )
 JOB_ENDINGS = re.compile(r"(?:ologist|ician|iatrist|otherapist|ographer|onomist)$")
 TITLE_HEADS = re.compile(r"^(?:head|director|vp|chief|professor|manager|lead)\s+of\s+", re.I)
@@ -137,6 +146,7 @@ PLACE = rx(
     r"all the way\s+)?"
     r"(?:from\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+)?to\s+" + REST,
     I_AM + r"(?-i:(?P<v>[A-Z][\w]+(?:\s+[A-Z][\w]+)?))(?:-|\s)based\b",
+    I_AM + r"(?P<v>[a-z]+(?:\s+[a-z]+)?)(?:-|\s)based\b(?=.{0,300}?\b$)",
     S + r"(?:call|now call)\s+(?P<v>[A-Z][\w' -]*?)\s+(?:my\s+)?home\b",
     # "moved into my new flat in Busan", "Ayesha and I moved in together in Utrecht"
     S + r"(?:moved|'ve moved|'re moving|'m moving|'ll move|move)\s+(?:in\s+together|into\s+"
@@ -157,6 +167,11 @@ BIRTHDAY = rx(
     r"(?:\s+actually|\s+really|\s+in\s+fact)?\s+" + REST,
     r"\bi(?:'m|\s+am)?\s+(?:turn|turning)\s+\d+\s+" + REST,
     r"\bi\s+was\s+born\s+" + REST,
+    # A form's label or a message without its subject: "birthday 19 july 1985", "dob:
+    # 3/4/90", "b. 1990-05-12", "born 11 Nov 1988", "birthday's on the 9th of november".
+    r"^(?:(?:so|oh|and|also|btw|fyi)[,:]?\s+)*(?:my\s+)?(?:birthday|date\s+of\s+birth|dob|d\.o\.b\.?|"
+    r"born(?:\s+on)?|b\.)(?:'s|\s+is)?\s*[:=-]?\s*(?:on\s+)?" + REST,
+    r"^(?:i'm\s+|i\s+am\s+)?turning\s+\d+\s+" + REST,
 )
 # "gluten free" is written with a space as often as with a hyphen.
 _DIET_WORDS = "|".join(d.replace("-", "[- ]") for d in sorted(DIETS, key=len, reverse=True))
@@ -189,24 +204,38 @@ DISLIKES = rx(
     r")\s+" + REST,
 )
 LANGUAGE = rx(
-    S + r"(?:speak|can speak|'m fluent in|am fluent in|fluent in|'m conversational in|"
-    r"'m bilingual in|'m proficient in|am proficient in|can get by in|get by in)"
+    S + r"(?:speak|can speak|'m speaking|am speaking|'m fluent in|am fluent in|fluent in|"
+    r"'m conversational in|'m bilingual in|'m proficient in|am proficient in|can get by in|"
+    r"get by in)"
     r"\s+(?:fluent\s+|some\s+|a\s+little\s+|"
     r"a\s+bit\s+of\s+|basic\s+|native\s+)?" + REST,
     r"\bmy\s+(?:native\s+language|mother\s+tongue|first\s+language)\s+is\s+" + REST,
     I_AM + r"a\s+native\s+" + r"(?P<v>\w+)\s+speaker",
     r"^(?P<v>\w+)\s+is\s+my\s+(?:native\s+language|mother\s+tongue|first\s+language)",
+    # "my japanese is pretty good now" (checked against the languages)
+    r"\bmy\s+(?P<v>\w+)\s+is\s+(?:\w+\s+)?(?:good|fluent|decent|ok|okay|solid|passable|"
+    r"conversational|native|great|excellent)\b",
 )
 SKILL = rx(
-    I_AM + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|great at|decent at|"
+    I_AM
+    + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|good in|great at|great in|decent at|"
     r"good with|skilled (?:in|at)|"
     r"proficient (?:in|at|with)|an expert (?:in|on|at)|experienced (?:in|with)|"
-    r"certified in|fluent in|handy with)\s+" + REST,
+    r"certified in|fluent in|handy with|trained in|qualified in)\s+" + REST,
+    # "skills: bookkeeping, payroll", "my skills: ..."
+    r"^(?:my\s+)?(?:key\s+|main\s+)?skills?\s*[:=-]\s*" + REST,
     S + r"(?:know how to|can code in|program in|code in|'ve been (?:programming|coding) in|"
     r"have experience (?:in|with)|"
     r"have \w+ years of experience (?:in|with))\s+" + REST,
+    # "add crochet to my skills": the speaker's list of skills.
+    r"^(?:(?:please|pls|also|and|oh)\s+)*add\s+(?P<v>[^,;.!?]{1,80}?)\s+to\s+(?:my|the)\s+"
+    r"(?:list\s+of\s+)?skills?\b",
     S + r"know\s+(?!the\b|this\b|that\b|my\b|your\b|his\b|her\b|their\b|our\b)"
-    r"(?P<v>[\w#+.' -]+?)\s+(?:pretty\s+|really\s+|quite\s+|very\s+|fairly\s+)?well\b",
+    r"(?P<v>[\w#+.' -]+?)\s+(?:(?:pretty\s+|really\s+|quite\s+|very\s+|fairly\s+)?well|"
+    r"inside\s+out|back\s+to\s+front)\b",
+    # "I know SQL too": a tool known by name (checked in skills()).
+    S + r"know\s+(?P<v>[\w#+.-]+(?:\s+(?:and|&)\s+[\w#+.-]+)?)(?:\s+too|\s+as\s+well)?"
+    r"\s*(?:$|[,.;!])",
 )
 
 
@@ -224,11 +253,18 @@ def _home_trust(match: re.Match[str]) -> tuple[float, str]:
     return EXPLICIT, "stated"
 
 
+# Words before a job that are no part of its title: "a humble accountant".
+_NOT_OF_THE_TITLE = frozenset(
+    {"a", "an", "the", "new", "humble", "lowly", "mere", "simple", "proud"}
+)
+
+
 def _title(raw: str) -> str | None:
     # Spaces read from a run's first one only ((?<!\s)): from each of a long run, quadratic.
     head = re.split(
         r"(?<!\s)\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
-        r"currently|today|this|next|tomorrow|starting|as of|by|until|too|over)\b"
+        r"currently|today|this|next|tomorrow|starting|as of|by|until|too|over|living|based|"
+        r"working|lol|haha|tbh|btw|still|here|there|@)\b"
         # "engineer of Google" names the employer; "Head of Data" is the title itself.
         + (r"|(?<!\s)\s+of\s+(?=[A-Z])" if not TITLE_HEADS.match(raw) else "")
         + r"|[,.;!?]",
@@ -236,7 +272,8 @@ def _title(raw: str) -> str | None:
         maxsplit=1,
     )[0]
     words = head.split()
-    while words and words[0].lower() in {"a", "an", "the", "new"}:
+    # "a vegan accountant": the diet is no part of the job.
+    while words and (words[0].lower() in _NOT_OF_THE_TITLE or words[0].lower() in DIETS):
         words = words[1:]
     if any(w.lower() in JUDGEMENTS for w in words):
         return None  # "a good cook", "a terrible driver": a judgement, not a job
@@ -258,8 +295,14 @@ def employer(clause: str) -> list[Statement]:
             if EMPLOYER_WORDS.match(raw):
                 continue
             value = proper_name(raw, lenient=lenient)
+            # "I work in Ikea", not "I work in Lyon": a place is no employer.
+            if pattern is _WORK_IN and value and known_place(value):
+                continue
             if value and value.lower() not in COUNTRIES:
-                return [said("employer", value, evidence_of(clause, match, value), *_trust(match))]
+                found = [said("employer", value, evidence_of(clause, match, value), *_trust(match))]
+                # "at the Royal Infirmary in Edinburgh": where the speaker works, lives.
+                rest = raw[raw.find(value) + len(value) :]
+                return found + _home_after(clause, match, rest, lenient=lenient)
     return []
 
 
@@ -279,8 +322,130 @@ def job_title(clause: str) -> list[Statement]:
         if company and company.lower() not in COUNTRIES:
             evidence = clause[match.start() : clause.find(company, match.start()) + len(company)]
             found.append(said("employer", company, evidence, EXPLICIT))
+        found += _home_after(clause, match, rest, lenient=lenient)
         return found
     return []
+
+
+# Where a job is done, after the job: "a nurse in Cork", "a dentist living in Porto", "lab
+# tech at X in Kumasi".
+_WHERE_AFTER = re.compile(
+    r"\A\s{0,3}(?:(?:at|for|with|@)\s[^,;.!?]{1,60}?\s)?(?:(?:here|now|currently)\s)?"
+    r"(?:in|living in|based in|based out of|out of)\s+(?P<v>[^,;.!?]{1,80})",
+    re.I,
+)
+
+
+def known_place(name: str, *, own_name: bool = False) -> bool:
+    """A city or a country the gazetteer knows; ``own_name``: by the city's own name, not
+    one of its other names (GeoNames knows Topeka as "Google" too)."""
+    found = city(name)
+    if found is not None and own_name:
+        return found.name.casefold() == name.casefold() or country(name) is not None
+    return found is not None or country(name) is not None
+
+
+def _place_name(raw: str, *, lenient: bool) -> str | None:
+    """The gazetteer's place ``raw`` starts with ("Cork, Ireland" -> "Cork", "san francisco
+    till further notice" -> "san francisco"): the longest run of its first words that is
+    one."""
+    head = re.split(r"[,;.!?()]", raw, maxsplit=1)[0]
+    words = re.split(r"\s+", head.strip(), maxsplit=4)[:4]
+    for size in range(len(words), 0, -1):
+        name = " ".join(words[:size]).strip(" '\"")
+        capitalised = lenient or name[:1].isupper()
+        if capitalised and name.lower() not in STOP_WORDS and known_place(name):
+            return name
+    return None
+
+
+def _places(clause: str, value: str, raw_after: str, evidence: str) -> list[Statement]:
+    """City ``value``, and its country when the text names it next ("Cork, Ireland")."""
+    if value.lower() in COUNTRIES or (city(value) is None and country(value) is not None):
+        return [said("country", value, evidence, EXPLICIT)]
+    found = [said("city", value, evidence, EXPLICIT)]
+    named = re.match(r"\A(?:,|\s+in)\s*(?:the\s+)?([^,.;!?]+)", raw_after)
+    name = named and _place_name(named.group(1), lenient=True)
+    if name and country(name) is not None and city(value) is not None:
+        found.append(
+            said(
+                "country", name, evidence + raw_after[: raw_after.find(name) + len(name)], EXPLICIT
+            )
+        )
+    return found
+
+
+# A city typed in lower case in a text with capitals ("at the Royal Infirmary in edinburgh")
+# is read only when it is a large one by its own name ("in march" is no town's).
+_LOWERCASE_CITY_MIN_POPULATION = 100_000
+
+
+def _large_city(raw: str) -> str | None:
+    name = _place_name(raw, lenient=True)
+    found = city(name) if name else None
+    if name is None or found is None or found.name.casefold() != name.casefold():
+        return None
+    return name if found.population >= _LOWERCASE_CITY_MIN_POPULATION else None
+
+
+def _home_after(clause: str, match: re.Match[str], rest: str, *, lenient: bool) -> list[Statement]:
+    where = _WHERE_AFTER.match(rest)
+    name = where and (
+        _place_name(where.group("v"), lenient=lenient) or _large_city(where.group("v"))
+    )
+    if not where or not name:
+        return []
+    start = clause.find(name, match.start())
+    evidence = clause[match.start() : start + len(name)] if start >= 0 else match.group(0)
+    after = clause[start + len(name) :] if start >= 0 else ""
+    return _places(clause, name, after, evidence)
+
+
+# "I'm in Nairobi", "im in Da Nang now", "I'm in San Francisco till further notice": a stay
+# in a place the gazetteer knows ("I'm in a meeting" is none), not a visit ("for a
+# conference", "this week", "on holiday").
+STAY = re.compile(
+    I_AM + r"(?:now\s+|currently\s+|still\s+)?(?:back\s+)?(?:living\s+|staying\s+)?"
+    r"in\s+(?!the\s|a\s|an\s)"
+    r"(?P<v>[^,;.!?]{1,80})",
+    re.IGNORECASE,
+)
+_VISIT = re.compile(
+    r"\b(?:for\s+(?:the\s+|a\s+|an\s+|my\s+|work|business|\w+\s+(?:days|weeks|nights))|this\s+(?:week|weekend|month)|"
+    r"today|tonight|tomorrow|on\s+(?:holiday|vacation|a\s+trip|business)|visiting|next\s+\w+|"
+    r"until\s+(?!further)|till\s+(?!further)|at\s+the\s+moment|right now|over\s+the)\b",
+    re.IGNORECASE,
+)
+
+
+# "I teach yoga in Ubud", "I work in Lyon": where the speaker works, in a place the
+# gazetteer knows, at the clause's end.
+WORK_PLACE = re.compile(
+    S + r"(?:teach|work|'m teaching|'m working|am working|am teaching)\b[^,;.!?]{0,60}?\s"
+    r"in\s+(?P<v>[^,;.!?]{1,60})",
+    re.IGNORECASE,
+)
+
+
+_ONLY_NOW = re.compile(r"\s{0,3}(?:(?:now|these days|nowadays|full[- ]time|lol|haha)\s{0,3})?[.!]*")
+
+
+def stay(clause: str) -> list[Statement]:
+    match = STAY.search(clause)
+    at_work = match is None
+    match = match or WORK_PLACE.search(clause)
+    if not match:
+        return []
+    lenient = is_lowercase_text(clause)
+    name = _place_name(match.group("v"), lenient=lenient)
+    if not name:
+        return []
+    end = match.start("v") + match.group("v").find(name) + len(name)
+    after = match.group("v")[end - match.start("v") :]
+    if _VISIT.search(after) or (at_work and not _ONLY_NOW.fullmatch(after)):
+        return []
+    after = clause[end:]
+    return _places(clause, name, after, clause[match.start() : match.start("v") + len(name)])
 
 
 def place(clause: str) -> list[Statement]:
@@ -290,7 +455,8 @@ def place(clause: str) -> list[Statement]:
         if not match:
             continue
         raw = match.group("v")
-        value = proper_name(raw, lenient=lenient)
+        # "based in mexico" in a text with capitals elsewhere: a place the gazetteer knows.
+        value = proper_name(raw, lenient=lenient) or _place_name(raw, lenient=True)
         if not value:
             continue
         trust = _home_trust(match)
@@ -309,10 +475,30 @@ def place(clause: str) -> list[Statement]:
     return []
 
 
+# "3/4/90", "17/05", "03.04.1990": day first, as most of the world writes it (month first
+# only when the day cannot be one).
+_NUMERIC_DATE = re.compile(r"\A\s*(\d{1,2})[/.](\d{1,2})(?:[/.](\d{4}|\d{2}))?(?!\d)")
+
+
+def _numeric_birthday(text: str) -> str | None:
+    found = _NUMERIC_DATE.match(text)
+    if not found:
+        return None
+    day, month = int(found.group(1)), int(found.group(2))
+    if month > 12 and day <= 12:
+        day, month = month, day
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    year = found.group(3)
+    if year and len(year) == 2:
+        year = f"19{year}" if int(year) > 30 else f"20{year}"
+    return f"{year}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
+
+
 def birthday(clause: str) -> list[Statement]:
     for pattern in BIRTHDAY:
         match = pattern.search(clause)
-        value = match and birthday_value(match.group("v"))
+        value = match and (birthday_value(match.group("v")) or _numeric_birthday(match.group("v")))
         if match and value:
             # To the date's end: "my birthday is September 4th, not the 14th".
             head = re.split(r"[,;!?]|\.(?:\s|$)", match.group("v"), maxsplit=1)[0]
@@ -354,7 +540,12 @@ def languages(clause: str) -> list[Statement]:
             continue
         # "a little French", "fluent Spanish": the language is the item's last word.
         spoken = match.group("v").split(":", 1)[-1]  # "three languages: English, ..."
-        items = [v.split()[-1] for v in listed(spoken, max_words=4)]
+        items = []
+        for item in listed(spoken, max_words=4):
+            words = item.split()
+            # "uzbek russian and english": languages listed with spaces only.
+            known = [w for w in words if w.lower() in LANGUAGES]
+            items += known if len(known) == len(words) else words[-1:]
         values = [v for v in items if v.lower() in LANGUAGES]
         return [said("language", v, evidence_of(clause, match, v), LIKELY) for v in values]
     return []
@@ -377,8 +568,10 @@ def skills(clause: str) -> list[Statement]:
             continue
         found = []
         for value in listed(match.group("v"), max_words=4):
-            if pattern is SKILL[-1] and _may_be_someone(value):
+            if pattern is SKILL[-2] and _may_be_someone(value):
                 continue  # "I know Tom really well": a person, not a skill
+            if pattern is SKILL[-1] and value.lower() not in TOOLS:
+                continue  # "I know Tom": only a tool known by name is a skill
             predicate = "language" if value.lower() in LANGUAGES else "skill"
             found.append(said(predicate, value, evidence_of(clause, match, value), 0.8))
         return found
@@ -413,6 +606,7 @@ STATEMENT_RULES: list[Rule] = [
     employer,
     job_title,
     place,
+    stay,
     contact,
     relationships,
     diet,

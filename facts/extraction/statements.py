@@ -188,15 +188,29 @@ def phrase(raw: str, *, max_words: int = 5, stops: frozenset[str] = STOP_WORDS) 
     return " ".join(words)
 
 
+_LIST_END = re.compile(
+    r"(?<=\s)(?:and|&)\s[^,]{1,80}?(?=,\s(?!(?:a\s+bit|a\s+little|some|basic|bits|fluent|"
+    r"conversational|native|also|plus|and|or)\b))"
+)
+_FILLER = re.compile(
+    r"\s{0,3}(?:like|very|really|so|such|properly|mostly|especially|i mean)\b", re.I
+)
+
+
 def listed(raw: str, *, max_words: int = 5) -> list[str]:
     """The items of "sushi, ramen and tacos" (each a phrase)."""
     head = _CUT.split(raw, maxsplit=1)[0] if "," not in raw else raw.split(".")[0]
+    # "pottery and woodwork, very relaxing stuff": the list ends at its "and".
+    end = _LIST_END.search(head)
+    head = head[: end.end()] if end else head
     # Spaces before "and" or "&" read from the run's first one only (a long run: quadratic).
     parts = re.split(
         r",\s*(?:and\s+|or\s+)?|(?<!\s)\s+(?:and|or)\s+|(?<!\s)\s*&\s*|(?<=\s)&\s*", head
     )
     values: list[str] = []
     for part in parts:
+        if _FILLER.match(part):
+            break  # "knitting, like properly, ...": a remark, not an item
         # "French and now Arabic too"
         part = re.sub(r"^\s*(?:now|also|even|then)\s+", "", part, flags=re.I)
         if values and _CLAUSE_OPENS.match(part):

@@ -86,7 +86,7 @@ beekeeper winemaker brewer roaster distiller potter sculptor painter tattooist
 ux ui devops qa tester sysadmin dba scrum physiotherapist physio osteopath chiropractor
 dietitian dietician nutritionist radiographer sonographer phlebotomist anaesthetist
 anesthesiologist podiatrist audiologist paramedic orthodontist hygienist doula carer
-solicitor barrister dispenser"""
+tech technologist medic solicitor barrister notary dispenser"""
 )
 
 # Tools and crafts known by a capitalised name, told apart from people's names in "I know
@@ -112,7 +112,7 @@ horrible fantastic wonderful better best worse worst hard"""
 STOP_WORDS = _words(
     """for as in since and but because now next starting from on this last with where which
 who so to after before until when while today tomorrow yesterday soon again anymore already
-though too lately recently these that at by or than then nowadays currently full-time
+though too also lately recently these that at by or than then nowadays currently full-time
 part-time remotely remote yet right there here lol haha btw ever more most much it's that's
 i'm i've he's she's they're we're you're there's what's"""
 )
