@@ -264,7 +264,7 @@ class _Reading:
     def add(self, items: list[Statement]) -> None:
         self.last = []
         for item in items:
-            key = (item.predicate, item.qualifier, item.value or item.ended)
+            key = _said_once(item)
             if key not in self.seen:
                 self.seen.add(key)
                 self.last.append(len(self.found))
@@ -332,7 +332,7 @@ class _Reading:
             self.found[start:] = [
                 s for s in self.found[start:] if s.predicate not in _TASTES or s.is_ending
             ]
-            self.seen = {(s.predicate, s.qualifier, s.value or s.ended) for s in self.found}
+            self.seen = {_said_once(s) for s in self.found}
         self.add(said)
         return True
 
@@ -351,6 +351,12 @@ class _Reading:
                 self.dates_last(clause)
             scene = clause if traps.scene_setting(clause) else ""
             when = clause if not said and future_start(clause, self.now) else ""
+
+
+def _said_once(item: Statement) -> tuple[str, str, str | None]:
+    """What makes two statements one: "Korean" and "korean" are one language."""
+    value = item.value or item.ended
+    return (item.predicate, item.qualifier, value.casefold() if value else None)
 
 
 def extract(text: str, *, now: datetime | None = None) -> list[Statement]:

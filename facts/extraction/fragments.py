@@ -41,6 +41,12 @@ _OTHERS = re.compile(
 )
 _SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|im)\b", re.IGNORECASE)
 
+
+def about_someone_else(items: str) -> bool:
+    """Whether a list of items opens on someone else: "my brother Karim, a dentist in
+    Lyon, married to Sara" is all his."""
+    return bool(_OTHERS.match(items.strip()))
+
 # Item openings and the subject they take back ("work for MTN" -> "I work for MTN").
 _VERB_ITEMS = [
     (

@@ -52,8 +52,11 @@ EMPLOYER = rx(
     r"(?:took|'ve taken|have taken|accepted|'ve accepted|have accepted|landed|'ve landed)\s+"
     r"(?:a|an|the)\s+(?:new\s+)?(?:job|position|role|post|offer)\s+(?:at|with|from))\s+" + REST,
     # "I'm at Netflix now": only with the "now" that makes it a job rather than a visit.
+    # After a comma, only what speaks of the job ("same role"): "I'm at Gatwick now, flight
+    # delayed" is a visit.
     I_AM + r"(?:at|with)\s+(?!the\s)(?P<v>[^,;.!?]{1,120}?)\s++(?:now|these days|nowadays)"
-    r"(?:\s*[.!]*$|,)",
+    r"(?:\s*[.!]*$|,\s*+(?:same|new|different|better|doing|working|loving|started|joined|"
+    r"since)\b)",
     # "I've been with Google since 2020": the present perfect with a span is still current.
     r"\bi(?:'ve|\s+have)(?:\s+now)?\s+(?:worked|been working|been)\s+(?:at|with|for)\s+"
     + _SPAN

@@ -12,6 +12,7 @@ import string
 from dataclasses import replace
 from functools import lru_cache
 
+from facts.extraction.fragments import about_someone_else
 from facts.extraction.grammar import NAME_AND_I, SPECIES_GROUP, S
 from facts.extraction.statements import (
     ARTICLES,
@@ -483,7 +484,7 @@ SPOUSE = [
         re.IGNORECASE,
     ),
     # "married to Lars, mum to ..." in an introduction
-    re.compile(
+    _LISTED_MARRIED := re.compile(
         r"(?:^|[,:;]\s*+)(?:happily\s+|newly\s+)?married\s+(?:to|with)\s+" + _LOWER_NAME, re.I
     ),
     re.compile(
@@ -540,6 +541,8 @@ def _verbs(predicate: str, patterns: list[re.Pattern[str]], clause: str) -> list
     for pattern in patterns:
         match = pattern.search(clause)
         if not match:
+            continue
+        if pattern is _LISTED_MARRIED and about_someone_else(clause):
             continue
         name = match.group("v")
         if not _is_name(name, cased=cased) or (cased and not name[:1].isupper()):

@@ -89,6 +89,8 @@ def written_as_a_name(predicate: str, value: str) -> str:
         return value
     if predicate in ("city", "country"):
         return place_name(value)
+    if predicate == "language":
+        return string.capwords(value)  # "korean" -> "Korean": a language is a proper noun
     if predicate in NAMED and not (predicate == "pet" and value in PET_SPECIES):
         # A pet known only by its species ("we got a cat") keeps the species as written.
         return string.capwords(value)

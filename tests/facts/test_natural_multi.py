@@ -56,8 +56,8 @@ pytestmark = pytest.mark.django_db  # the phone normaliser reads the settings
                 ("city", "", "Oporto"),
                 ("job_title", "", "pharmacist"),
                 ("employer", "", "Sonae"),
-                ("language", "portuguese", "portuguese"),
-                ("language", "spanish", "spanish"),
+                ("language", "portuguese", "Portuguese"),
+                ("language", "spanish", "Spanish"),
             },
         ),
         (
@@ -217,7 +217,7 @@ def test_form_fields_are_the_users(text, expected):
         ("im vegitarian", {("diet", "", "vegetarian")}),
         (
             "i speek dutch and a little german",
-            {("language", "dutch", "dutch"), ("language", "german", "german")},
+            {("language", "dutch", "Dutch"), ("language", "german", "German")},
         ),
         (
             "I work in Hyundai like welder",
@@ -266,9 +266,9 @@ def test_my_sisters_birthday_is_not_mine():
         (
             "speak georgian russian and english",
             {
-                ("language", "georgian", "georgian"),
-                ("language", "russian", "russian"),
-                ("language", "english", "english"),
+                ("language", "georgian", "Georgian"),
+                ("language", "russian", "Russian"),
+                ("language", "english", "English"),
             },
         ),
         ("add kotlin to my skills", {("skill", "kotlin", "kotlin")}),
@@ -334,7 +334,7 @@ def test_a_new_signature_applied_changes_the_held_contacts(api, agent):
             "I'm trained in sign language interpreting",
             {("skill", "sign language interpreting", "sign language interpreting")},
         ),
-        ("my korean is pretty decent now", {("language", "korean", "korean")}),
+        ("my korean is pretty decent now", {("language", "korean", "Korean")}),
         ("my brother is pretty decent now", set()),
         ("been vegan since 2021", {("diet", "", "vegan")}),
         ("spent years in Kyoto, now I'm back in Nagoya", {("city", "", "Nagoya")}),
