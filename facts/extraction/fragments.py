@@ -47,6 +47,7 @@ def about_someone_else(items: str) -> bool:
     Lyon, married to Sara" is all his."""
     return bool(_OTHERS.match(items.strip()))
 
+
 # Item openings and the subject they take back ("work for MTN" -> "I work for MTN").
 _VERB_ITEMS = [
     (
