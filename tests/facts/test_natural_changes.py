@@ -331,6 +331,7 @@ def test_leaving_one_employer_for_another_updates_it(agent):
 )
 def test_a_change_said_with_its_date_starts_then(text, predicate, value, start):
     (item,) = [s for s in extract(text, now=NOW) if s.predicate == predicate]
+    assert item.valid_from is not None
     assert (item.value, item.valid_from.date()) == (value, start.date())
 
 
