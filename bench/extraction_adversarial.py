@@ -37,7 +37,7 @@ from django.core.management import call_command  # noqa: E402
 
 from bench import regex_adversary  # noqa: E402
 from facts.services import check_text  # noqa: E402
-from memory.entities import extract_entities  # noqa: E402
+from language.entities import extract_entities  # noqa: E402
 from tenancy.models import Agent  # noqa: E402
 from tenancy.services import create_agent, default_workspace  # noqa: E402
 

@@ -20,7 +20,7 @@ from django_q.tasks import async_task
 from dewee.errors import DeweeError
 from facts.models import SourceKind
 from facts.services import CheckResult, SourceInput, check_text
-from memory.entities import speaker_label
+from language.entities import speaker_label
 from memory.models import SUMMARY_TAG, Memory
 from memory.signals import Learning
 
@@ -30,7 +30,7 @@ LEARNING_ACTOR = "system:learning"
 # Speaker labels that mean the user whatever their id is.
 USER_SPEAKERS = frozenset({"user", "me", "human", "customer", "client"})
 # A turn labelled by the user themself in any case ("ana: ...", "[8 May] me: ..."), which
-# memory.entities.speaker_label reads only when capitalised (a lowercase word before a colon
+# language.entities.speaker_label reads only when capitalised (a lowercase word before a colon
 # is a label, "fyi: ...", far more often than a name).
 _OWN_LABEL = r"\s*(?:\[[^\]\n]{1,60}\]\s*)?(?:%s)\s?:[ \t]+(?=\S)"
 
@@ -39,7 +39,7 @@ def users_words(memory: Memory) -> str | None:
     """What the memory's user said in it: its content without a leading speaker label.
     None when another speaker is named (the assistant, someone else): their words are not
     the user's statements about themselves. The speaker is the product's one reading of it
-    (memory.entities.speaker_label: a capitalised name or a transcript's role), so a label
+    (language.entities.speaker_label: a capitalised name or a transcript's role), so a label
     ("fyi: ...", "Update: ..."), a time or a colon further on is no speaker."""
     names = sorted(USER_SPEAKERS | ({memory.user_ref} if memory.user_ref else set()))
     own = re.compile(_OWN_LABEL % "|".join(map(re.escape, names)), re.IGNORECASE)

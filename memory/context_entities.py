@@ -16,7 +16,7 @@ from django.db.models import Count
 
 from facts.models import Fact
 from facts.queries import current_facts_naming
-from memory.entities import entity_key, extract_entities, query_names
+from language.entities import entity_key, extract_entities, query_names
 from memory.entity_queries import entity_to_dict, named_entities
 from memory.models import Entity, EntityMention, Memory
 from memory.recall.filters import Audience, audience_of
@@ -34,7 +34,7 @@ class NamedEntity:
 
 def query_entity_keys(query: str) -> list[str]:
     """The entity keys a query names, in order: its names, then its structured entities
-    (emails, URLs, dates...), as memory.entities extracts them from stored text."""
+    (emails, URLs, dates...), as language.entities extracts them from stored text."""
     keys = [entity_key(name) for name in query_names(query)]
     keys += [entity_key(e.value) for e in extract_entities(query)]
     return [key for key in dict.fromkeys(keys) if key]

@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Q
 
 from dewee.pagination import clean_limit, keyset_page
-from memory.entities import entity_key, extract_entities, speaker_of
+from language.entities import entity_key, extract_entities, speaker_of
 from memory.exceptions import EntityNotFound
 from memory.models import Entity, EntityMention, EntityType, Memory
 from tenancy.models import Agent

@@ -17,7 +17,7 @@ import numpy as np
 from django.db.models import Q, QuerySet
 
 from facts.extraction import contradicts
-from memory.entities import ENTITY_PREFIX, is_entity_tag
+from language.entities import ENTITY_PREFIX, is_entity_tag
 from memory.models import MaintenanceJob, MaintenanceRun, Memory, MemoryTag, RunStatus
 from tenancy.models import Agent
 

@@ -41,7 +41,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet, TextField
 from django.db.models.functions import Cast
 
 from facts.models import KEY_MAX_CHARS, USER_SUBJECT, Fact, FactSource
-from memory.entities.extract import ENTITY_PREFIX, entity_key
+from language.entities.extract import ENTITY_PREFIX, entity_key
 from memory.models import (
     Entity,
     EntityMention,

@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from facts.models import FactSource
 from facts.queries import fact_to_dict, source_to_dict
-from memory.entities import ENTITY_PREFIX
+from language.entities import ENTITY_PREFIX
 from memory.models import Memory, MemoryFeedback, MemoryTag, Session
 from memory.people import PersonData, chunks, find_person, person_facts
 from memory.queries import memory_to_dict, session_to_dict

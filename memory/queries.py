@@ -9,7 +9,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from dewee.pagination import clean_limit, decode_cursor, encode_cursor, keyset_page
-from memory.entities import ENTITY_PREFIX
+from language.entities import ENTITY_PREFIX
 from memory.exceptions import MemoryNotFound, SessionNotFound
 from memory.models import (
     ImportanceSnapshot,

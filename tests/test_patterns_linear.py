@@ -21,7 +21,7 @@ from facts.extraction import extract
 from facts.extraction.patterns import _title
 from facts.learning import users_words
 from facts.services import check_text
-from memory.entities import extract_entities, speaker_of
+from language.entities import extract_entities, speaker_of
 from memory.models import Memory
 from memory.people import mentions
 from tests.conftest import ApiClient
@@ -72,8 +72,8 @@ def test_patterns_are_collected():
         "facts.extraction.patterns.JOB_TITLE[9]",
         "facts.extraction.endings.PET_GONE",
         "language.attribution._DRAFT_INTRO",
-        "memory.entities.names._NAME_CONTEXT",
-        "memory.entities.speaker._LEADING_SPEAKER",
+        "language.entities.names._NAME_CONTEXT",
+        "language.entities.speaker._LEADING_SPEAKER",
         "memory.recall.keyword_search._TSVECTOR_ENTRY",
         "dewee.logs._PERSON_IN_PATH",
     ):

@@ -108,7 +108,7 @@ class Memory(models.Model):
     # Marked irrelevant by feedback: recall demotes it; importance is left alone.
     flagged_at = models.DateTimeField(null=True, blank=True)
     # Who said or wrote it ("Caroline"): given by the client, or read from a leading
-    # "Name: text" (memory.entities.speaker_of); NULL for none. Nullable so that SQLite adds
+    # "Name: text" (language.entities.speaker_of); NULL for none. Nullable so that SQLite adds
     # the column in place (a table rebuild would drop the keyword index's triggers).
     speaker = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
     # What the memory's client-given parts take, as quotas measure it (memory.quotas.

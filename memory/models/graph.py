@@ -9,7 +9,7 @@ a memory of that agent, an edge two memories of that agent. The services check i
 from django.db import models
 from django.db.models import Q
 
-from memory.entities import entity_key
+from language.entities import entity_key
 from memory.models.core import Memory
 from tenancy.models import Agent
 
@@ -66,7 +66,7 @@ class EntityQuerySet(models.QuerySet["Entity"]):
 
 class Entity(models.Model):
     """Someone or something an agent's memories mention. ``key`` is the normalised name
-    (memory.entities.entity_key) and is unique per agent and type; ``name`` is the form
+    (language.entities.entity_key) and is unique per agent and type; ``name`` is the form
     first seen, ``aliases`` other forms seen since. ``mention_count`` is the number of the
     agent's memories that mention it (EntityMention rows); an entity whose last mention
     goes is deleted, so the count is never 0."""

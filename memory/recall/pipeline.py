@@ -9,8 +9,8 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
+from language.entities import query_names
 from memory.embeddings.engine import Embedder, get_embedder
-from memory.entities import query_names
 from memory.models import Memory
 from memory.recall.filters import RecallFilters, candidate_memories, clean_filters
 from memory.recall.keyword_search import keyword_search

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.db import connection
 
+from language.entities import entity_key, name_spans, query_names
 from memory.conversations import neighbours
-from memory.entities import entity_key, name_spans, query_names
 from memory.entity_queries import answers_to, named_entities
 from memory.models import EntityMention, Memory, MemoryEdge
 from memory.recall.filters import Audience

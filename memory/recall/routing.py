@@ -4,7 +4,7 @@ against the keyword list for it."""
 import re
 from enum import StrEnum
 
-from memory.entities import query_names
+from language.entities import query_names
 from memory.recall.keyword_search import keyword_terms
 
 

@@ -20,8 +20,8 @@ from datetime import datetime
 
 from django.db.models import F
 
-from memory.entities import Entity as FoundEntity
-from memory.entities import entity_key, extract_entities, is_role
+from language.entities import Entity as FoundEntity
+from language.entities import entity_key, extract_entities, is_role
 from memory.models import Entity, EntityMention, EntityType, Memory
 from memory.services.policy import MemoryPolicy
 from tenancy.models import Agent

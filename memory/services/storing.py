@@ -13,9 +13,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput, TooLarge
+from language.entities import SPEAKER_MAX_CHARS, Entity, is_entity_tag, speaker_of
 from memory.conversations import previous_sessionless, speaker
 from memory.embeddings.engine import Embedder, get_embedder
-from memory.entities import SPEAKER_MAX_CHARS, Entity, is_entity_tag, speaker_of
 from memory.exceptions import MemoryNotFound, SessionNotFound
 from memory.models import Memory, MemoryTag, MemoryType, Session, is_expired
 from memory.quotas import QuotaWarning, Usage, check_quotas, memory_size

@@ -12,7 +12,7 @@ typical memory). A named-entity model is for later, and only where it improves a
 result.
 """
 
-from memory.entities.extract import (
+from language.entities.extract import (
     ENTITY_PREFIX,
     NAMED_TYPES,
     Entity,
@@ -20,8 +20,8 @@ from memory.entities.extract import (
     extract_entities,
     is_entity_tag,
 )
-from memory.entities.names import name_spans, name_type, query_names
-from memory.entities.speaker import SPEAKER_MAX_CHARS, is_role, speaker_label, speaker_of
+from language.entities.names import name_spans, name_type, query_names
+from language.entities.speaker import SPEAKER_MAX_CHARS, is_role, speaker_label, speaker_of
 
 __all__ = [
     "ENTITY_PREFIX",

@@ -9,7 +9,7 @@ person: the entity graph leaves it out (``is_role``).
 
 import re
 
-from memory.entities.names import _NOT_NAMES
+from language.entities.names import _NOT_NAMES
 
 SPEAKER_MAX_CHARS = 200
 

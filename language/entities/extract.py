@@ -3,9 +3,9 @@
 import unicodedata
 from dataclasses import dataclass, field
 
-from memory.entities.names import name_spans, name_type
-from memory.entities.speaker import speaker_of
-from memory.entities.structured import structured_entities
+from language.entities.names import name_spans, name_type
+from language.entities.speaker import speaker_of
+from language.entities.structured import structured_entities
 
 ENTITY_PREFIX = "entity:"
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory.entities import extract_entities, speaker_of
+from language.entities import extract_entities, speaker_of
 
 
 def typed(text: str) -> set[tuple[str, str]]:
