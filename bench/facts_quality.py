@@ -71,20 +71,26 @@ def load(name: str, data: Path = DATA) -> list[Json]:
 
 
 def norm(value: str | None) -> str:
-    from facts.rules import normalise_value
+    from language.text import normalise_value
 
     return normalise_value(value or "")
 
 
 def value_norm(predicate: str, value: str) -> str:
-    """norm() of ``value`` in the stored form of its predicate (facts.values: a phone number
+    """norm() of ``value`` in the stored form of its predicate (language.values: a phone number
     with a country code as E.164, an email lower-cased): the labelled "+44 7700 900123" is
     the number the product stores as "+447700900123"."""
-    try:
-        from facts.values import normalised
-    except ImportError:  # a tree from before the normalisers (a "before" run): as typed
-        return norm(value)
-    return norm(normalised(predicate, value) or value)
+    import importlib
+
+    # language.values, or facts.values in an older tree; none before the normalisers (a
+    # "before" run): the value as typed.
+    for name in ("language.values", "facts.values"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        return norm(module.normalised(predicate, value) or value)
+    return norm(value)
 
 
 def _predicate_of(slot: str) -> str:

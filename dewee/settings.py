@@ -441,7 +441,7 @@ DEWEE_GRAPH_ON_STORE = {"true": "inline", "1": "inline", "false": "off", "0": "o
     _GRAPH_ON_STORE, _GRAPH_ON_STORE
 )
 # The region (ISO 3166 alpha-2, "GB") phone numbers written without a country code are read
-# in, to store them as E.164 (facts.values); empty: such numbers are kept as typed.
+# in, to store them as E.164 (language.values); empty: such numbers are kept as typed.
 DEWEE_PHONE_REGION = os.environ.get("DEWEE_PHONE_REGION", "").strip().upper()
 # Memories stored without a session form a conversation until a silence this long.
 DEWEE_CONVERSATION_GAP_MINUTES = float(os.environ.get("DEWEE_CONVERSATION_GAP_MINUTES", 30))

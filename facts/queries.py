@@ -16,7 +16,7 @@ from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, keyset_page
 from facts.exceptions import FactNotFound, ReceiptNotFound
 from facts.models import Fact, FactQuerySet, FactSource, Status, in_force_at
 from facts.rules import days_until_stale, freshness, freshness_label, policy_half_lives
-from facts.values import display_value
+from language.values import display_value
 from memory.models import Memory
 from tenancy.access import Access
 from tenancy.models import Agent, AuditEvent, ErasureReceipt

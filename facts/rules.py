@@ -1,7 +1,6 @@
 """The pure rules of facts: trust order, value equality, categories and freshness."""
 
 import math
-import unicodedata
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
@@ -58,12 +57,6 @@ def trust_key(verification: str, confidence: float) -> tuple[int, float]:
 
 def stronger_verification(a: str, b: str) -> str:
     return a if VERIFICATION_RANK[Verification(a)] >= VERIFICATION_RANK[Verification(b)] else b
-
-
-def normalise_value(value: str) -> str:
-    """The form two values are compared in: Unicode NFKC, case-folded, inner spaces collapsed.
-    "Acme  Corp" and "acme corp" are the same value; "Acme" and "Acme Inc" are not."""
-    return " ".join(unicodedata.normalize("NFKC", value).casefold().split())
 
 
 def category_for(predicate: str) -> Category:

@@ -112,7 +112,7 @@ PAST = re.compile(
     r"in my (?:last|old|previous|former) (?:job|role|life|company)|"
     r"once(?!\s+(?:again|more|a|an|every|in a while|i|we|you|the|my|it))|for lent)\b"
     # "I went vegan for a month": a past that lasted a while and ended.
-    r"|\b(?<!'ve )(?<!have )(?:went|was|were|tried|became|lived|worked|stayed|did)\b[^.]*?"
+    r"|\b(?<!'ve )(?<!have )(?:went|was|were|tried|became|lived|worked|stayed|did)\b[^.]{0,100}?"
     r"\bfor\s+(?:ramadan|veganuary|a\s+(?:week|month|year|while|bit|summer|semester)|"
     r"(?:one|two|three|four|five|six|a few|several|\d+)\s+(?:days|weeks|months|years|summers))\b",
     re.IGNORECASE,

@@ -6,7 +6,7 @@ import re
 
 from facts.extraction.statements import EXPLICIT, Statement, ending
 from facts.extraction.statements import statement as said
-from facts.values import normalise_phone
+from language.values import normalise_phone
 
 EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 PHONE = re.compile(r"\+?(?:\(\d+\)\s*)?\d[\d\s().-]{4,}\d")

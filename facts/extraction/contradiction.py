@@ -6,7 +6,7 @@ from datetime import datetime
 
 from facts.extraction import clauses
 from facts.extraction.extractor import extract
-from facts.rules import normalise_value
+from language.text import normalise_value
 
 
 def _negations(text: str) -> int:

@@ -37,8 +37,8 @@ from facts.extraction.vocabulary import (
     NOT_LIKES,
     STOP_WORDS,
 )
-from facts.values import normalised
 from language.places import city
+from language.values import normalised
 
 Read = Callable[[str], list[Statement]]
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from facts.extraction.vocabulary import NAME_CONNECTORS, PET_SPECIES, STOP_WORDS
-from facts.rules import normalise_value
 from language.places import place_name
+from language.text import normalise_value
 
 # How far a statement is trusted. A speaker stating their own employer or city is as good a
 # source as an operator typing it in (whose facts default to 1.0), so an explicit change of

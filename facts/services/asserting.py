@@ -11,9 +11,10 @@ from django.utils import timezone
 
 from facts.exceptions import SlotBusy
 from facts.models import Fact, FactQuerySet, FactSource, Status
-from facts.rules import normalise_value, stronger_verification, trust_key
+from facts.rules import stronger_verification, trust_key
 from facts.services.claims import CheckedClaim, Claim, SourceInput, check_claim
 from facts.services.transitions import lock_slot, make_current, retire
+from language.text import normalise_value
 from tenancy.models import Agent
 
 # Attempts before a contended slot is reported as busy. Each retry sees the committed

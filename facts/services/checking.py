@@ -29,11 +29,12 @@ from facts.models import (
     Status,
 )
 from facts.queries import fact_detail
-from facts.rules import category_for, normalise_value, trust_key
+from facts.rules import category_for, trust_key
 from facts.services.asserting import assert_fact
 from facts.services.claims import Claim, SourceInput, check_source
 from facts.services.ending import end_fact
-from facts.values import normalised
+from language.text import normalise_value
+from language.values import normalised
 from tenancy.models import Agent
 from tenancy.validation import REASON_MAX_CHARS, clean_text, nfc_user
 

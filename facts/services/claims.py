@@ -14,7 +14,7 @@ from facts.models import (
 )
 from facts.rules import category_for
 from facts.slots import Slot
-from facts.values import stored_value
+from language.values import stored_value
 from memory.exceptions import MemoryNotFound
 from memory.models import Memory
 from tenancy.models import Agent

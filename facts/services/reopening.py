@@ -13,10 +13,11 @@ from django.utils import timezone
 
 from facts.exceptions import FactNotRejected, UndoRefused, ValueAlreadyCurrent
 from facts.models import Fact, Status
-from facts.rules import normalise_value, trust_key
+from facts.rules import trust_key
 from facts.services.erasure import forget_keys
 from facts.services.resolving import Resolution, _locked_fact
 from facts.services.transitions import make_current, retire
+from language.text import normalise_value
 from tenancy.audit import record_event
 from tenancy.models import AuditAction, AuditEvent
 from tenancy.validation import REASON_MAX_CHARS, clean_text

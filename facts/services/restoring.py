@@ -10,10 +10,10 @@ from django.utils import timezone
 
 from facts.exceptions import FactNotDeleted
 from facts.models import Fact, Status
-from facts.rules import normalise_value
 from facts.services.asserting import Outcome, placement
 from facts.services.erasure import forget_keys
 from facts.services.transitions import lock_slot, make_current, retire
+from language.text import normalise_value
 from tenancy.audit import record_event
 from tenancy.models import AuditAction
 from tenancy.validation import REASON_MAX_CHARS, clean_text

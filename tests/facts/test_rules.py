@@ -8,9 +8,9 @@ from facts.rules import (
     category_for,
     freshness,
     freshness_label,
-    normalise_value,
     trust_key,
 )
+from language.text import normalise_value
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

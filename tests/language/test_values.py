@@ -5,7 +5,7 @@ birthday the API and the dashboard show."""
 import pytest
 
 from facts.models import Fact
-from facts.values import (
+from language.values import (
     display_value,
     normalise_birthday,
     normalise_email,
