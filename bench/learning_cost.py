@@ -80,7 +80,7 @@ class Api:
         response = self.client.post(
             path, json.dumps(body), content_type="application/json", headers=self.headers
         )
-        if response.status_code != 200:
+        if response.status_code not in (200, 201):
             raise RuntimeError(f"POST {path} -> {response.status_code}: {response.content!r}")
         return response.json()
 
