@@ -16,6 +16,7 @@ from facts.extraction.endings import endings
 from facts.extraction.fragments import INTRO
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
 from facts.extraction.people import is_unnamed, named_later, presupposed
+from facts.extraction.sarcasm import ironic_spans, unironic
 from facts.extraction.signature import signature
 from facts.extraction.statements import Statement, is_lowercase_text
 from facts.extraction.structure import merged as structure_merged
@@ -260,6 +261,7 @@ class _Reading:
     last: list[int] = field(default_factory=list)  # where the last clause's statements are
     message: str = ""  # the speaker's words as typed, emoji and all: for the classifier
     topic: str | None = None  # what the last sentence of taste was about ("... like it now")
+    ironic: list[str] = field(default_factory=list)  # stretches sarcasm turns around
 
     def add(self, items: list[Statement]) -> None:
         self.last = []
@@ -344,7 +346,7 @@ class _Reading:
         scene = when = ""
         for clause in traps.clauses(sentence, intro=intro):
             said = extract_clause(clause, now=self.now, scene=scene, when=when)
-            said = vetted(said, clause, self.message)
+            said = unironic(vetted(said, clause, self.message), clause, self.ironic)
             if said:
                 self.add(said)
             else:
@@ -366,6 +368,7 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     # a quotation states nothing about the speaker.
     said = own_words(text)
     reading = _Reading(now=now or datetime.now(UTC), message=said)
+    reading.ironic = [_normalise(span) for span in ironic_spans(said)]
     reading.add(signature(said))  # "my new signature: Name | Title | Company | ..."
     own = _normalise(said)
     sentences = traps.sentences(own)

@@ -518,12 +518,25 @@ def diet(clause: str) -> list[Statement]:
     return []
 
 
+# An item of a list of tastes that opens with a verb of taste is a clause of its own: "I
+# love hiking and hate the commute" likes hiking, not "hate the commute".
+_TASTE_VERB = re.compile(
+    r"\A(?:hate|hates|hated|dislike|dislikes|loathe|detest|despise|can't|cant|cannot|don't|"
+    r"dont|never|love|loves|like|likes|adore|enjoy|prefer|i|i'm)\b",
+    re.IGNORECASE,
+)
+
+
 def _preferences(predicate: str, patterns: list[re.Pattern[str]], clause: str) -> list[Statement]:
     for pattern in patterns:
         match = pattern.search(clause)
         if not match or re.match(r"\A\s*to\s", match.group("v"), re.I):
             continue
-        values = [v for v in listed(match.group("v"), max_words=4) if v.lower() not in NOT_LIKES]
+        values = [
+            v
+            for v in listed(match.group("v"), max_words=4)
+            if v.lower() not in NOT_LIKES and not _TASTE_VERB.match(v)
+        ]
         return [said(predicate, v, evidence_of(clause, match, v), LIKELY) for v in values]
     return []
 
