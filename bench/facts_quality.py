@@ -4,6 +4,7 @@
     .venv/bin/python scripts/with-postgres -- .venv/bin/python bench/facts_quality.py
     .venv/bin/python bench/facts_quality.py --self-check     # the scoring, without the product
     .venv/bin/python bench/facts_quality.py --data bench/facts_quality/dev   # the dev set
+    .venv/bin/python bench/facts_quality.py --typos 0.15 --seed 1   # robustness to typos
 
 The labelled set is ours (bench/facts_quality/: snippets.jsonl, timelines.jsonl, written for
 Dewee, copied from nowhere); it is held out, never tuned on. bench/facts_quality/dev/ holds a
@@ -29,6 +30,8 @@ window that the text closed in the future, "my last day is June 30") and its val
 import argparse
 import json
 import os
+import random
+import re
 import sys
 import tempfile
 import time
@@ -334,6 +337,92 @@ def self_check(snippets: list[Json], timelines: list[Json]) -> Scores:
     return scores
 
 
+# Typos as people make them (--typos): a key next to the one meant, on a QWERTY keyboard.
+_NEIGHBOURS = {
+    "q": "wa", "w": "qeas", "e": "wrsd", "r": "etdf", "t": "ryfg", "y": "tugh", "u": "yihj",
+    "i": "uojk", "o": "ipkl", "p": "ol", "a": "qwsz", "s": "awedxz", "d": "serfcx",
+    "f": "drtgvc", "g": "ftyhbv", "h": "gyujnb", "j": "huikmn", "k": "jiolm", "l": "kop",
+    "z": "asx", "x": "zsdc", "c": "xdfv", "v": "cfgb", "b": "vghn", "n": "bhjm", "m": "njk",
+}  # fmt: skip
+# What is left as typed: an address, a number, a handle or a link (the chunk between spaces).
+_VERBATIM = re.compile(r"[@\d/]|www\.|\.(?:com|org|net|io)\b", re.IGNORECASE)
+
+
+def typo(word: str, rng: random.Random) -> str:
+    """``word`` with one typo: two letters swapped, one dropped, one doubled or one struck
+    by its keyboard neighbour. The first letter stays (people rarely miss it)."""
+    kind = rng.choice(("swap", "drop", "double", "neighbour"))
+    at = rng.randrange(1, len(word) - (kind == "swap"))
+    if kind == "swap":
+        return word[:at] + word[at + 1] + word[at] + word[at + 2 :]
+    if kind == "drop":
+        return word[:at] + word[at + 1 :]
+    if kind == "double":
+        return word[: at + 1] + word[at:]
+    near = _NEIGHBOURS.get(word[at].lower())
+    return word[:at] + rng.choice(near) + word[at + 1 :] if near else word
+
+
+def with_typos(text: str, *, rate: float, rng: random.Random, keep: set[str]) -> str:
+    """``text`` with a typo in about ``rate`` of its lower-case words of 4+ letters; never in
+    a capitalised word (a name), an address, a number, nor in a word of a labelled value
+    (``keep``, casefolded): the values stay as labelled."""
+
+    def word(match: re.Match[str]) -> str:
+        typed = match.group(0)
+        if len(typed) < 4 or not typed.islower() or typed in keep or rng.random() >= rate:
+            return typed
+        return typo(typed, rng)
+
+    def chunk(match: re.Match[str]) -> str:
+        if _VERBATIM.search(match.group(0)):
+            return match.group(0)
+        return re.sub(r"[^\W\d_]+", word, match.group(0))
+
+    return re.sub(r"\S+", chunk, text)
+
+
+def _value_words(item: Json) -> set[str]:
+    """The words of every value and qualifier an item (snippet or timeline) labels or seeds."""
+    values: list[str] = []
+    for fact in item.get("existing", []):
+        values += [fact["value"], fact.get("qualifier") or ""]
+    expects = [item["expect"]] if "expect" in item else []
+    for expect in expects:
+        for i in expect["new"] + expect["contradicted"] + expect["confirmed"]:
+            fact = i.get("fact", i)
+            values += [fact.get(k) or "" for k in ("value", "new_value", "qualifier")]
+    for line in item.get("lines", []):
+        values += [f"{k} {v or ''}" for k, v in line["expect"].items()]
+    return {w for value in values for w in re.findall(r"[^\W\d_]+", value.casefold())}
+
+
+def typoed(
+    snippets: list[Json], timelines: list[Json], *, rate: float, seed: int
+) -> tuple[list[Json], list[Json]]:
+    """The sets with typos in their texts (see with_typos), the same for the same seed."""
+
+    def rng(item: Json, line: int = 0) -> random.Random:
+        return random.Random(f"{seed}:{item['id']}:{line}")
+
+    snippets = [
+        s | {"text": with_typos(s["text"], rate=rate, rng=rng(s), keep=_value_words(s))}
+        for s in snippets
+    ]
+    timelines = [
+        t
+        | {
+            "lines": [
+                line
+                | {"text": with_typos(line["text"], rate=rate, rng=rng(t, n), keep=_value_words(t))}
+                for n, line in enumerate(t["lines"])
+            ]
+        }
+        for t in timelines
+    ]
+    return snippets, timelines
+
+
 class EndpointMissing(RuntimeError):
     pass
 
@@ -526,6 +615,15 @@ def main() -> None:
         help="The directory of snippets.jsonl and timelines.jsonl (default: the held-out set; "
         "bench/facts_quality/dev is the development set).",
     )
+    parser.add_argument(
+        "--typos",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="Put a typo in about RATE of the lower-case words of 4+ letters of every text "
+        "(not in names, addresses, numbers or labelled values): robustness to typing.",
+    )
+    parser.add_argument("--seed", type=int, default=1, help="The typos' seed (with --typos).")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     if not os.environ.get("DATABASE_URL"):
@@ -544,6 +642,8 @@ def main() -> None:
     from tenancy.services import default_workspace
 
     snippets, timelines = load("snippets.jsonl", args.data), load("timelines.jsonl", args.data)
+    if args.typos:
+        snippets, timelines = typoed(snippets, timelines, rate=args.typos, seed=args.seed)
     if args.self_check:
         scores, title = self_check(snippets, timelines), "Facts quality: self-check"
     else:
@@ -557,6 +657,8 @@ def main() -> None:
             f"Facts learned from text on {connection.vendor} ({len(snippets)} snippets, "
             f"{len(timelines)} timelines, {time.perf_counter() - started:.0f} s)"
         )
+        if args.typos:
+            title += f", typos in {100 * args.typos:.0f}% of words (seed {args.seed})"
     result = report(scores)
     natural = "natural" in args.data.resolve().parts
     print(markdown(result, title, NATURAL_TARGETS if natural else TARGETS))

@@ -19,6 +19,12 @@ SPELLINGS = {
     "iam": "i am",
     "u": "you",
     "ur": "your",
+    # liking, hating (typos of the rules' own words are read by keywords.typos_read)
+    "luv": "love",
+    "lov": "love",
+    "luvs": "loves",
+    "h8": "hate",
+    "h8s": "hates",
     # work
     "wrk": "work",
     "wrok": "work",

@@ -14,6 +14,7 @@ from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
 from facts.extraction.fragments import INTRO
+from facts.extraction.keywords import typos_read
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
 from facts.extraction.people import is_unnamed, named_later, presupposed
 from facts.extraction.sarcasm import ironic_spans, unironic
@@ -366,7 +367,9 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     (predicate, qualifier, value) once."""
     # Only the speaker's own words: a pasted email, a forward, a draft for someone else or
     # a quotation states nothing about the speaker.
-    said = own_words(text)
+    # Typos of the words the rules key on read as those words ("my girlfreind", "moevd to"),
+    # first: what marks a quotation or a forward is read through its typos too.
+    said = own_words(typos_read(text))
     reading = _Reading(now=now or datetime.now(UTC), message=said)
     reading.ironic = [_normalise(span) for span in ironic_spans(said)]
     reading.add(signature(said))  # "my new signature: Name | Title | Company | ..."
