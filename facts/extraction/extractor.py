@@ -16,6 +16,7 @@ from facts.extraction.endings import endings
 from facts.extraction.fragments import INTRO
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
 from facts.extraction.people import is_unnamed, named_later, presupposed
+from facts.extraction.rescheduling import rescheduled
 from facts.extraction.signature import signature
 from facts.extraction.statements import Statement, is_lowercase_text
 from facts.extraction.structure import merged as structure_merged
@@ -380,6 +381,8 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
         if not reading.names_pet(sentence):
             reading.read(sentence, intro=intro)
     found = _with_structure(own, reading.found, read, reading.now)
+    # "the move is off", "my start got pushed to August 3": of a change announced before.
+    found += [s for sentence in read for s in rescheduled(sentence, now=reading.now)]
     # A pet known only by its species ("we got a cat") waited for a name; without one, no fact.
     return [s for s in found if not is_unnamed(s)]
 
