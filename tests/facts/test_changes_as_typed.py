@@ -298,9 +298,11 @@ def test_a_bare_correction_of_no_known_kind_needs_a_value_it_retypes(api, agent)
     ]
     assert in_force(api, "employer", NOW) == ["Siemens"]
     unrelated = check(api, "correction: Heineken")
-    assert unrelated["contradicted"] == [] and unrelated["new"] == []
+    assert unrelated["contradicted"] == []
+    assert unrelated["new"] == []
 
 
 def test_a_bare_correction_with_nothing_held_adds_nothing(api, agent):
     data = check(api, "actually it's Rotterdam", apply=True)
-    assert data["new"] == [] and data["applied"] == []
+    assert data["new"] == []
+    assert data["applied"] == []
