@@ -52,10 +52,10 @@ _MOVED = (
     r"\s+(?:to|until|till|til|for)\b"
 )
 _NEW_DATE = r"(?:'s|\s+is)\s+now\b"
-_NOT = r"\b(?:i|we)(?:'m|'re|\s+am|\s+are)?\s+(?:not|no\s+longer)\s+"
+_NOT = r"\b(?:i|we)(?:'m|'re|\s{1,3}am|\s{1,3}are)?\s{1,3}(?:not|no\s{1,3}longer)\s{1,3}"
 _AFTER_ALL = r"\b(?:after\s+all|anymore|any\s+more|any\s+longer)\b"
 _TARGET = (
-    r"(?:\s+(?:(?:to|at|for|from|in)\s+)?(?!(?:the|a|an|my|our|this|that)\b)"
+    r"(?:\s{1,3}(?:(?:to|at|for|from|in)\s{1,3})?(?!(?:the|a|an|my|our|this|that)\b)"
     r"(?P<target>[\w&.'-]+(?-i:(?:\s+[A-Z][\w&.'-]+){0,3})))?"
 )
 
@@ -83,7 +83,7 @@ def _rules() -> list[tuple[re.Pattern[str], tuple[str, ...], str]]:
         rules.append(
             (
                 re.compile(
-                    rf"(?:{_NOT}|^(?:not|no\s+longer)\s+)(?:{verb})\b{_TARGET}\s*,?\s*{_AFTER_ALL}",
+                    rf"(?:{_NOT}|^(?:not|no\s+longer)\s+)(?:{verb})\b{_TARGET}\s{{0,3}},?\s{{0,3}}{_AFTER_ALL}",
                     re.I,
                 ),
                 slots,
@@ -127,6 +127,7 @@ def _rules() -> list[tuple[re.Pattern[str], tuple[str, ...], str]]:
 
 
 _RULES = _rules()
+_SENTENCE_MAX_CHARS = 300
 _NAMED = re.compile(r"(?-i:[A-Z][\w&.'-]+(?:\s+[A-Z][\w&.'-]+){0,3})")
 
 
@@ -134,16 +135,18 @@ def rescheduled(sentence: str, *, now: datetime) -> list[Statement]:
     """What ``sentence`` takes back or moves of a change announced for later: one statement
     per slot it may be about, "cancelled", or "moved" with the new date (none found: not a
     move). Questions, hypotheticals and reported speech say nothing."""
-    if (
-        traps.is_question(sentence)
-        or traps.is_hypothetical(sentence)
-        or traps.is_reported(sentence)
-    ):
-        return []
+    if len(sentence) > _SENTENCE_MAX_CHARS:
+        return []  # said in a short sentence; a long run is no such message
     for pattern, slots, kind in _RULES:
         match = pattern.search(sentence)
         if match is None:
             continue
+        if (
+            traps.is_question(sentence)
+            or traps.is_hypothetical(sentence)
+            or traps.is_reported(sentence)
+        ):
+            return []
         evidence = sentence[match.start() :].strip()[:200]
         starts = None
         if kind == "moved":

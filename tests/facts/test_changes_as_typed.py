@@ -3,11 +3,14 @@ promotions, moves, job changes, endings, emails; and a change held for a later d
 nearer change replaces, or that the text calls off or moves ("the move is off", "my start
 date got pushed to August 3rd"), through POST /v1/facts/check as an agent calls it."""
 
+import time
 from datetime import UTC, datetime
 
 import pytest
 
+from bench import regex_adversary
 from facts.extraction import extract
+from facts.extraction.rescheduling import _RULES
 from facts.models import Fact, Status
 from tests.factories import state
 
@@ -306,3 +309,18 @@ def test_a_bare_correction_with_nothing_held_adds_nothing(api, agent):
     data = check(api, "actually it's Rotterdam", apply=True)
     assert data["new"] == []
     assert data["applied"] == []
+
+
+@pytest.mark.parametrize("index", range(len(_RULES)))
+def test_the_patterns_of_a_change_called_off_are_linear(index):
+    """The patterns built at import time (listed by hand in tests/test_patterns_linear.py):
+    each on its adversarial texts, a quarter of the size taking about a quarter of the time."""
+    pattern = _RULES[index][0]
+    for text in regex_adversary.adversarial_texts(pattern, 20_000).values():
+        started = time.perf_counter()
+        regex_adversary.run(pattern, text)
+        full = time.perf_counter() - started
+        started = time.perf_counter()
+        regex_adversary.run(pattern, text[:5_000])
+        quarter = time.perf_counter() - started
+        assert full < 0.5 or full < 8 * max(quarter, 0.01)
