@@ -226,10 +226,22 @@ _SKILL_WORDS = re.compile(r"\b(?:skills?|can do|abilities|cv|resume)\b", re.I)
 _LANGUAGE_WORDS = re.compile(r"\blanguages?\b", re.I)
 
 
+# "add Italian too", "oh and add Czech as well": the list named by the item's kind alone.
+_ADD_TOO = re.compile(
+    r"^(?:(?:oh|and|also|ok|pls|please)[,]?\s{1,3}){0,3}add\s{1,3}(?P<v>[^,.;!?]{1,40}?)"
+    r"\s{1,3}(?:too|as\s+well|also)\s{0,3}[.!]{0,3}$",
+    re.I,
+)
+
+
 def additions(clause: str) -> list[Statement]:
     """An item added to a list the speaker keeps: "add humidity to the list of things i hate"."""
     match = _ADD.search(clause)
     if not match:
+        too = _ADD_TOO.match(clause.strip())
+        if too and too.group("v").strip().lower() in LANGUAGES:
+            value = too.group("v").strip().capitalize()
+            return [statement("language", value, too.group(0).strip(), LIKELY)]
         return []
     what = match.group("what")
     value = phrase(match.group("v"), max_words=4)

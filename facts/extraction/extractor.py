@@ -35,7 +35,7 @@ _SUBJECT_DROPPED = re.compile(
     r"[,:!]?\s++)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
     r"(?:moved|relocated|joined|started|"
     r"got|quit|left|resigned|became|adopted|married|switched|broke up|gave up|dropped|"
-    r"divorced|signed|handed in|bought|rehomed|promoted|emigrated|accepted|went|turned|"
+    r"divorced|signed|handed in|bought|rehomed|promoted|emigrated|accepted|went|turned|landed|"
     r"working\s+(?:at|for|as)|living\s+in|employed\s+(?:at|by))\b)",
     re.I,
 )

@@ -210,6 +210,15 @@ def said(text: str) -> set[tuple[str, str | None]]:
         ("reach me at kim.lee@proton.me from now on", ("email", "kim.lee@proton.me")),
         ("my work email changed to k.lee@acme.io", ("email", "k.lee@acme.io")),
         ("my email is now kim@fastmail.com", ("email", "kim@fastmail.com")),
+        ("new work email: t.berg@nordlys.no", ("email", "t.berg@nordlys.no")),
+        ("old one got hacked so im using tberg@outlook.com now", ("email", "tberg@outlook.com")),
+        # a household's move, news said without a verb, a list grown by its kind alone
+        ("we're in Hamburg now", ("city", "Hamburg")),
+        ("new job at Deliveroo!", ("employer", "Deliveroo")),
+        ("update: new role with Arup", ("employer", "Arup")),
+        ("landed a job at Ocado", ("employer", "Ocado")),
+        ("add Italian too", ("language", "Italian")),
+        ("oh and add czech as well", ("language", "Czech")),
     ],
 )
 def test_changes_as_typed_are_read(text, expected):
@@ -236,6 +245,12 @@ def test_endings_as_typed_are_read(text, predicate):
         "my boss's email is boss@acme.io",
         "From: Sam <sam@x.io>\nSubject: hi\n\nsee below",
         "another kid on the way",  # no name: nothing
+        "we're in Rome now for the week",
+        "my parents are in Lyon now",
+        "my brother has a new job at Deliveroo",
+        "add sugar too",
+        "my wife's email is eva@pm.me",
+        "email my boss at boss@pm.me",
         "actually, it's been a long day",
     ],
 )
