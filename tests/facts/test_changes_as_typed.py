@@ -233,6 +233,9 @@ def test_changes_as_typed_are_read(text, expected):
         ("i left Spotify", "employer"),
         ("we split up", "partner"),
         ("I'm single now", "partner"),
+        ("not vegan anymore lol", "diet"),
+        ("stopped being vegetarian last month", "diet"),
+        ("no longer pescatarian", "diet"),
     ],
 )
 def test_endings_as_typed_are_read(text, predicate):
@@ -249,6 +252,8 @@ def test_endings_as_typed_are_read(text, predicate):
         "my parents are in Lyon now",
         "my brother has a new job at Deliveroo",
         "add sugar too",
+        "not vegan, just lactose intolerant",
+        "my sister is not vegan anymore",
         "my wife's email is eva@pm.me",
         "email my boss at boss@pm.me",
         "actually, it's been a long day",
