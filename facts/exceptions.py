@@ -52,3 +52,10 @@ class ValueAlreadyCurrent(Conflict):
     """A reopened value equal to the slot's current one would only duplicate it."""
 
     code = "value_already_current"
+
+
+class ChangeNotPending(Conflict):
+    """Only a change still to take effect (a current value whose valid_from is later) can
+    be called off or moved."""
+
+    code = "change_not_pending"

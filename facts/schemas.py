@@ -236,7 +236,7 @@ class NewFactOut(Schema):
 
 
 class SuggestedActionOut(Schema):
-    action: Literal["ADD", "UPDATE", "END", "CONFIRM", "DISPUTE", "NONE"]
+    action: Literal["ADD", "UPDATE", "END", "CONFIRM", "DISPUTE", "CANCEL", "RESCHEDULE", "NONE"]
     fact_id: int | None
     predicate: str
     qualifier: str
@@ -245,8 +245,10 @@ class SuggestedActionOut(Schema):
 
 
 class AppliedOut(Schema):
-    action: Literal["ADD", "UPDATE", "END", "CONFIRM", "DISPUTE"]
-    outcome: Literal["created", "superseded", "confirmed", "disputed", "ended"]
+    action: Literal["ADD", "UPDATE", "END", "CONFIRM", "DISPUTE", "CANCEL", "RESCHEDULE"]
+    outcome: Literal[
+        "created", "superseded", "confirmed", "disputed", "ended", "cancelled", "moved"
+    ]
     fact: FactDetailOut
 
 

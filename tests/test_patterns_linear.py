@@ -46,6 +46,7 @@ BY_HAND = {
     "facts.extraction.endings._rx",  # compiles the ending patterns (collected)
     "facts.extraction.grammar.rx",  # compiles EMPLOYER, JOB_TITLE, PLACE, ... (collected)
     "facts.extraction.patterns._title",  # test_job_title_cut_is_linear
+    "facts.extraction.rescheduling._rules",  # tests/facts/test_changes_as_typed.py
     "facts.learning.users_words",  # test_check_text_and_learning_of_a_whole_text_are_fast
     "memory.people.mentions",  # test_mentions_is_linear
 }

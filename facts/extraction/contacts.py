@@ -27,7 +27,10 @@ EMAIL_OWNER = re.compile(
     r"|\bdrop\s+me\s+a\s+(?:line|note|mail)\s+at\b"
     # "use j.doe@example.net for anything official": an address offered for the speaker.
     r"|^(?:please\s+|just\s+)?use\s+(?=[\w.+-]+@)"
-    r"|" + _AT_ME + r"(?=[\w.+-]+@)",
+    r"|" + _AT_ME + r"(?=[\w.+-]+@)"
+    # "new work email: ...", "I'm using ana@outlook.com now" (issue 22: changes as typed).
+    r"|^(?:my\s+)?new\s+(?:work\s+|personal\s+|private\s+|main\s+)e-?mail\b"
+    r"|\bi(?:'m|\s+am)\s+(?:now\s+)?using\s+(?=[\w.+-]+@)",
     re.I,
 )
 PHONE_OWNER = re.compile(

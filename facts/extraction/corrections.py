@@ -226,10 +226,22 @@ _SKILL_WORDS = re.compile(r"\b(?:skills?|can do|abilities|cv|resume)\b", re.I)
 _LANGUAGE_WORDS = re.compile(r"\blanguages?\b", re.I)
 
 
+# "add Italian too", "oh and add Czech as well": the list named by the item's kind alone.
+_ADD_TOO = re.compile(
+    r"^(?:(?:oh|and|also|ok|pls|please)[,]?\s{1,3}){0,3}add\s{1,3}(?P<v>[^,.;!?]{1,40}?)"
+    r"\s{1,3}(?:too|as\s+well|also)\s{0,3}[.!]{0,3}$",
+    re.I,
+)
+
+
 def additions(clause: str) -> list[Statement]:
     """An item added to a list the speaker keeps: "add humidity to the list of things i hate"."""
     match = _ADD.search(clause)
     if not match:
+        too = _ADD_TOO.match(clause.strip())
+        if too and too.group("v").strip().lower() in LANGUAGES:
+            value = too.group("v").strip().capitalize()
+            return [statement("language", value, too.group(0).strip(), LIKELY)]
         return []
     what = match.group("what")
     value = phrase(match.group("v"), max_words=4)
@@ -315,7 +327,9 @@ def left_and_joined(sentence: str, read: Read) -> list[Statement]:
 MARKER = re.compile(
     r"(?:^|[,;:]\s{0,3}|\.{1,3}\s{0,3}|\s)(?:(?:oh|oops|ugh|haha|lol)[,!]?\s{1,3})?"
     r"(?:sorry|no\s+wait|wait\s+no|scratch\s+that(?:\s+number)?|i\s+mean|i\s+meant|"
-    r"correction|actually\s+no|oops|my\s+bad|typo|(?<![^\s])no(?=[,!]))\b"
+    r"correction|actually\s+no|oops|my\s+bad|typo|(?<![^\s])no(?=[,!])|"
+    # "*Porto", "actually it's Rotterdam": a correction that opens the message.
+    r"^\*(?=\w)|^(?:ok\s+|oh\s+|hmm\s+)?actually(?=,?\s{1,3}(?:it's|its|it\s+is)\b))\b"
     r"(?:[,:]?\s{1,3}(?:i\s+meant?|it's|its|it\s+is|the\s+right\s+one\s+is|"
     r"the\s+correct\s+one\s+is)\b)?\s{0,3}[,:!*-]*\s{0,3}",
     re.I,
@@ -533,6 +547,20 @@ def _candidates(raw: str, old: str) -> list[Statement]:
     ]
 
 
+def retyped(raw: str) -> list[Statement]:
+    """A name said alone as a correction ("typo - Siemens"), its kind unsaid: one statement
+    for each single-valued slot a name may fill, each holding only where the agent holds a
+    value it is a retyping of."""
+    raw = _TAIL.sub("", _LEAD.sub("", raw.strip(" *.!-")).strip(" *.!"))
+    name = proper_name(raw, lenient=is_lowercase_text(raw))
+    if not name or len(raw.split()) > 4:
+        return []
+    return [
+        replace(statement(predicate, name, raw, 1.0), level="candidate")
+        for predicate in _NAMED_SINGLE
+    ]
+
+
 def _after_marker_value(raw: str) -> list[Statement]:
     marker = MARKER.search(raw)
     return bare_value(raw[marker.end() :]) if marker else []
@@ -583,11 +611,17 @@ def correction(
     elif not said:
         said = bare_value(replacement)
         # A bare value correcting what the agent holds: only a phone or an email tells what
-        # it is by its form alone; a name could be anything.
+        # it is by its form alone; a value of another kind (a city by the gazetteer)
+        # corrects only a slot of its kind the agent holds ("held"), and a name of no known
+        # kind only a held value it is a retyping of ("*Porto" for Proto; facts.services).
         if said and not re.search(
             r"\b(?:number|email|mail|phone|mobile|address)\b", sentence, re.I
         ):
-            said = [s for s in said if s.predicate in ("phone", "email")]
+            said = [
+                s if s.predicate in ("phone", "email") else replace(s, level="held") for s in said
+            ]
+        elif not said and not before.strip(" ,.!") and len(parts) == 1:
+            said = retyped(replacement)  # the whole message: "typo - Siemens"
     if not said:
         return None
     return _without(pool, said), said

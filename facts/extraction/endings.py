@@ -76,6 +76,12 @@ STOPPED_DIET = _rx(
     # "ex-vegan here"
     r"|(?:^|\bi(?:'m|\s+am)\s+(?:an?\s+)?)ex-(?P<v3>" + _DIET + r")\b"
     r"|\bi(?:'m|\s+am)\s+off\s+(?:the\s+)?(?P<v2>" + _DIET + r")\b"
+    # The speaker left out at the message's start: "not vegan anymore lol", "no longer
+    # pescatarian", "stopped being vegan last month" (issue 22).
+    r"|^(?:(?:so|ok|okay|well|yeah|update|news|btw)[,:!]?[ \t]{1,3}){0,2}(?:(?:not|no[ \t]+longer)"
+    r"[ \t]{1,3}(?:an?[ \t]+)?(?P<v4>" + _DIET + r")\b(?=[ \t]{0,3}(?:anymore|any[ \t]+more|now)\b)"
+    r"|no[ \t]+longer[ \t]{1,3}(?:an?[ \t]+)?(?P<v5>" + _DIET + r")\b"
+    r"|(?:stopped|quit)[ \t]{1,3}being[ \t]{1,3}(?:an?[ \t]+)?(?P<v6>" + _DIET + r")\b)"
 )
 LEFT_PLACE = _rx(
     S + r"(?:left|moved (?:away\s+)?(?:out of|away from|from)|no longer live in|"
@@ -288,7 +294,7 @@ def _not_working_there(clause: str, lenient: bool) -> list[Statement]:
 def _state_endings(clause: str) -> list[Statement]:
     match = STOPPED_DIET.search(clause)
     if match:
-        value = match.group("v") or match.group("v2") or match.group("v3")
+        value = next(v for v in match.group("v", "v2", "v3", "v4", "v5", "v6") if v)
         return [ending("diet", value, match.group(0), 0.9)]
     for pattern, needs_anymore in ((NOT_A, True), (USED_TO_BE, False)):
         match = pattern.search(clause)

@@ -17,6 +17,7 @@ from facts.extraction.fragments import INTRO
 from facts.extraction.keywords import typos_read
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
 from facts.extraction.people import is_unnamed, named_later, presupposed
+from facts.extraction.rescheduling import rescheduled
 from facts.extraction.sarcasm import ironic_spans, unironic
 from facts.extraction.signature import signature
 from facts.extraction.statements import Statement, is_lowercase_text
@@ -36,7 +37,7 @@ _SUBJECT_DROPPED = re.compile(
     r"[,:!]?\s++)*(?=(?:just|finally|recently|officially|currently|now)?\s*"
     r"(?:moved|relocated|joined|started|"
     r"got|quit|left|resigned|became|adopted|married|switched|broke up|gave up|dropped|"
-    r"divorced|signed|handed in|bought|rehomed|promoted|emigrated|accepted|went|turned|"
+    r"divorced|signed|handed in|bought|rehomed|promoted|emigrated|accepted|went|turned|landed|"
     r"working\s+(?:at|for|as)|living\s+in|employed\s+(?:at|by))\b)",
     re.I,
 )
@@ -386,6 +387,8 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
         if not reading.names_pet(sentence):
             reading.read(sentence, intro=intro)
     found = _with_structure(own, reading.found, read, reading.now)
+    # "the move is off", "my start got pushed to August 3": of a change announced before.
+    found += [s for sentence in read for s in rescheduled(sentence, now=reading.now)]
     # A pet known only by its species ("we got a cat") waited for a name; without one, no fact.
     return [s for s in found if not is_unnamed(s)]
 

@@ -83,6 +83,10 @@ EMPLOYER = rx(
     # "first week at Rivian done", "day two at Danske Bank"
     r"^(?:my\s+)?(?:(?:first|second|third|1st|2nd|3rd)\s+(?:day|week|month)|"
     r"(?:day|week)\s+(?:one|two|three|four|five|\d))\s+(?:at|with)\s+" + REST,
+    # "new job at Deliveroo!", "update: new role with Arup" (issue 22: a message that is
+    # only the news).
+    r"^(?:(?:so|ok|okay|update|news|yay|finally|guess what)[,:!]?\s++)?(?:a\s+|my\s+)?new\s+"
+    r"(?:job|role|position|gig)\s+(?:at|with)\s+" + REST,
     # "I switched jobs, now at M-KOPA"
     r"\b(?:switched|changed|new)\s+jobs?\b.*?\bnow\s+(?:at|with)\s+" + REST,
     # "I am working now in Ikea", "I work in Samsung Heavy Industries": learners' "in" for
@@ -433,8 +437,17 @@ WORK_PLACE = re.compile(
 _ONLY_NOW = re.compile(r"\s{0,3}(?:(?:now|these days|nowadays|full[- ]time|lol|haha)\s{0,3})?[.!]*")
 
 
+# "we're in Hamburg now": a household's stay, only with the "now" that makes it a home.
+_WE_STAY = re.compile(
+    r"\bwe(?:'re|\s++are)\s++(?:now\s++|all\s++)?(?:living\s++|based\s++|settled\s++)?"
+    r"in\s++(?!the\s|a\s|an\s)(?P<v>[^,;.!?]{1,80}?)\s++(?:now|these\s+days|nowadays|for\s+good)\b"
+    r"(?![ \t]{0,3}(?:for|until|till|on|this|over|visiting)\b)",
+    re.IGNORECASE,
+)
+
+
 def stay(clause: str) -> list[Statement]:
-    match = STAY.search(clause)
+    match = STAY.search(clause) or _WE_STAY.search(clause)
     at_work = match is None
     match = match or WORK_PLACE.search(clause)
     if not match:

@@ -65,10 +65,15 @@ class Statement:
     ended: str | None = None
     valid_from: datetime | None = None
     level: str = "pattern"
+    # A change announced earlier for a later date, taken back ("cancelled": "the move is
+    # off") or moved ("moved": "the start got pushed to August 3", the new date in
+    # ``valid_from``); ``ended`` is then the value of the change, when the text names it.
+    # Only a change the agent holds for later in the slot is touched (facts.services).
+    schedule: str = ""
 
     @property
     def is_ending(self) -> bool:
-        return self.value is None
+        return self.value is None and not self.schedule
 
 
 def qualifier_for(predicate: str, value: str | None) -> str:

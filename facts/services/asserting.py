@@ -166,6 +166,16 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
     return AssertResult(fact=new, outcome=outcome, other=current)
 
 
+def _lost_slot_race(error: IntegrityError) -> bool:
+    """Whether another writer made a value of the slot current first (the one-current-per-
+    slot index): worth a retry. Any other constraint failing is not a race."""
+    cause = error.__cause__
+    diag = getattr(cause, "diag", None)
+    if diag is not None:  # PostgreSQL names the constraint
+        return getattr(diag, "constraint_name", None) == "fact_one_current_per_slot"
+    return "UNIQUE constraint failed" in str(error)
+
+
 def assert_fact(*, agent: Agent, claim: Claim, source: SourceInput, actor: str) -> AssertResult:
     """Record ``claim``'s value for its slot of ``agent``, learned from ``source``.
 
@@ -181,6 +191,8 @@ def assert_fact(*, agent: Agent, claim: Claim, source: SourceInput, actor: str) 
             with transaction.atomic():
                 lock_slot(checked.slot)
                 return _assert_in_locked_slot(agent, checked, actor)
-        except IntegrityError:
+        except IntegrityError as error:
+            if not _lost_slot_race(error):
+                raise  # a broken rule of the data is a bug to see, not a busy slot
             continue
     raise SlotBusy("The slot is being changed by other writers; retry the request")

@@ -10,6 +10,7 @@ current and whose valid window holds at ``now`` count as what the agent holds.
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
+from difflib import SequenceMatcher
 from enum import StrEnum
 from typing import Any
 
@@ -33,6 +34,7 @@ from facts.rules import category_for, trust_key
 from facts.services.asserting import assert_fact
 from facts.services.claims import Claim, SourceInput, check_source
 from facts.services.ending import end_fact
+from facts.services.scheduling import cancel_change, move_change
 from language.text import normalise_value
 from language.values import normalised
 from tenancy.models import Agent
@@ -59,6 +61,9 @@ class Action(StrEnum):
     END = "END"
     CONFIRM = "CONFIRM"
     DISPUTE = "DISPUTE"
+    # A change held for a later date, called off or moved to another date.
+    CANCEL = "CANCEL"
+    RESCHEDULE = "RESCHEDULE"
     NONE = "NONE"
 
 
@@ -80,7 +85,13 @@ class Finding:
 
     @property
     def contradicts(self) -> bool:
-        return self.action in {Action.UPDATE, Action.DISPUTE, Action.END}
+        return self.action in {
+            Action.UPDATE,
+            Action.DISPUTE,
+            Action.END,
+            Action.CANCEL,
+            Action.RESCHEDULE,
+        }
 
 
 @dataclass(frozen=True)
@@ -177,10 +188,103 @@ def _judge(statement: Statement, fact: Fact | None, level: Level) -> tuple[Actio
     return Action.DISPUTE, level
 
 
-def find(statements: list[Statement], held: dict[tuple[str, str], Fact]) -> list[Finding]:
+def pending_changes(*, agent: Agent, user: str, now: datetime) -> dict[tuple[str, str], Fact]:
+    """The changes the agent holds for later, by slot: current facts that only hold from
+    after ``now`` ("from August I'll be at Stripe")."""
+    facts = Fact.objects.filter(
+        agent=agent, user_ref=user, subject=SUBJECT, status=Status.CURRENT, valid_from__gt=now
+    ).select_related("agent")
+    return {(f.predicate, f.qualifier): f for f in facts}
+
+
+def _rescheduled(
+    items: list[Statement],
+    others: list[Statement],
+    held: dict[tuple[str, str], Fact],
+    pending: dict[tuple[str, str], Fact],
+) -> list[Finding]:
+    """ "the move is off", "my start got pushed to August 3": a change held for later in a
+    slot the text names (and of the value it names, if any) is called off or moved. A slot
+    the text gives a new value of is left to that value ("the move is off, we're going to
+    Lyon instead"); one it only says the held value of ("... we're staying in Zurich") is not."""
+    found = []
+    for item in items:
+        key = (item.predicate, item.qualifier)
+        fact = pending.get(key)
+        if fact is None or (item.ended is not None and not _names(item.ended, fact.value)):
+            continue
+        before = held.get(key)
+        if any(
+            (o.predicate, o.qualifier) == key
+            and not (
+                o.value and before and normalise_value(o.value) == normalise_value(before.value)
+            )
+            for o in others
+        ):
+            continue
+        if item.schedule == "moved":
+            if item.valid_from is None or item.valid_from == fact.valid_from:
+                continue
+            said = replace(item, value=fact.value, ended=None)
+            found.append(
+                Finding(statement=said, action=Action.RESCHEDULE, fact=fact, level=Level.PATTERN)
+            )
+        else:
+            said = replace(item, ended=fact.value, valid_from=None)
+            found.append(
+                Finding(statement=said, action=Action.CANCEL, fact=fact, level=Level.PATTERN)
+            )
+    return found
+
+
+def _retyping(said: str, held: str) -> float:
+    """How much ``said`` reads as ``held`` typed again ("Porto" for "Proto"): 0 when not."""
+    said, held = normalise_value(said), normalise_value(held)
+    if said == held or min(len(said), len(held)) < 3:
+        return 0.0
+    ratio = SequenceMatcher(None, said, held).ratio()
+    return ratio if ratio >= _RETYPED_RATIO else 0.0
+
+
+_RETYPED_RATIO = 0.7
+
+
+def _corrections_of_held(
+    statements: list[Statement], held: dict[tuple[str, str], Fact]
+) -> list[Statement]:
+    """A value said alone as a correction, naming no slot (corrections.py): of a known kind
+    ("actually it's Rotterdam", a city) it corrects that slot only if the agent holds one;
+    of no known kind ("typo - Siemens") only the held value it retypes best, if any."""
+    kept = [s for s in statements if s.ended is not None or s.level not in ("held", "candidate")]
+    for item in statements:
+        if item.ended is None and item.level == "held" and (item.predicate, "") in held:
+            kept.append(replace(item, level=Level.PATTERN))
+    scored = [
+        (_retyping(item.value, held[(item.predicate, "")].value), item)
+        for item in statements
+        if item.ended is None
+        and item.level == "candidate"
+        and item.value is not None
+        and (item.predicate, "") in held
+    ]
+    best = max(scored, key=lambda pair: pair[0], default=(0.0, None))
+    if best[1] is not None and best[0] > 0:
+        kept.append(replace(best[1], level=Level.PATTERN))
+    return kept
+
+
+def find(
+    statements: list[Statement],
+    held: dict[tuple[str, str], Fact],
+    pending: dict[tuple[str, str], Fact] | None = None,
+) -> list[Finding]:
     """Each statement against its slot; for a single-valued slot the text's last word on it
     counts, except that an ending before a later dated value keeps both ("I left Paystack.
-    Starting at Moniepoint on March 1": no employer until then)."""
+    Starting at Moniepoint on March 1": no employer until then). ``pending``: the changes
+    held for later (pending_changes), which the text may call off or move."""
+    schedules = [s for s in statements if s.schedule]
+    statements = _corrections_of_held([s for s in statements if not s.schedule], held)
+    rescheduled = _rescheduled(schedules, statements, held, pending or {})
     renamed = _semantic(statements, held)
     last: dict[tuple[str, str], Statement] = {}
     ended: dict[tuple[str, str], Statement] = {}
@@ -206,7 +310,7 @@ def find(statements: list[Statement], held: dict[tuple[str, str], Fact]) -> list
                 continue
         findings.append(_finding(item, held, renamed))
     findings += _married_partners(findings, held)
-    return findings + _opposites(findings, held)
+    return findings + _opposites(findings, held) + rescheduled
 
 
 def _names(said: str, held: str) -> bool:
@@ -322,6 +426,19 @@ def _apply(
         # A value that still holds until a later one takes over ("I join Canva next month"):
         # confirming it changes nothing, and the change already says when it ends.
         return None
+    if finding.action in (Action.CANCEL, Action.RESCHEDULE):
+        assert finding.fact is not None
+        reason = f"{item.schedule}: {item.evidence}"[:REASON_MAX_CHARS]
+        if finding.action == Action.CANCEL:
+            restored = cancel_change(fact=finding.fact, actor=actor, reason=reason, at=now)
+            return Applied(
+                action=finding.action, outcome="cancelled", fact=restored or finding.fact
+            )
+        assert item.valid_from is not None
+        moved = move_change(
+            fact=finding.fact, starts=item.valid_from, actor=actor, reason=reason, at=now
+        )
+        return Applied(action=finding.action, outcome="moved", fact=moved)
     if finding.action == Action.END:
         assert finding.fact is not None
         fact = end_fact(
@@ -375,7 +492,11 @@ def check_text(
     if timezone.is_naive(now):
         raise InvalidInput("now", "must carry a time zone")
     statements = _normalised(get_extractor()(text, now=now))
-    findings = find(statements, held_facts(agent=agent, user=user, now=now))
+    findings = find(
+        statements,
+        held_facts(agent=agent, user=user, now=now),
+        pending_changes(agent=agent, user=user, now=now),
+    )
     applied: list[Applied] = []
     if apply:
         with transaction.atomic():

@@ -10,7 +10,7 @@ from dewee.errors import InvalidInput
 from facts.exceptions import FactNotCurrent
 from facts.models import Fact, Status
 from facts.services.erasure import forget_keys
-from facts.services.transitions import lock_slot, retire
+from facts.services.transitions import lock_slot, not_before_start, retire
 from tenancy.audit import record_event
 from tenancy.models import AuditAction
 from tenancy.validation import REASON_MAX_CHARS, clean_text
@@ -35,9 +35,7 @@ def end_fact(*, fact: Fact, actor: str, at: datetime | None = None, reason: str 
     now = timezone.now()
     if at is not None and fact.valid_from is not None and at < fact.valid_from:
         raise InvalidInput("at", "a fact cannot end before it starts to hold (valid_from)")
-    ends = at or now
-    if fact.valid_from is not None and ends < fact.valid_from:
-        ends = fact.valid_from
+    ends = not_before_start(fact, at or now)
     if fact.valid_to is None or fact.valid_to > ends:
         fact.valid_to = ends
         fact.save(update_fields=["valid_to"])

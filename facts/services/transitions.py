@@ -34,12 +34,16 @@ def retire(
     """Take ``fact`` out of use; a fact that was believed stops being believed now, and a
     deleted one keeps when (``deleted_at``, its last deletion).
     ``holds_until``: when its successor only holds from a later time ("I join Canva next
-    month"), the retired value still holds in the world until then (its ``valid_to``)."""
+    month"), the retired value still holds in the world until then (its ``valid_to``). A
+    value that was itself only to hold from after then ("from August I'll be at Stripe",
+    then "from July I'm at Meta") never comes into force: its window closes where it would
+    have begun."""
     fields = ["status", "status_changed_by", "status_reason"]
     if fact.status == Status.CURRENT:
         fact.believed_until = now
         fields.append("believed_until")
-    if holds_until is not None and holds_until > now:  # noqa: SIM102
+    if holds_until is not None and holds_until > now:
+        holds_until = not_before_start(fact, holds_until)
         if fact.valid_to is None or fact.valid_to > holds_until:
             fact.valid_to = holds_until
             fields.append("valid_to")
@@ -53,6 +57,14 @@ def retire(
     fact.status_changed_by = actor
     fact.status_reason = reason
     fact.save(update_fields=fields)
+
+
+def not_before_start(fact: Fact, ends: datetime) -> datetime:
+    """Where ``fact`` can stop holding at ``ends`` the latest: not before its window begins
+    (the window stays ordered; an empty window is a value that never held)."""
+    if fact.valid_from is not None and ends < fact.valid_from:
+        return fact.valid_from
+    return ends
 
 
 def make_current(fact: Fact, *, actor: str, reason: str, now: datetime) -> None:

@@ -1,0 +1,171 @@
+"""A change announced for a later date, taken back or moved, as people type it: "the move
+is off", "we're not moving after all", "the job offer fell through", "staying put", "my
+start date got pushed to August 3rd", "we move on the 20th instead".
+
+What the sentence names (the move, the new job, the wedding) says which slots it is about;
+the check applies it only to a change the agent holds for later in one of them
+(facts.services.scheduling), so "the move is off" with nothing planned changes nothing."""
+
+import re
+from datetime import datetime
+
+from facts.extraction import clauses as traps
+from facts.extraction.dates import future_start
+from facts.extraction.statements import EXPLICIT, Statement
+
+_PLACE = ("city", "country")
+_JOB = ("employer", "job_title")
+_LEAVING = ("employer", "city", "country")
+
+# The thing announced, by the slots it changes.
+_NOUNS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (r"(?:big\s+|whole\s+|house\s+|)(?:move|moving\s+(?:day|date)|relocation|emigration)", _PLACE),
+    (
+        r"(?:new\s+)?(?:job(?:\s+offer)?|offer|role|position|contract|start(?:\s+date)?|"
+        r"first\s+day|new\s+gig)",
+        _JOB,
+    ),
+    (r"transfer", (*_JOB, *_PLACE)),
+    (r"wedding", ("spouse",)),
+)
+_VERBS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (r"mov(?:e|ing)|relocat(?:e|ing)|emigrat(?:e|ing)", _PLACE),
+    (r"start(?:ing)?|join(?:ing)?|switch(?:ing)?", _JOB),
+    (r"leav(?:e|ing)|quit(?:ting)?|resign(?:ing)?", _LEAVING),
+    (r"go(?:ing)?", (*_JOB, *_PLACE)),
+    (r"marry(?:ing)?|getting\s+married", ("spouse",)),
+)
+# "the move", "our big move", "the Canva offer" (the change's value named before it).
+_OWNER = (
+    r"(?:the|my|our|that|this)\s+(?:(?!(?:new|big|whole|job)\b)(?P<target>[\w&.'-]+)\s+"
+    r"(?=(?:move|relocation|job|offer|role|position|contract|start|transfer|wedding)\b))?"
+)
+_IS = r"(?:'s|\s+is|\s+was|\s+has\s+been|\s+got|\s+is\s+now|\s+just\s+got|\s+officially)?\s+"
+_OFF = (
+    r"(?:officially\s+|now\s+|totally\s+|completely\s+)?(?:off|cancell?ed|called\s+off|"
+    r"scrapped|dead|not\s+happening|(?:been\s+)?(?:pulled|withdrawn|rescinded)|on\s+hold|"
+    r"fell\s+through|falling\s+through|falls\s+through)\b(?!\s+(?:to|until|till)\b)"
+)
+_MOVED = (
+    r"(?:now\s+)?(?:been\s+)?(?:pushed|moved|postponed|delayed|brought|pulled|rescheduled|"
+    r"bumped|shifted|changed|put\s+off|set\s+back)(?:\s+(?:back|forward|out|up))?"
+    r"\s+(?:to|until|till|til|for)\b"
+)
+_NEW_DATE = r"(?:'s|\s+is)\s+now\b"
+_NOT = r"\b(?:i|we)(?:'m|'re|\s{1,3}am|\s{1,3}are)?\s{1,3}(?:not|no\s{1,3}longer)\s{1,3}"
+_AFTER_ALL = r"\b(?:after\s+all|anymore|any\s+more|any\s+longer)\b"
+_TARGET = (
+    r"(?:\s{1,3}(?:(?:to|at|for|from|in)\s{1,3})?(?!(?:the|a|an|my|our|this|that)\b)"
+    r"(?P<target>[\w&.'-]+(?-i:(?:\s+[A-Z][\w&.'-]+){0,3})))?"
+)
+
+
+def _rules() -> list[tuple[re.Pattern[str], tuple[str, ...], str]]:
+    rules: list[tuple[re.Pattern[str], tuple[str, ...], str]] = []
+    for noun, slots in _NOUNS:
+        rules.append((re.compile(rf"\b{_OWNER}{noun}{_IS}{_OFF}", re.I), slots, "cancelled"))
+        rules.append((re.compile(rf"\b{_OWNER}{noun}{_IS}{_MOVED}", re.I), slots, "moved"))
+        rules.append((re.compile(rf"\b{_OWNER}{noun}{_NEW_DATE}", re.I), slots, "moved"))
+        rules.append(
+            (
+                re.compile(
+                    rf"\b(?:called|calling|call)\s+off\s+{_OWNER}{noun}\b"
+                    rf"|\b(?:cancell?ed|scrapped|turned\s+down|declined|pulled\s+out\s+of)\s+"
+                    rf"{_OWNER.replace('<target>', '<named>')}{noun}\b",
+                    re.I,
+                ),
+                slots,
+                "cancelled",
+            )
+        )
+    for verb, slots in _VERBS:
+        # "we're not moving after all", "not leaving Acme anymore"
+        rules.append(
+            (
+                re.compile(
+                    rf"(?:{_NOT}|^(?:not|no\s+longer)\s+)(?:{verb})\b{_TARGET}\s{{0,3}},?\s{{0,3}}{_AFTER_ALL}",
+                    re.I,
+                ),
+                slots,
+                "cancelled",
+            )
+        )
+        # "we move on the 20th instead", "I'm starting in September instead"
+        rules.append(
+            (
+                re.compile(
+                    rf"\b(?:{verb})\s+(?:on|in|from|at\s+the|next|this|the|early|late|mid)\b"
+                    rf"[^.!?]{{0,40}}?\binstead\b",
+                    re.I,
+                ),
+                slots,
+                "moved",
+            )
+        )
+    # "staying put", "decided to stay at Petrobras after all", "we're staying in Zurich"
+    rules.append(
+        (re.compile(r"\bstay(?:ing)?\s+put\b", re.I), _PLACE, "cancelled"),
+    )
+    rules.append(
+        (
+            re.compile(
+                r"\b(?:decided\s+to\s+stay|staying|stay(?:ing)?\s+on)\s+(?:at|with)\b.{0,60}?\bafter\s+all\b",
+                re.I,
+            ),
+            _JOB,
+            "cancelled",
+        )
+    )
+    rules.append(
+        (
+            re.compile(r"\b(?:decided\s+to\s+stay|staying)\s+in\b.{0,60}?\bafter\s+all\b", re.I),
+            _PLACE,
+            "cancelled",
+        )
+    )
+    return rules
+
+
+_RULES = _rules()
+_SENTENCE_MAX_CHARS = 300
+_NAMED = re.compile(r"(?-i:[A-Z][\w&.'-]+(?:\s+[A-Z][\w&.'-]+){0,3})")
+
+
+def rescheduled(sentence: str, *, now: datetime) -> list[Statement]:
+    """What ``sentence`` takes back or moves of a change announced for later: one statement
+    per slot it may be about, "cancelled", or "moved" with the new date (none found: not a
+    move). Questions, hypotheticals and reported speech say nothing."""
+    if len(sentence) > _SENTENCE_MAX_CHARS:
+        return []  # said in a short sentence; a long run is no such message
+    for pattern, slots, kind in _RULES:
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        if (
+            traps.is_question(sentence)
+            or traps.is_hypothetical(sentence)
+            or traps.is_reported(sentence)
+        ):
+            return []
+        evidence = sentence[match.start() :].strip()[:200]
+        starts = None
+        if kind == "moved":
+            starts = future_start(sentence[match.start() :], now, future_tense=True)
+            if starts is None:
+                continue  # "the move got pushed" with no date: nothing to move it to
+        target = match.groupdict().get("target") or match.groupdict().get("named")
+        named = target if target and _NAMED.fullmatch(target) else None
+        return [
+            Statement(
+                predicate=predicate,
+                value=None,
+                evidence=evidence,
+                confidence=EXPLICIT,
+                # A job title is changed with the employer it names: "not joining Stripe".
+                ended=named if predicate != "job_title" else None,
+                valid_from=starts,
+                schedule=kind,
+            )
+            for predicate in slots
+        ]
+    return []
