@@ -8,6 +8,7 @@ stdout carries only the protocol; logs go to stderr."""
 import os
 
 import anyio
+from django.db import close_old_connections
 from mcp.server.stdio import stdio_server
 
 from dewee.mcp_server.auth import Unauthenticated, caller_for, key_for_token
@@ -33,7 +34,13 @@ def check_caller(token: str, agent_id: str) -> Caller:
 
 
 def serve_stdio(*, token: str, agent_id: str) -> None:
-    server = build_server(lambda: caller_for(key_for_token(token), agent_id))
+    def current_caller() -> Caller:
+        # A long-lived process has no request cycle to retire a connection that broke
+        # (the database restarted) or outlived CONN_MAX_AGE: done here, before each request.
+        close_old_connections()
+        return caller_for(key_for_token(token), agent_id)
+
+    server = build_server(current_caller)
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
