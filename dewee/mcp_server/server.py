@@ -80,7 +80,7 @@ def list_tools(caller: Caller) -> types.ListToolsResult:
             types.Tool(
                 name=tool.name,
                 description=tool.description,
-                input_schema=tool.input_schema(),
+                input_schema=tool.input_schema,
                 annotations=types.ToolAnnotations(
                     read_only_hint=tool.read_only,
                     destructive_hint=tool.destructive,
@@ -168,8 +168,13 @@ def build_server(current_caller: Callable[[], Caller]) -> Server[Any]:
     ) -> types.ReadResourceResult:
         return await sync_to_async(read_of_caller, thread_sensitive=True)(str(params.uri))
 
+    def input_schema(name: str) -> dict[str, Any] | None:
+        tool = TOOLS_BY_NAME.get(name)
+        return tool.input_schema if tool is not None else None
+
     return Server(
         "dewee",
+        get_tool_input_schema=input_schema,
         version=__version__,
         title="Dewee memory",
         instructions=INSTRUCTIONS,

@@ -9,6 +9,7 @@ cannot wander into another agent's memory by naming it.
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -69,7 +70,10 @@ class Tool:
     # The text a model reads first; the whole result is the structured content too.
     text: Callable[[dict[str, Any]], str] | None = field(default=None)
 
+    @cached_property
     def input_schema(self) -> dict[str, Any]:
+        """Built once per process: pydantic's schema generation costs milliseconds, and
+        the SDK asks for a tool's schema to check a call's headers."""
         full = self.schema.model_json_schema()
         properties = {
             name: {**full["properties"][name], "description": described}
