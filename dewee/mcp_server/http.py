@@ -63,7 +63,7 @@ def _asgi_scope(request: HttpRequest) -> dict[str, Any]:
         "root_path": "",
         "headers": headers,
         "client": (request.META.get("REMOTE_ADDR", ""), 0),
-        "server": (request.get_host(), 0),
+        "server": (request.META.get("SERVER_NAME", ""), int(request.META.get("SERVER_PORT") or 0)),
     }
 
 

@@ -262,6 +262,14 @@ def test_no_key_or_a_wrong_key_is_401_in_the_rest_shape(server):
         assert answer.headers["WWW-Authenticate"] == "Bearer"
 
 
+def test_a_connection_must_name_its_agent(server):
+    key = make_key(make_workspace("acme"))
+    answer = server.request("POST", "/mcp", {"jsonrpc": "2.0", "id": 1}, key=key)
+    assert answer.status == 400
+    assert answer.json()["error"]["code"] == "invalid_input"
+    assert "/mcp?agent=" in answer.json()["error"]["message"]
+
+
 def test_the_key_rate_limit_counts_mcp_requests(tmp_path):
     workspace = make_workspace("acme")
     key = make_key(workspace)
