@@ -6,18 +6,17 @@ workers, and everything that makes a request safe here is Django's: the body gua
 (dewee.wsgi), the size limit, the address and key rate limits (dewee.middleware,
 dewee.limits), the API keys and their scopes, the access log, and each thread's pooled
 database connection. In a view, a /mcp request passes through all of them as a /v1/ one
-does. The view hands the SDK the request as an ASGI scope and runs it with asgiref's
-async_to_sync (Django's own bridge); the tools run back in the request's thread
-(sync_to_async, thread-sensitive), so they use its database connection, as a REST view
-would. Stateless mode keeps no session between requests, so any worker of any process can
-answer any request and nothing lives in a process's memory; JSON responses (no SSE stream)
-fit a worker thread that answers and moves on.
+does. The view hands the SDK the request as an ASGI scope and runs it on an event loop of
+the request thread's own (dewee.mcp_server.inline.drive); the tools run in that thread
+between turns of the loop, so they use its database connection, as a REST view would, and
+no request crosses threads. Stateless mode keeps no session between requests, so any
+worker of any process can answer any request and nothing lives in a process's memory; JSON
+responses (no SSE stream) fit a worker thread that answers and moves on.
 """
 
 from collections.abc import MutableMapping
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -26,6 +25,7 @@ from dewee.api import domain_error_response
 from dewee.errors import DeweeError, InvalidInput
 from dewee.limits import check_key_rate
 from dewee.mcp_server.auth import Unauthenticated, caller_for, key_for_token
+from dewee.mcp_server.inline import drive
 from dewee.mcp_server.server import build_server
 from dewee.mcp_server.tools import Caller
 
@@ -100,7 +100,7 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         caller = _caller(request)
     except DeweeError as exc:
         return domain_error_response(exc)
-    status, headers, body = async_to_sync(_serve)(caller, _asgi_scope(request), request.body)
+    status, headers, body = drive(_serve(caller, _asgi_scope(request), request.body))
     response = HttpResponse(body, status=status)
     for name, value in headers:
         if name.decode("latin-1").lower() not in _DROPPED_HEADERS:

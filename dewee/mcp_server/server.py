@@ -1,5 +1,5 @@
 """The SDK's low-level MCP server for one caller: its tools and resources, each call run in
-the thread Django's database connection belongs to (sync_to_async, thread-sensitive)."""
+the thread Django's database connection belongs to (dewee.mcp_server.inline.run_sync)."""
 
 import json
 import logging
@@ -7,13 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
-from asgiref.sync import sync_to_async
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from dewee import __version__
 from dewee.errors import DeweeError
+from dewee.mcp_server.inline import run_sync
 from dewee.mcp_server.resources import TEMPLATES, read_resource
 from dewee.mcp_server.tools import TOOLS_BY_NAME, Caller, tools_for
 from dewee.outage import database_trouble
@@ -135,13 +135,13 @@ def build_server(current_caller: Callable[[], Caller]) -> Server[Any]:
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return await sync_to_async(tools_of_caller, thread_sensitive=True)()
+        return await run_sync(tools_of_caller)
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         arguments = params.arguments or {}
-        return await sync_to_async(call, thread_sensitive=True)(params.name, arguments)
+        return await run_sync(call, params.name, arguments)
 
     async def on_list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -166,7 +166,7 @@ def build_server(current_caller: Callable[[], Caller]) -> Server[Any]:
     async def on_read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        return await sync_to_async(read_of_caller, thread_sensitive=True)(str(params.uri))
+        return await run_sync(read_of_caller, str(params.uri))
 
     def input_schema(name: str) -> dict[str, Any] | None:
         tool = TOOLS_BY_NAME.get(name)

@@ -25,7 +25,13 @@ WRITE_TOOLS = {"remember", "fact_assert", "session_start", "session_end", "forge
 def server(django_db_setup, tmp_path_factory):
     # One server for the module (starting one takes seconds); each test makes its own data
     # in the test database it serves, emptied after each test.
-    server = start_server(tmp_path_factory.mktemp("mcp-http"), DEWEE_WEB_THREADS="4")
+    server = start_server(
+        tmp_path_factory.mktemp("mcp-http"),
+        DEWEE_WEB_THREADS="4",
+        # Django's async-safety check on, as in production (the suite turns it off for
+        # Playwright): the tools' database work must never run inside the event loop.
+        DJANGO_ALLOW_ASYNC_UNSAFE="",
+    )
     try:
         wait_until_serving(server)
         yield server

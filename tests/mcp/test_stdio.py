@@ -19,7 +19,13 @@ def host_config(key: str, agent: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "dewee.cli", "mcp", "--stdio", "--agent", agent],
-        env={**os.environ, "DATABASE_URL": database_url(), "DEWEE_API_KEY": key},
+        env={
+            **os.environ,
+            "DATABASE_URL": database_url(),
+            "DEWEE_API_KEY": key,
+            # Django's async-safety check on, as in production (the suite turns it off).
+            "DJANGO_ALLOW_ASYNC_UNSAFE": "",
+        },
         cwd=BASE_DIR,
     )
 
