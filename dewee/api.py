@@ -140,14 +140,19 @@ api = DeweeApi(
 )
 
 
-@api.exception_handler(DeweeError)
-def _domain_error(request: HttpRequest, exc: DeweeError) -> HttpResponse:
+def domain_error_response(exc: DeweeError) -> JsonResponse:
+    """A domain error as every JSON interface answers it (the REST API, /mcp's refusals)."""
     response = error_response(exc.status, exc.code, exc.message, exc.details)
     if exc.status == 401:  # an expired key (tenancy.exceptions.ApiKeyExpired)
         response["WWW-Authenticate"] = "Bearer"
     if exc.retry_after is not None:
         response["Retry-After"] = str(exc.retry_after)
     return response
+
+
+@api.exception_handler(DeweeError)
+def _domain_error(request: HttpRequest, exc: DeweeError) -> HttpResponse:
+    return domain_error_response(exc)
 
 
 @api.exception_handler(ValidationError)

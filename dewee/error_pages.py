@@ -8,7 +8,7 @@ from django.views.decorators.csrf import requires_csrf_token
 from django.views.defaults import bad_request as django_bad_request
 
 from dewee.api import unreadable_request
-from dewee.middleware import API_PREFIX
+from dewee.errors import speaks_json
 
 
 @requires_csrf_token
@@ -16,7 +16,7 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """A body over DATA_UPLOAD_MAX_MEMORY_SIZE is 413 wherever it is first read (a dashboard
     or admin form, the CSRF check, an API path without the size middleware), as the API's own
     handler and the middleware answer it; under /v1/ every refusal keeps the error shape."""
-    if request.path.startswith(API_PREFIX):
+    if speaks_json(request.path):
         return unreadable_request(exception)
     if isinstance(exception, RequestDataTooBig):
         page = loader.get_template("413.html").render(

@@ -7,6 +7,14 @@ a one-line message and exit code 1.
 
 from typing import Any
 
+MCP_PATH = "/mcp"
+
+
+def speaks_json(path: str) -> bool:
+    """The paths every answer of which, errors included, is JSON in the one error shape:
+    the REST API under /v1/ and the MCP endpoint (dewee.mcp_server.http)."""
+    return path.startswith("/v1/") or path == MCP_PATH
+
 
 class DeweeError(Exception):
     status = 400

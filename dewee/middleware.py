@@ -19,6 +19,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dewee.api import body_too_large, error_response
 from dewee.dashboard import mount_of, mount_twin
+from dewee.errors import speaks_json
 from dewee.limits import (
     Refusal,
     api_address_refusal,
@@ -31,11 +32,12 @@ API_PREFIX = "/v1/"
 
 
 def api_error_shape(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
-    """Under /v1/: refuse bodies over the size limit with 413 before anything reads them,
-    and give Django's own error pages (405, 400, 500...) the API's JSON error shape."""
+    """Under /v1/ and at /mcp: refuse bodies over the size limit with 413 before anything
+    reads them, and give Django's own error pages (405, 400, 500...) the API's JSON error
+    shape."""
 
     def middleware(request: HttpRequest) -> HttpResponse:
-        if not request.path.startswith(API_PREFIX):
+        if not speaks_json(request.path):
             return get_response(request)
         length = request.META.get("CONTENT_LENGTH") or "0"
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -64,15 +66,16 @@ def _rate_limited(refusal: Refusal) -> HttpResponse:
 
 
 def api_rate_limits(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
-    """Under /v1/: refuse with 429 rate_limited an address over its rate, before the request
-    reaches anything else; count each 401 as a failed attempt, and once the address is out
-    of them answer a failing key 429 instead (a valid key is still accepted: one client's
-    guesses must not lock out the others sharing its address). A 401 has done nothing, so
-    letting the request reach the key check costs one lookup and changes nothing. The
-    per-key rate is counted where the key is known (dewee.api)."""
+    """Under /v1/ and at /mcp: refuse with 429 rate_limited an address over its rate,
+    before the request reaches anything else; count each 401 as a failed attempt, and once
+    the address is out of them answer a failing key 429 instead (a valid key is still
+    accepted: one client's guesses must not lock out the others sharing its address). A 401
+    has done nothing, so letting the request reach the key check costs one lookup and
+    changes nothing. The per-key rate is counted where the key is known (dewee.api, and
+    dewee.mcp_server.http)."""
 
     def middleware(request: HttpRequest) -> HttpResponse:
-        if not request.path.startswith(API_PREFIX):
+        if not speaks_json(request.path):
             return get_response(request)
         if (refusal := api_address_refusal(request)) is not None:
             return _rate_limited(refusal)

@@ -16,6 +16,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.views.decorators.csrf import requires_csrf_token
 
+from dewee.errors import speaks_json
+
 logger = logging.getLogger("dewee.outage")
 
 # PostgreSQL error states of a database that is there but full, locked or slow: too many
@@ -122,7 +124,7 @@ def _pool_cannot_connect() -> bool:
 def trouble_response(request: HttpRequest, trouble: DatabaseTrouble) -> HttpResponse:
     logger.warning("%s on %s %s", trouble.code, request.method, request.path)
     response: HttpResponse
-    if request.path.startswith("/v1/"):
+    if speaks_json(request.path):
         response = JsonResponse(
             {"error": {"code": trouble.code, "message": trouble.message, "details": None}},
             status=503,
@@ -141,7 +143,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     trouble = database_trouble(sys.exc_info()[1])
     if trouble is not None:
         return trouble_response(request, trouble)
-    if request.path.startswith("/v1/"):
+    if speaks_json(request.path):
         return JsonResponse(
             {
                 "error": {

@@ -420,6 +420,9 @@ LOGGING = {
     "loggers": {
         "django.request": {"filters": ["refusals_without_traceback"]},
         "django.security": {"filters": ["refusals_without_traceback"]},
+        # The MCP SDK's session manager says at INFO that it starts and stops, which /mcp
+        # does for every request (stateless: dewee.mcp_server.http); its warnings remain.
+        "mcp": {"level": "WARNING"},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("DEWEE_LOG_LEVEL", "INFO")},
 }

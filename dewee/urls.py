@@ -4,6 +4,7 @@ from django.urls import include, path, re_path
 from dewee.api import api, route_not_found
 from dewee.dashboard import APP_MOUNT
 from dewee.health import healthz, readyz
+from dewee.mcp_server.http import mcp_endpoint
 from dewee.sign_in import sign_in
 from dewee.site import favicon
 from facts.views import home
@@ -21,6 +22,8 @@ urlpatterns = [
     re_path(r"^v1/?$", route_not_found),
     path("v1/", api.urls),
     re_path(r"^v1/", route_not_found),
+    # The MCP server (streamable HTTP) for agent hosts: dewee.mcp_server.http.
+    path("mcp", mcp_endpoint, name="mcp"),
     path("admin/", admin.site.urls),
     # Django's sign-in view, with failed attempts limited (dewee.sign_in).
     path("accounts/login/", sign_in, name="login"),

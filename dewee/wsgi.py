@@ -37,7 +37,9 @@ class BodyTimeout(Exception):
 def _refuse(
     environ: dict[str, Any], start_response: StartResponse, status: str, code: str, message: str
 ) -> Iterable[bytes]:
-    if environ.get("PATH_INFO", "").startswith("/v1/"):
+    from dewee.errors import speaks_json
+
+    if speaks_json(environ.get("PATH_INFO", "")):
         body = json.dumps({"error": {"code": code, "message": message, "details": None}})
         content_type = "application/json"
     else:

@@ -15,6 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
         graph,
         graph_read,
         maintenance,
+        mcp,
         memory,
         people,
         privacy,
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     people.register(commands)
     privacy.register(commands)
     quotas.register(commands)
+    mcp.register(commands)
     return parser
 
 
