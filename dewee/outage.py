@@ -16,6 +16,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.views.decorators.csrf import requires_csrf_token
 
+from dewee.metrics import count_database_refusal
+
 logger = logging.getLogger("dewee.outage")
 
 # PostgreSQL error states of a database that is there but full, locked or slow: too many
@@ -121,6 +123,7 @@ def _pool_cannot_connect() -> bool:
 
 def trouble_response(request: HttpRequest, trouble: DatabaseTrouble) -> HttpResponse:
     logger.warning("%s on %s %s", trouble.code, request.method, request.path)
+    count_database_refusal(trouble.code)
     response: HttpResponse
     if request.path.startswith("/v1/"):
         response = JsonResponse(

@@ -17,6 +17,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
+from dewee import metrics_dirs
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("DEWEE_VAR_DIR", BASE_DIR / "var"))
 
@@ -121,6 +123,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: counts every answer, the ones the middleware below gives too (dewee.metrics).
+    "dewee.metrics.request_metrics",
     "dewee.middleware.api_error_shape",
     # Before anything reads the request or the database (dewee.limits).
     "dewee.middleware.api_rate_limits",
@@ -171,6 +175,17 @@ def _process_role() -> str:
 
 
 DEWEE_PROCESS = _process_role()
+
+# Metrics (dewee.metrics, README "Watch it in production"). The worker cluster keeps its
+# counts in its instance's folder, for the web's /metrics to read; chosen before anything
+# imports prometheus-client, which reads it once (the web's is chosen by gunicorn's config).
+DEWEE_METRICS_ENABLED = metrics_dirs.enabled()
+DEWEE_METRICS_TOKEN = os.environ.get("DEWEE_METRICS_TOKEN", "").strip()
+DEWEE_METRICS_ALLOW_IPS = os.environ.get("DEWEE_METRICS_ALLOW_IPS", "127.0.0.0/8,::1")
+if DEWEE_PROCESS == "worker" and DEWEE_METRICS_ENABLED:
+    os.environ.setdefault(metrics_dirs.MULTIPROC_VAR, str(metrics_dirs.worker_dir()))
+    # Emptied by `manage.py qcluster` as the cluster starts; it must exist before then.
+    Path(os.environ[metrics_dirs.MULTIPROC_VAR]).mkdir(mode=0o700, parents=True, exist_ok=True)
 
 # Serving (see README, "Production"): the application server's processes and threads, and
 # the database connections every process of one host may hold together.
