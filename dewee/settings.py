@@ -419,6 +419,7 @@ Q_CLUSTER = {
     "sync": _env_bool("DEWEE_Q_SYNC", False),
 }
 
+DEWEE_LOG_FORMAT = os.environ.get("DEWEE_LOG_FORMAT", "text").strip().lower()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -427,8 +428,14 @@ LOGGING = {
         "without_database_values": {"()": "dewee.logs.WithoutDatabaseValues"},
         "refusals_without_traceback": {"()": "dewee.logs.RefusalsWithoutTraceback"},
     },
+    # DEWEE_LOG_FORMAT=json: one JSON object a line (dewee.logs.JsonFormatter).
+    "formatters": {"json": {"()": "dewee.logs.JsonFormatter"}},
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "filters": ["without_database_values"]}
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["without_database_values"],
+            **({"formatter": "json"} if DEWEE_LOG_FORMAT == "json" else {}),
+        }
     },
     # A refused request (4xx) is one line, not a traceback: on the loggers themselves, so
     # every handler (and the records tests capture) sees it so.
