@@ -125,6 +125,13 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Outermost: counts every answer, the ones the middleware below gives too (dewee.metrics).
     "dewee.metrics.request_metrics",
+    # A span per request, only when an OTLP endpoint is configured (dewee.tracing).
+    *(
+        ["dewee.tracing.request_span"]
+        if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+        or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        else []
+    ),
     "dewee.middleware.api_error_shape",
     # Before anything reads the request or the database (dewee.limits).
     "dewee.middleware.api_rate_limits",
