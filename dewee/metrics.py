@@ -3,8 +3,9 @@
 Every count lives in the process that made it: under gunicorn (and in the worker cluster) in
 prometheus-client's memory-mapped files, one set per process (dewee.metrics_dirs), which a
 scrape adds up, so any web process answers for all of them. A scrape reads those files and
-asks the database one thing, the queue's depth: it writes nothing, and costs what the number
-of label sets (routes, statuses, job kinds) makes it cost, not the number of requests served.
+asks the database one thing, the queue's depth (one query): it writes nothing, and costs
+what the number of label sets (routes, statuses, job kinds) makes it cost, not the number
+of requests served.
 
 Who may scrape: with DEWEE_METRICS_TOKEN set, a request carrying it as a Bearer token, from
 anywhere; without one, only a client connected from DEWEE_METRICS_ALLOW_IPS (loopback by
@@ -225,19 +226,31 @@ class QueueCollector:
     waiting, and jobs taken by a worker and not yet acknowledged. A read, no write."""
 
     def collect(self) -> Iterator[Metric]:
-        from django_q.brokers import get_broker
+        from django.db.models import Count, Q
+        from django.utils import timezone
+        from django_q.conf import Conf
+        from django_q.models import OrmQ
 
         family = GaugeMetricFamily(
             "dewee_queue_depth", "Background jobs in the queue, by state.", labels=["state"]
         )
+        now = timezone.now()
         try:
-            broker = get_broker()
-            waiting, taken = broker.queue_size(), broker.lock_size()
+            # One query, on the request's connection (the broker's own counts close "old"
+            # connections first, which in a web process is the one the request holds).
+            counts = (
+                OrmQ.objects.using(Conf.ORM)
+                .filter(key=Conf.CLUSTER_NAME)
+                .aggregate(
+                    waiting=Count("id", filter=Q(lock__lte=now)),
+                    running=Count("id", filter=Q(lock__gt=now)),
+                )
+            )
         except Exception:  # the database is out of reach: the rest of the scrape still works
             logger.warning("queue depth not read for /metrics", exc_info=True)
             return
-        family.add_metric(["waiting"], waiting)
-        family.add_metric(["running"], taken or 0)
+        family.add_metric(["waiting"], counts["waiting"])
+        family.add_metric(["running"], counts["running"])
         yield family
 
 
