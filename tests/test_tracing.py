@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -78,8 +79,8 @@ def test_a_configured_endpoint_gets_a_span_per_request_without_ids(tmp_path):
         answer = server.request("GET", f"/v1/memories/{memory_id}", headers={"traceparent": parent})
         assert answer.status == 200
 
-        def spans() -> list:
-            found = []
+        def spans() -> list[tuple[Any, Any]]:
+            found: list[tuple[Any, Any]] = []
             for body in list(Collector.received):
                 export = ExportTraceServiceRequest()
                 export.ParseFromString(body)
