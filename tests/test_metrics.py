@@ -3,12 +3,16 @@ and the worker cluster), one scrape adds up every process's counts; who may scra
 are URL patterns, never paths with ids in them."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 import threading
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from prometheus_client.mmap_dict import MmapedDict
 from prometheus_client.parser import text_string_to_metric_families
@@ -212,3 +216,34 @@ def test_a_scrape_writes_nothing_to_the_database(django_assert_num_queries, sett
     with django_assert_num_queries(1) as captured:
         assert client.get("/metrics").status_code == 200
     assert all(q["sql"].lstrip().upper().startswith("SELECT") for q in captured.captured_queries)
+
+
+def test_the_web_server_starts_its_counts_afresh_and_drops_a_dead_process_live_gauges(tmp_path):
+    """gunicorn's config, as its master loads it: the instance's folder emptied of an earlier
+    run's files; a web process that exits loses its live gauges and keeps its counts."""
+    folder = tmp_path / "metrics" / "web-127.0.0.1-8123"
+    folder.mkdir(parents=True)
+    (folder / "counter_999.db").write_bytes(b"from an earlier run")
+    script = (
+        "import os, types\n"
+        "import dewee.gunicorn_conf as conf\n"
+        "folder = os.environ['PROMETHEUS_MULTIPROC_DIR']\n"
+        "print(sorted(os.listdir(folder)))\n"
+        "for name in ('counter_4242.db', 'gauge_livesum_4242.db', 'gauge_livesum_4343.db'):\n"
+        "    open(os.path.join(folder, name), 'wb').close()\n"
+        "conf.child_exit(None, types.SimpleNamespace(pid=4242))\n"
+        "print(sorted(os.listdir(folder)))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=settings.BASE_DIR,
+        env={**env, "DEWEE_METRICS_DIR": str(tmp_path / "metrics"), "DEWEE_BIND": "127.0.0.1:8123"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    at_start, after_exit = done.stdout.splitlines()[-2:]
+    assert at_start == "[]"
+    assert after_exit == "['counter_4242.db', 'gauge_livesum_4343.db']"
