@@ -173,12 +173,21 @@ def dedup(args: argparse.Namespace) -> None:
     and, when anything would, asks for --yes (exit 2, like every destructive command)."""
     access = cli_access()
     agent = access.agent(args.agent)
-    report = deduplicate_memories(
-        agent=agent,
-        actor=access.actor,
-        memory_type=args.memory_type,
-        dry_run=args.dry_run or not args.yes,
-    )
+    with progress_bar(
+        total=None, unit="groups", description="merging", json_output=args.json
+    ) as bar:
+
+        def progress(done: int, total: int) -> None:
+            set_total(bar, total)
+            bar.update(done - bar.n)
+
+        report = deduplicate_memories(
+            agent=agent,
+            actor=access.actor,
+            memory_type=args.memory_type,
+            dry_run=args.dry_run or not args.yes,
+            progress=progress,
+        )
     if report.groups and not (args.yes or args.dry_run):
         if not args.json:
             _print_dedup(report)

@@ -91,3 +91,16 @@ def test_graph_rebuild_shows_a_bar_at_a_terminal(agent):
     assert code == 0
     assert f"{agent.agent_id}:" in shown
     assert "/1" in shown
+
+
+def test_dedup_shows_its_merges_at_a_terminal(agent, capsys):
+    store_memories(
+        agent=agent,
+        items=[MemoryInput(content=f"Ticket {n % 3} is open") for n in range(9)],
+    )
+    argv = ["memory", "dedup", "--agent", agent.agent_id, "--yes"]
+    code, shown = at_terminal(argv)
+    assert code == 0
+    assert "merging" in shown
+    assert "/3" in shown
+    assert "Merged 6 duplicates into 3 memories" in capsys.readouterr().out
