@@ -44,6 +44,7 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from dewee.cli.progress import with_progress  # noqa: E402
 from memory.recall import Audience, RecallFilters, RecallRequest, recall  # noqa: E402
 from memory.services import MemoryInput, start_session, store_memories  # noqa: E402
 from memory.services.graph_rebuild import build_pending_graph  # noqa: E402
@@ -147,7 +148,14 @@ def main() -> None:
     ingest_seconds = recall_seconds = 0.0
     turns = 0
     records = []
-    for index, conversation in enumerate(conversations):
+    loading = with_progress(
+        conversations,
+        total=len(conversations),
+        unit="conversations",
+        description="locomo",
+        json_output=False,
+    )
+    for index, conversation in enumerate(loading):
         agent = ensure_agent(workspace=workspace, agent_id=f"locomo-{run}-{index}")
         t0 = time.perf_counter()
         # Each conversation is one user's (as an agent serving many users stores it), and

@@ -43,6 +43,7 @@ import numpy as np  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
+from dewee.cli.progress import progress_bar  # noqa: E402
 from memory.embeddings.engine import get_embedder  # noqa: E402
 from memory.models import Memory  # noqa: E402
 from memory.recall import RecallRequest, recall  # noqa: E402
@@ -172,6 +173,7 @@ def fill(agent, count: int, rng: random.Random, batch: int) -> float:
     start_day = datetime(2025, 1, 1, tzinfo=UTC)
     started = time.perf_counter()
     stored = 0
+    bar = progress_bar(total=count, unit="memories", description="storing", json_output=False)
     while stored < count:
         session = start_session(agent=agent)
         size = min(batch, count - stored)
@@ -189,9 +191,8 @@ def fill(agent, count: int, rng: random.Random, batch: int) -> float:
             )
         store_memories(agent=agent, items=items)
         stored += size
-        if stored % 10_000 == 0 or stored == count:
-            rate = stored / (time.perf_counter() - started)
-            print(f"  stored {stored:,} ({rate:.0f}/s)", file=sys.stderr)
+        bar.update(size)
+    bar.close()
     return count / (time.perf_counter() - started)
 
 

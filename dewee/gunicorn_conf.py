@@ -8,11 +8,18 @@ Threads, not more processes, carry concurrency: each process loads the embedding
 and keeps one bounded database pool (see dewee.serving)."""
 
 import os
+from typing import Any
+
+from dewee import metrics_dirs
 
 # Read by dewee.settings in every worker process: web processes use the connection pool.
 os.environ["DEWEE_PROCESS"] = "web"
 
 bind = os.environ.get("DEWEE_BIND", "127.0.0.1:8000").split(",")
+# Prometheus counts, per process, in this server's own folder (dewee.metrics_dirs), emptied
+# now: in the master, before it or any worker imports prometheus-client, which reads it once.
+if metrics_dirs.enabled():
+    metrics_dirs.start_fresh(metrics_dirs.web_dir(os.environ.get("DEWEE_BIND", "127.0.0.1:8000")))
 workers = int(os.environ.get("DEWEE_WEB_WORKERS", 2))
 threads = int(os.environ.get("DEWEE_WEB_THREADS", 8))
 worker_class = "gthread"
@@ -47,3 +54,12 @@ def on_starting(server: object) -> None:
 
     django.setup()
     call_command("check")
+
+
+def child_exit(server: object, worker: Any) -> None:
+    """A web process is gone (stopped, crashed, replaced): its gauges of live values (the
+    requests in flight) go with it; its counts stay, as counts do."""
+    if os.environ.get(metrics_dirs.MULTIPROC_VAR):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -17,6 +17,7 @@ from django.template import loader
 from django.views.decorators.csrf import requires_csrf_token
 
 from dewee.errors import speaks_json
+from dewee.metrics import count_database_refusal
 
 logger = logging.getLogger("dewee.outage")
 
@@ -123,6 +124,7 @@ def _pool_cannot_connect() -> bool:
 
 def trouble_response(request: HttpRequest, trouble: DatabaseTrouble) -> HttpResponse:
     logger.warning("%s on %s %s", trouble.code, request.method, request.path)
+    count_database_refusal(trouble.code)
     response: HttpResponse
     if speaks_json(request.path):
         response = JsonResponse(

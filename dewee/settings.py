@@ -17,6 +17,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
+from dewee import metrics_dirs
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("DEWEE_VAR_DIR", BASE_DIR / "var"))
 
@@ -121,6 +123,15 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: counts every answer, the ones the middleware below gives too (dewee.metrics).
+    "dewee.metrics.request_metrics",
+    # A span per request, only when an OTLP endpoint is configured (dewee.tracing).
+    *(
+        ["dewee.tracing.request_span"]
+        if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+        or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        else []
+    ),
     "dewee.middleware.api_error_shape",
     # Before anything reads the request or the database (dewee.limits).
     "dewee.middleware.api_rate_limits",
@@ -171,6 +182,17 @@ def _process_role() -> str:
 
 
 DEWEE_PROCESS = _process_role()
+
+# Metrics (dewee.metrics, README "Watch it in production"). The worker cluster keeps its
+# counts in its instance's folder, for the web's /metrics to read; chosen before anything
+# imports prometheus-client, which reads it once (the web's is chosen by gunicorn's config).
+DEWEE_METRICS_ENABLED = metrics_dirs.enabled()
+DEWEE_METRICS_TOKEN = os.environ.get("DEWEE_METRICS_TOKEN", "").strip()
+DEWEE_METRICS_ALLOW_IPS = os.environ.get("DEWEE_METRICS_ALLOW_IPS", "127.0.0.0/8,::1")
+if DEWEE_PROCESS == "worker" and DEWEE_METRICS_ENABLED:
+    os.environ.setdefault(metrics_dirs.MULTIPROC_VAR, str(metrics_dirs.worker_dir()))
+    # Emptied by `manage.py qcluster` as the cluster starts; it must exist before then.
+    Path(os.environ[metrics_dirs.MULTIPROC_VAR]).mkdir(mode=0o700, parents=True, exist_ok=True)
 
 # Serving (see README, "Production"): the application server's processes and threads, and
 # the database connections every process of one host may hold together.
@@ -404,6 +426,7 @@ Q_CLUSTER = {
     "sync": _env_bool("DEWEE_Q_SYNC", False),
 }
 
+DEWEE_LOG_FORMAT = os.environ.get("DEWEE_LOG_FORMAT", "text").strip().lower()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -412,8 +435,14 @@ LOGGING = {
         "without_database_values": {"()": "dewee.logs.WithoutDatabaseValues"},
         "refusals_without_traceback": {"()": "dewee.logs.RefusalsWithoutTraceback"},
     },
+    # DEWEE_LOG_FORMAT=json: one JSON object a line (dewee.logs.JsonFormatter).
+    "formatters": {"json": {"()": "dewee.logs.JsonFormatter"}},
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "filters": ["without_database_values"]}
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["without_database_values"],
+            **({"formatter": "json"} if DEWEE_LOG_FORMAT == "json" else {}),
+        }
     },
     # A refused request (4xx) is one line, not a traceback: on the loggers themselves, so
     # every handler (and the records tests capture) sees it so.

@@ -5,6 +5,7 @@ from dewee.api import api, route_not_found
 from dewee.dashboard import APP_MOUNT
 from dewee.health import healthz, readyz
 from dewee.mcp_server.http import mcp_endpoint
+from dewee.metrics import metrics_view
 from dewee.sign_in import sign_in
 from dewee.site import favicon
 from facts.views import home
@@ -40,6 +41,8 @@ urlpatterns = [
     path("app/members/", include("tenancy.urls", namespace=APP_MOUNT["members"])),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    # Prometheus; a token or a loopback client (dewee.metrics).
+    path("metrics", metrics_view, name="metrics"),
     path("favicon.ico", favicon, name="favicon"),
     path("", home, name="home"),
 ]

@@ -2,9 +2,14 @@
 line of a unique violation holds the key's values (docs/PRIVACY.md, "Logs"); and no
 person's id from a path."""
 
+import json
 import logging
+import os
+import subprocess
+import sys
 
 import pytest
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 
 from dewee.logs import masked_path
@@ -109,3 +114,31 @@ def test_a_refused_export_by_an_odd_path_is_logged_masked_too(log_output, worksp
     logged = log_output.getvalue()
     assert "/***" in logged
     assert "ana.lopez" not in logged
+
+
+def test_json_logs_are_one_object_a_line_with_ids_masked(tmp_path):
+    """DEWEE_LOG_FORMAT=json, as a process of the server starts with it."""
+    script = (
+        "import django, logging; django.setup(); "
+        "log = logging.getLogger('dewee.test'); "
+        "log.warning('not found: GET /v1/people/ana.lopez/export', extra={'status_code': 404}); "
+        "exec('try:\\n 1/0\\nexcept ZeroDivisionError:\\n log.exception(\"boom\")')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=settings.BASE_DIR,
+        env={**os.environ, "DEWEE_LOG_FORMAT": "json", "DJANGO_SETTINGS_MODULE": "dewee.settings"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    lines = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    warning, error = lines[-2:]
+    assert warning["level"] == "warning"
+    assert warning["logger"] == "dewee.test"
+    assert warning["message"] == "not found: GET /v1/people/***/export"
+    assert warning["status_code"] == 404
+    assert "ana.lopez" not in done.stderr
+    assert error["message"] == "boom"
+    assert "ZeroDivisionError" in error["exception"]

@@ -2,11 +2,11 @@
 the graph: dewee.cli.graph_read)."""
 
 import argparse
-import sys
 import time
 from typing import Any
 
 from dewee.cli.output import add_json_flag, print_json, print_table
+from dewee.cli.progress import progress_bar, set_total
 from dewee.cli.runner import cli_access
 from dewee.errors import InvalidInput
 from memory.entity_queries import entity_to_dict, list_entities, memory_entities, preview_extraction
@@ -66,17 +66,18 @@ def graph_rebuild(args: argparse.Namespace) -> None:
     results = []
     for agent in agents:
         started = time.monotonic()
+        with progress_bar(
+            total=None, unit="memories", description=agent.agent_id, json_output=args.json
+        ) as bar:
 
-        def progress(done: int, total: int, agent: Agent = agent) -> None:
-            if not args.json:
-                sys.stderr.write(f"\r{agent.agent_id}: {done}/{total} memories ")
-                sys.stderr.flush()
+            def progress(done: int, total: int, bar: Any = bar) -> None:
+                set_total(bar, total)
+                bar.update(done - bar.n)
 
-        built = rebuild_graph(agent=agent, batch_size=args.batch_size, progress=progress)
+            built = rebuild_graph(agent=agent, batch_size=args.batch_size, progress=progress)
         seconds = time.monotonic() - started
         results.append({"agent_id": agent.agent_id, **vars(built), "seconds": seconds})
         if not args.json:
-            sys.stderr.write("\n")
             print(
                 f"{agent.agent_id}: {built.memories} memories, {built.entities} entities, "
                 f"{built.mentions} mentions, {built.edges} edges in {seconds:.1f}s"

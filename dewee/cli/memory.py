@@ -11,9 +11,10 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
 from dewee.cli.output import add_json_flag, print_json, print_table
+from dewee.cli.progress import progress_bar, set_total, shown, with_progress
 from dewee.cli.runner import cli_access, cli_agent_to_write
 from dewee.errors import ConfirmationRequired, InvalidInput
-from memory.models import MemoryType
+from memory.models import Memory, MemoryType
 from memory.queries import memory_to_dict
 from memory.recall import RecallFilters, RecallRequest, audience_of, recall
 from memory.recall.routing import Routing
@@ -140,40 +141,26 @@ def search(args: argparse.Namespace) -> None:
     print_table(rows, columns, widths={"content": 70}, empty="No memories match.")
 
 
-class _Progress:
-    """One line on stderr, rewritten: done/total, percent, rate and time left."""
-
-    def __init__(self) -> None:
-        self.started = time.monotonic()
-
-    def __call__(self, progress: ReindexProgress) -> None:
-        elapsed = max(time.monotonic() - self.started, 1e-6)
-        rate = progress.done / elapsed
-        left = (progress.total - progress.done) / rate if rate else 0
-        width = 30
-        filled = int(width * progress.done / max(progress.total, 1))
-        sys.stderr.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {progress.done}/{progress.total} "
-            f"{100 * progress.done / max(progress.total, 1):.0f}%  {rate:.0f} memories/s  "
-            f"{left:.0f}s left "
-        )
-        sys.stderr.flush()
-
-
 def index_all(args: argparse.Namespace) -> None:
     agent = cli_access().agent(args.agent)
     if args.batch_size < 1:
         raise InvalidInput("batch-size", "must be at least 1")
     started = time.monotonic()
-    progress = None if args.json else _Progress()
-    result = reindex_agent(
-        agent=agent, force=not args.only_stale, batch_size=args.batch_size, progress=progress
-    )
+    with progress_bar(
+        total=None, unit="memories", description="re-embedding", json_output=args.json
+    ) as bar:
+
+        def progress(step: ReindexProgress) -> None:
+            set_total(bar, step.total)
+            bar.update(step.done - bar.n)
+
+        result = reindex_agent(
+            agent=agent, force=not args.only_stale, batch_size=args.batch_size, progress=progress
+        )
     seconds = time.monotonic() - started
     if args.json:
         print_json({"agent_id": agent.agent_id, "reindexed": result.done, "seconds": seconds})
         return
-    sys.stderr.write("\n")
     rate = result.done / seconds if seconds else 0
     print(
         f"Re-embedded {result.done} memories of {agent.agent_id} in {seconds:.1f}s "
@@ -186,12 +173,21 @@ def dedup(args: argparse.Namespace) -> None:
     and, when anything would, asks for --yes (exit 2, like every destructive command)."""
     access = cli_access()
     agent = access.agent(args.agent)
-    report = deduplicate_memories(
-        agent=agent,
-        actor=access.actor,
-        memory_type=args.memory_type,
-        dry_run=args.dry_run or not args.yes,
-    )
+    with progress_bar(
+        total=None, unit="groups", description="merging", json_output=args.json
+    ) as bar:
+
+        def progress(done: int, total: int) -> None:
+            set_total(bar, total)
+            bar.update(done - bar.n)
+
+        report = deduplicate_memories(
+            agent=agent,
+            actor=access.actor,
+            memory_type=args.memory_type,
+            dry_run=args.dry_run or not args.yes,
+            progress=progress,
+        )
     if report.groups and not (args.yes or args.dry_run):
         if not args.json:
             _print_dedup(report)
@@ -249,11 +245,22 @@ def export(args: argparse.Namespace) -> None:
     agent = cli_access().agent(args.agent)
     out = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
     count = 0
+    # The bar counts memories (the records that take the time), on stderr: stdout may be
+    # the export itself.
+    bar = progress_bar(
+        total=Memory.objects.filter(agent=agent).count() if shown(json_output=False) else None,
+        unit="memories",
+        description="exporting",
+        json_output=False,
+    )
     try:
         for record in export_records(agent):
             out.write(json.dumps(record, cls=DjangoJSONEncoder, ensure_ascii=False) + "\n")
-            count += record["kind"] == "memory"
+            if record["kind"] == "memory":
+                count += 1
+                bar.update(1)
     finally:
+        bar.close()
         if args.output:
             out.close()
     if args.output:
@@ -286,7 +293,16 @@ def import_file(args: argparse.Namespace) -> None:
     # A new agent is created with what it imports, so a refused file leaves no agent behind.
     with transaction.atomic():
         agent = cli_agent_to_write(agent_id, workspace=args.workspace)
-        result = import_records(agent, records)
+        result = import_records(
+            agent,
+            with_progress(
+                records,
+                total=len(records),
+                unit="records",
+                description="importing",
+                json_output=args.json,
+            ),
+        )
     data = {
         "agent_id": agent.agent_id,
         "sessions": result.sessions,

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from dewee.metrics import count_dispute_opened, count_fact_written
 from facts.exceptions import SlotBusy
 from facts.models import Fact, FactQuerySet, FactSource, Status
 from facts.rules import stronger_verification, trust_key
@@ -147,6 +148,7 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
     if outcome == Outcome.DISPUTED:
         new.status = Status.DISPUTED
         new.status_reason = "less trusted than the current value"
+        count_dispute_opened()
     else:
         if current is not None:
             # Retire first: the one-current-per-slot index is checked per statement.
@@ -190,7 +192,9 @@ def assert_fact(*, agent: Agent, claim: Claim, source: SourceInput, actor: str) 
         try:
             with transaction.atomic():
                 lock_slot(checked.slot)
-                return _assert_in_locked_slot(agent, checked, actor)
+                result = _assert_in_locked_slot(agent, checked, actor)
+                count_fact_written(result.outcome.value)
+                return result
         except IntegrityError as error:
             if not _lost_slot_race(error):
                 raise  # a broken rule of the data is a bug to see, not a busy slot

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
+from dewee.metrics import count_facts_learned
 from facts.extraction import Statement
 from facts.extraction.llm import get_extractor
 from facts.extraction.semantic import map_predicates
@@ -504,6 +505,7 @@ def check_text(
                 done = _apply(finding, agent=agent, user=user, source=source, actor=actor, now=now)
                 if done is not None:
                     applied.append(done)
+    count_facts_learned(len(applied))
     return CheckResult(user=user, findings=findings, applied=applied)
 
 

@@ -6,6 +6,7 @@ from enum import StrEnum
 from django.db import transaction
 from django.utils import timezone
 
+from dewee.metrics import count_dispute_settled
 from facts.exceptions import FactAlreadyDeleted, FactNotDisputed
 from facts.models import Fact, Status
 from facts.services.erasure import forget_keys
@@ -50,6 +51,7 @@ def resolve_fact(*, fact: Fact, action: str, actor: str, reason: str = "") -> Fa
         make_current(fact, actor=actor, reason=reason or "accepted", now=now)
     else:
         retire(fact, status=Status.REJECTED, actor=actor, reason=reason or "rejected", now=now)
+    count_dispute_settled(resolution.value)
     record_event(
         workspace_id=fact.agent.workspace_id,
         agent=fact.agent,

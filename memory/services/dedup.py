@@ -1,6 +1,7 @@
 """The exact dedup: an agent's true duplicates (the same words, entity tags and session)
 merged into one copy each (memory.services.merging)."""
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -64,7 +65,12 @@ def _duplicate_groups(memories: list[Memory]) -> list[list[Memory]]:
 
 
 def deduplicate_memories(
-    *, agent: Agent, actor: str, memory_type: str | None = None, dry_run: bool = False
+    *,
+    agent: Agent,
+    actor: str,
+    memory_type: str | None = None,
+    dry_run: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> DedupReport:
     """Merge the agent's true duplicates: the same words in the same order (case,
     punctuation and spacing aside), the same entity tags, the same session (or none) and the
@@ -72,7 +78,8 @@ def deduplicate_memories(
     (then the oldest), which absorbs the others (memory.services.merging).
     At most DEDUP_MAX_CANDIDATES live memories (after the ``memory_type`` filter) are
     compared; more is refused rather than half done. ``dry_run`` reports the groups and
-    writes nothing."""
+    writes nothing. ``progress(done, total)`` is told of each group merged (the CLI's bar).
+    """
     if memory_type is not None:
         memory_type = clean_choice(memory_type, field="memory_type", choices=MemoryType.values)
     now = timezone.now()
@@ -95,8 +102,10 @@ def deduplicate_memories(
             memory.agent = agent
         groups = _duplicate_groups(memories)
         if not dry_run:
-            for kept, *others in groups:
+            for done, (kept, *others) in enumerate(groups, start=1):
                 merge_into(kept, others, actor=actor, reason="dedup", now=now)
+                if progress is not None:
+                    progress(done, len(groups))
     return DedupReport(
         agent_id=agent.agent_id,
         candidates=count,

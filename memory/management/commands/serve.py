@@ -24,6 +24,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from dewee import metrics_dirs
 from dewee.serving import connection_plan
 from memory.services.maintenance import ensure_schedules
 
@@ -110,6 +111,13 @@ class Command(BaseCommand):
         if settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
             self.stdout.write(plan.describe())
         base_env = {k: v for k, v in os.environ.items() if k != "DEWEE_PROCESS"}
+        # Each instance's web server and worker keep their Prometheus counts together, apart
+        # from any other instance's (dewee.metrics_dirs); its web's /metrics reads both.
+        base_env.pop(metrics_dirs.MULTIPROC_VAR, None)
+        base_env.setdefault(
+            "DEWEE_METRICS_DIR",
+            str(metrics_dirs.instance_dir() / metrics_dirs.folder_name(addrport)),
+        )
         children = [
             Child(
                 "web",
