@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 
 from dewee_client import AsyncDewee, Dewee, errors
+from tests.client.conftest import wait_until_the_database_is_quiet
 from tests.factories import make_key, make_workspace
 from tests.servers import start_server, stop_server, wait_until_serving
 
@@ -22,6 +23,7 @@ def limited_server(django_db_setup, tmp_path_factory):
         tmp_path_factory.mktemp("limited"),
         DEWEE_RATE_LIMIT_KEY="5/3s",
         DEWEE_SQLITE_BUSY_TIMEOUT_SECS="1",
+        DEWEE_Q_SYNC="1",
     )
     try:
         wait_until_serving(server)
@@ -34,7 +36,8 @@ def limited_server(django_db_setup, tmp_path_factory):
 @pytest.fixture
 def limited(limited_server, transactional_db):
     limited_server.key = make_key(make_workspace())
-    return limited_server
+    yield limited_server
+    wait_until_the_database_is_quiet()
 
 
 def test_a_rate_limited_call_waits_out_retry_after_and_succeeds(limited):
