@@ -38,8 +38,11 @@ $(VENV)/.parser: $(VENV)/.runtime requirements-parser.txt requirements-parser-mo
 
 parser: $(VENV)/.parser
 
-$(VENV)/.dev: $(VENV)/.runtime $(VENV)/.parser requirements-dev.txt
+# The dev environment has the Python client (clients/python) too, editable and with the
+# extras of its adapters, so `make test` runs tests/client against a live server.
+$(VENV)/.dev: $(VENV)/.runtime $(VENV)/.parser requirements-dev.txt clients/python/pyproject.toml
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet -e 'clients/python[langgraph,openai-agents]'
 	@touch $@
 
 # Browser tests drive Debian's Chromium (Playwright's own browser download is not used).

@@ -13,6 +13,12 @@ Each conversation is stored as one user's and recalled for that user (the user b
 Each conversation's graph (entities, mentions, edges) is built after its stores, as the
 worker builds it (DEWEE_GRAPH_ON_STORE=worker), and counted in the ingest time.
 
+With ``--via rest`` or ``--via client`` the questions are asked over HTTP instead of through
+the recall service: raw REST (``POST /v1/memory/recall`` with urllib) or the Python client
+(clients/python, ``Dewee.recall``), against the full Django application served in this process
+(a WSGI server on a free port, with an API key made for the run). The same scores as raw REST
+show the client reads the ranking it is given.
+
 With ``--no-sessions`` each turn is stored as a client that just stores turns would: a plain
 memory without a session, created at its LoCoMo session's date, the turns of a session
 TURN_SPACING apart in their order; the text is the same.
@@ -25,11 +31,15 @@ import re
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -42,6 +52,7 @@ import django  # noqa: E402
 django.setup()
 
 from django.core.management import call_command  # noqa: E402
+from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.db import connection  # noqa: E402
 
 from dewee.cli.progress import with_progress  # noqa: E402
@@ -49,7 +60,7 @@ from memory.recall import Audience, RecallFilters, RecallRequest, recall  # noqa
 from memory.services import MemoryInput, start_session, store_memories  # noqa: E402
 from memory.services.graph_rebuild import build_pending_graph  # noqa: E402
 from tenancy.models import Agent  # noqa: E402
-from tenancy.services import default_workspace, ensure_agent  # noqa: E402
+from tenancy.services import create_api_key, default_workspace, ensure_agent  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo" / "locomo10.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -120,6 +131,84 @@ def ingest(
     return known
 
 
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def serve_in_a_thread() -> tuple[WSGIServer, str]:
+    """The whole application (middleware, keys, the API) on a free port of this process."""
+    server = make_server("127.0.0.1", 0, get_wsgi_application(), handler_class=_QuietHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}"
+
+
+# What each --via asks with: (agent id, user, question, top_k, routing, fusion) -> the
+# source references of the hits, best first.
+Ask = Callable[[Agent, str, str, int, str, str], tuple[list[str], str]]
+
+
+def ask_the_service(
+    agent: Agent, user: str, query: str, top_k: int, routing: str, fusion: str
+) -> tuple[list[str], str]:
+    result = recall(
+        agent=agent,
+        request=RecallRequest(
+            query=query,
+            top_k=top_k,
+            routing=routing,
+            fusion=fusion,
+            filters=RecallFilters(audience=Audience(user=user)),
+        ),
+    )
+    return [ref for hit in result.hits for ref in hit.memory.source_refs], result.query_class
+
+
+def over_http(via: str, url: str, key: str) -> Ask:
+    if via == "client":
+        sys.path.insert(0, str(ROOT / "clients" / "python"))
+        from dewee_client import Dewee
+
+        dewee = Dewee(url, key)
+
+        def ask_the_client(
+            agent: Agent, user: str, query: str, top_k: int, routing: str, fusion: str
+        ) -> tuple[list[str], str]:
+            result = dewee.recall(
+                query,
+                agent_id=agent.agent_id,
+                user=user,
+                top_k=top_k,
+                routing=routing,
+                fusion=fusion,
+            )
+            return [ref for hit in result.items for ref in hit.source_refs], result.query_class
+
+        return ask_the_client
+
+    def ask_rest(
+        agent: Agent, user: str, query: str, top_k: int, routing: str, fusion: str
+    ) -> tuple[list[str], str]:
+        body = {
+            "agent_id": agent.agent_id,
+            "user": user,
+            "query": query,
+            "top_k": top_k,
+            "routing": routing,
+            "fusion": fusion,
+        }
+        request = urllib.request.Request(
+            f"{url}/v1/memory/recall",
+            data=json.dumps(body).encode(),
+            headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            result = json.load(answer)
+        return [ref for hit in result["items"] for ref in hit["source_refs"]], result["query_class"]
+
+    return ask_rest
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -127,6 +216,12 @@ def main() -> None:
     parser.add_argument("--routing", default="auto")
     parser.add_argument("--fusion", default="minmax")
     parser.add_argument("--json", type=Path, help="Also write per-question results here.")
+    parser.add_argument(
+        "--via",
+        choices=("service", "rest", "client"),
+        default="service",
+        help="Ask through the recall service (default), raw REST, or the Python client.",
+    )
     parser.add_argument(
         "--no-sessions",
         action="store_true",
@@ -140,6 +235,13 @@ def main() -> None:
     conversations = json.loads(args.data.read_text())[: args.conversations]
     workspace = default_workspace()
     run = time.strftime("%Y%m%d%H%M%S")
+    ask: Ask = ask_the_service
+    if args.via != "service":
+        _server, url = serve_in_a_thread()
+        _key, secret = create_api_key(
+            workspace=workspace, name=f"locomo-{run}", actor="bench", scopes=["read", "write"]
+        )
+        ask = over_http(args.via, url, secret)
     started = time.perf_counter()
     scores: dict[int, list[float]] = {k: [] for k in KS}
     by_category: dict[tuple[int, int], list[float]] = defaultdict(list)
@@ -171,18 +273,10 @@ def main() -> None:
             if not gold:
                 continue
             t0 = time.perf_counter()
-            result = recall(
-                agent=agent,
-                request=RecallRequest(
-                    query=qa["question"],
-                    top_k=max(KS),
-                    routing=args.routing,
-                    fusion=args.fusion,
-                    filters=RecallFilters(audience=Audience(user=user)),
-                ),
+            ranked, query_class = ask(
+                agent, user, qa["question"], max(KS), args.routing, args.fusion
             )
             recall_seconds += time.perf_counter() - t0
-            ranked = [ref for hit in result.hits for ref in hit.memory.source_refs]
             for k in KS:
                 found = len(set(gold) & set(ranked[:k]))
                 scores[k].append(found / len(gold))
@@ -195,7 +289,7 @@ def main() -> None:
                     "category": qa["category"],
                     "gold": gold,
                     "top": ranked[: max(KS)],
-                    "query_class": result.query_class,
+                    "query_class": query_class,
                 }
             )
         print(
@@ -209,7 +303,7 @@ def main() -> None:
     storage = "turns without sessions" if args.no_sessions else "one session per LoCoMo session"
     print(
         f"\n## LoCoMo evidence recall on {connection.vendor} "
-        f"(routing={args.routing}, fusion={args.fusion}, {storage})\n"
+        f"(routing={args.routing}, fusion={args.fusion}, {storage}, via {args.via})\n"
     )
     print(
         f"questions: {n} (denominator), turns stored: {turns}, wall time {wall:.0f} s "

@@ -1,0 +1,1 @@
+"""Runnable examples of Dewee from an agent (README "Use Dewee from an agent")."""
