@@ -76,6 +76,31 @@ _RUN_ON = (
             "why",
             "who",
             "or",
+            # reported: "tom thinks i'm vegan", "she told me i work too much"
+            "thinks",
+            "believes",
+            "told",
+            "tells",
+            "assumes",
+            "assume",
+            "reckons",
+            "reckon",
+            "claims",
+            "knows",
+            "heard",
+            "realised",
+            "realized",
+            "pretend",
+            "pretended",
+            "imagine",
+            "dreamt",
+            "dreamed",
+            "me",
+            "you",
+            "him",
+            "her",
+            "them",
+            "us",
         ]
     )
     + r"\s++(?=(?:i|i'm|i've|ive|i'll)\s++(?:live|work|am|speak|love|hate|teach|study|moved|"
@@ -105,15 +130,7 @@ CLAUSE_BREAK = re.compile(
     r"(?<!\s)\s*+(?:;|,\s++(?:" + _CONJUNCTION + r"|"
     r"(?=(?:do|does|did|should|would|could|can|any|what|where|how|why|is|are)\s)"
     r"|(?=" + _OPENER + r"(?:i|i'm|i've|i'll|i'd|we|we're|we've)\b)))"
-    r"|"
-    + _RUN_ON
-    + r"|(?<!\s)"
-    + _KIN_DASH
-    + r"\s++(?:[-–—]\s"
-    + _KIN_ASIDE
-    + r"|"
-    + _CONJUNCTION
-    + r")",
+    r"|(?<!\s)" + _KIN_DASH + r"\s++(?:[-–—]\s" + _KIN_ASIDE + r"|" + _CONJUNCTION + r")",
     re.IGNORECASE,
 )
 
@@ -289,6 +306,23 @@ def _shared_subject(clause: str) -> list[str]:
     return found
 
 
+RUN_ON_BREAK = re.compile(_RUN_ON, re.IGNORECASE)
+# A run-on is split only when it opens as the speaker's own statement: "apparently I work
+# at Oracle" or "in a parallel universe I speak Mandarin" keep their lead-in.
+_SPEAKER_OPENS = re.compile(
+    r"^(?:(?:hey|hi|hello|hiya|so|ok|okay|well|and|also|update|btw)[,!]?\s++)?(?:i|i'm|i've|im)\b",
+    re.IGNORECASE,
+)
+
+
+def _run_on(clause: str) -> list[str]:
+    """ "i live in glasgow i work for the council im a planner": a statement of the
+    speaker's each time a new "i" states something."""
+    if not _SPEAKER_OPENS.match(clause):
+        return [clause]
+    return [piece for piece in RUN_ON_BREAK.split(clause) if piece]
+
+
 def clauses(sentence: str, *, intro: bool = False) -> list[str]:
     """The clauses of one sentence; a question mark stays with the last one. The items of a
     run-on or an introduction ("I'm a nurse in Cork, married to Declan") are clauses of
@@ -300,7 +334,12 @@ def clauses(sentence: str, *, intro: bool = False) -> list[str]:
         ),
         sentence,
     )
-    parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)
+    parts = (
+        c.replace(_JOINER, "").strip(" ,")
+        for part in CLAUSE_BREAK.split(marked)
+        if part
+        for c in _run_on(part)
+    )
     found: list[str] = []
     speaker = False
     for c in parts:

@@ -92,6 +92,12 @@ _IN_PLACE = re.compile(
 )
 _PLACE_BASED = re.compile(r"^(?P<place>[\w' .-]{2,60}?)[- ]based$", re.IGNORECASE)
 _ITEM_MAX_CHARS = 200
+# A diet word before a noun is a thing, not the speaker's diet: "vegan cheese", "keto bread".
+_DIET_NOUN = re.compile(
+    r"(?<!\s)\s++(?!(?:free|based|now|since|for|these|again|too|mostly|and|btw|lol|tbh|but|"
+    r"though|tho|pretty|strictly|except|apart|mainly|ish|at|in|on|x+)\b)[^\W\d_]",
+    re.IGNORECASE,
+)
 _BASED_JOB = re.compile(r"^(?P<place>[\w' .]{2,40}?)-based\s++(?P<job>\S.{1,80})$", re.IGNORECASE)
 _ADVERBS = re.compile(r"(?:(?:still|now|currently|also|just|officially)\s+)+", re.IGNORECASE)
 # "bf Cian", "wife Ana": a relation and a name, the speaker's.
@@ -163,7 +169,11 @@ def _with_speaker(item: str, *, bare: bool, dropped: bool = False) -> str | None
     if _RELATION.match(item):
         return "my " + item  # "bf Cian", "husband Omar"
     first = _WORDS.match(item)
-    if first and first.group(0).lower() in DIETS | {"gluten", "dairy", "lactose", "plant"}:
+    if (
+        first
+        and first.group(0).lower() in DIETS | {"gluten", "dairy", "lactose", "plant"}
+        and not _DIET_NOUN.match(item, first.end())
+    ):
         return "I'm " + item
     based = _PLACE_BASED.match(item)
     if based and _place(based.group("place")):
@@ -319,6 +329,31 @@ def _form_sentence(line: str) -> str | None:
     return None
 
 
+# "Name: Tom (my flatmate)": the form of someone the speaker knows.
+_SOMEONE_NAMED = re.compile(
+    r"^[ \t]{0,8}(?:[-*•·][ \t]{1,4})?(?:full[ \t])?name[ \t]{0,3}(?::|[ \t]-[ \t]|=)[^\n]{0,80}?"
+    r"\b(?:my|his|her|their)[ \t]",
+    re.IGNORECASE,
+)
+
+
+def _speakers_list(block: list[str], before: str) -> bool:
+    """Whether a block of lines is a list about the speaker: a form's labelled fields, or
+    bullets under an introduction's head ("About me:") or with two items or more that
+    open as the speaker's statements ("- work at Sanofi"), not a shopping list."""
+    if any(_FORM_LINE.match(line) and not _BULLET.match(line) for line in block):
+        return True
+    head = before.strip().rsplit("\n", 1)[-1] if before.strip() else ""
+    if head and (_HEAD.match(head) or INTRO.match(head)):
+        return True
+    stated = 0
+    for line in block:
+        bullet = _BULLET.match(line)
+        if bullet and _with_speaker(bullet.group("item").strip(), bare=False, dropped=True):
+            stated += 1
+    return stated >= 2
+
+
 def forms_read(text: str) -> str:
     """``text`` with the lines of a form or a bullet list the speaker fills in about
     themselves ("City: Leeds", "- work at Sanofi") put as sentences of theirs ("I live in
@@ -338,8 +373,15 @@ def forms_read(text: str) -> str:
         while end < len(lines) and read[end] is not None:
             end += 1
         before = "\n".join(lines[:index])[-_BEFORE_FORM_CHARS:]
+        block = lines[index:end]
         fields = sum(1 for r in read[index:end] if r)
-        if end - index >= 2 and fields and not _ANOTHERS_FORM.search(before):
+        if (
+            end - index >= 2
+            and fields
+            and not _ANOTHERS_FORM.search(before)
+            and not any(_SOMEONE_NAMED.match(line) for line in block)
+            and _speakers_list(block, before)
+        ):
             for at in range(index, end):
                 out[at] = read[at] or ""
         index = end
