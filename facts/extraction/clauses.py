@@ -3,6 +3,7 @@
 import re
 
 from facts.extraction.fragments import is_speakers, speaker_items
+from facts.extraction.vocabulary import PET_SPECIES
 
 _ABBREVIATIONS = (
     r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bJr\.)"
@@ -22,6 +23,106 @@ _CONJUNCTION = (
     r"(?=" + _OPENER + r"(?:i|i'm|im|i've|i'll|i'd|my|we|we're|we've|he|she|they|his|her|their|our|"
     r"it|if|unless|maybe|perhaps|possibly|probably|hopefully)\b)"
 )
+# A run-on typed without punctuation: "i live in glasgow i work for the council im a planner"
+# breaks before each new "i" that states something, unless a word before it makes it a
+# part of what comes first ("i think i'm moving", "if i live").
+_RUN_ON = (
+    r"(?<!\s)(?<!\u200d)"
+    + "".join(
+        rf"(?<!\b{word})"
+        for word in [
+            "think",
+            "thought",
+            "guess",
+            "know",
+            "knew",
+            "hope",
+            "wish",
+            "said",
+            "say",
+            "says",
+            "if",
+            "when",
+            "because",
+            "cause",
+            "cuz",
+            "bc",
+            "that",
+            "where",
+            "and",
+            "but",
+            "so",
+            "as",
+            "like",
+            "what",
+            "since",
+            "until",
+            "before",
+            "after",
+            "unless",
+            "while",
+            "whether",
+            "than",
+            "suppose",
+            "believe",
+            "mean",
+            "bet",
+            "feel",
+            "swear",
+            "coz",
+            "tho",
+            "though",
+            "how",
+            "why",
+            "who",
+            "or",
+            # reported: "tom thinks i'm vegan", "she told me i work too much"
+            "thinks",
+            "believes",
+            "told",
+            "tells",
+            "assumes",
+            "assume",
+            "reckons",
+            "reckon",
+            "claims",
+            "knows",
+            "heard",
+            "realised",
+            "realized",
+            "pretend",
+            "pretended",
+            "imagine",
+            "dreamt",
+            "dreamed",
+            "me",
+            "you",
+            "him",
+            "her",
+            "them",
+            "us",
+        ]
+    )
+    + r"\s++(?=(?:i|i'm|i've|ive|i'll)\s++(?:live|work|am|speak|love|hate|teach|study|moved|"
+    r"have|got|just|also|do|adore|enjoy|a|an|from|in|based|vegan|vegetarian|married|engaged|"
+    r"currently|now|still|'m|a)\b)"
+)
+# A dash that sets off a relative's or a pet's name joins, not splits: "3 kids - Sam, Jo and
+# Alex", "Freddie - my son - is 10" (one lookbehind a word: each must be of fixed width).
+_KIN_DASH = "".join(
+    rf"(?<!\b{word})"
+    for word in sorted(
+        {"son", "sons", "daughter", "daughters", "kids", "children", "boys", "girls", "twins"}
+        | {"husband", "wife", "hubby", "partner", "boyfriend", "girlfriend", "bf", "gf"}
+        | PET_SPECIES
+        | {f"{species}s" for species in PET_SPECIES}
+    )
+)
+_KIN_ASIDE = (
+    r"(?!(?:my|our)\s++(?:son|daughter|husband|wife|hubby|partner|boyfriend|girlfriend|bf|gf|"
+    + "|".join(sorted(PET_SPECIES, key=len, reverse=True))
+    + r")\s*+[-–—,)])"
+)
 # Whitespace is taken whole (possessive) and only from its first character ((?<!\s)): a run
 # of spaces read from each of its positions, and split between two adjacent \s, made this
 # cubic in the run's length (1,000 spaces: 34 s).
@@ -29,7 +130,7 @@ CLAUSE_BREAK = re.compile(
     r"(?<!\s)\s*+(?:;|,\s++(?:" + _CONJUNCTION + r"|"
     r"(?=(?:do|does|did|should|would|could|can|any|what|where|how|why|is|are)\s)"
     r"|(?=" + _OPENER + r"(?:i|i'm|i've|i'll|i'd|we|we're|we've)\b)))"
-    r"|(?<!\s)\s++(?:[-–—]\s|" + _CONJUNCTION + r")",
+    r"|(?<!\s)" + _KIN_DASH + r"\s++(?:[-–—]\s" + _KIN_ASIDE + r"|" + _CONJUNCTION + r")",
     re.IGNORECASE,
 )
 
@@ -205,6 +306,23 @@ def _shared_subject(clause: str) -> list[str]:
     return found
 
 
+RUN_ON_BREAK = re.compile(_RUN_ON, re.IGNORECASE)
+# A run-on is split only when it opens as the speaker's own statement: "apparently I work
+# at Oracle" or "in a parallel universe I speak Mandarin" keep their lead-in.
+_SPEAKER_OPENS = re.compile(
+    r"^(?:(?:hey|hi|hello|hiya|so|ok|okay|well|and|also|update|btw)[,!]?\s++)?(?:i|i'm|i've|im)\b",
+    re.IGNORECASE,
+)
+
+
+def _run_on(clause: str) -> list[str]:
+    """ "i live in glasgow i work for the council im a planner": a statement of the
+    speaker's each time a new "i" states something."""
+    if not _SPEAKER_OPENS.match(clause):
+        return [clause]
+    return [piece for piece in RUN_ON_BREAK.split(clause) if piece]
+
+
 def clauses(sentence: str, *, intro: bool = False) -> list[str]:
     """The clauses of one sentence; a question mark stays with the last one. The items of a
     run-on or an introduction ("I'm a nurse in Cork, married to Declan") are clauses of
@@ -216,7 +334,12 @@ def clauses(sentence: str, *, intro: bool = False) -> list[str]:
         ),
         sentence,
     )
-    parts = (c.replace(_JOINER, "").strip(" ,") for c in CLAUSE_BREAK.split(marked) if c)
+    parts = (
+        c.replace(_JOINER, "").strip(" ,")
+        for part in CLAUSE_BREAK.split(marked)
+        if part
+        for c in _run_on(part)
+    )
     found: list[str] = []
     speaker = False
     for c in parts:

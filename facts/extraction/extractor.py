@@ -13,8 +13,9 @@ from facts.extraction.classifier import vetted
 from facts.extraction.contacts import EMAIL
 from facts.extraction.dates import future_start
 from facts.extraction.endings import endings
-from facts.extraction.fragments import INTRO
+from facts.extraction.fragments import INTRO, forms_read
 from facts.extraction.keywords import typos_read
+from facts.extraction.kinship import KIN_WORDS
 from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
 from facts.extraction.people import is_unnamed, named_later, presupposed
 from facts.extraction.rescheduling import rescheduled
@@ -70,6 +71,14 @@ def _is_pictograph(char: str) -> bool:
     return category == "So" or char in "\u200d\ufe0f" or (category == "Sk" and ord(char) > 0x2000)
 
 
+# A capitalised word after an emoji that may be a name ("He", "She" begin a sentence).
+_NAME_NEXT = re.compile(r"\s(?!(?:He|She|It|They|I|We|The|This|That|My|Our)\b)(?-i:[A-Z])")
+# The word for a relative or a pet right before an emoji.
+_KIN_BEFORE = re.compile(
+    r"\b(?:my|our)\s+(?:" + "|".join(sorted(KIN_WORDS, key=len, reverse=True)) + r")s?$", re.I
+)
+
+
 def _without_pictographs(match: re.Match[str]) -> str:
     """An emoji at the end goes; one between words ends a sentence as chat uses it ("Rex died
     last night 💔 if we ever get another dog ...")."""
@@ -77,6 +86,12 @@ def _without_pictographs(match: re.Match[str]) -> str:
     if kept == match.group(2):
         return match.group(0)
     following = match.string[match.end() : match.end() + 2]
+    if (
+        not kept
+        and _NAME_NEXT.match(match.string, match.end())
+        and _KIN_BEFORE.search(match.string[max(0, match.start() - 24) : match.start()])
+    ):
+        return ""  # "my wife 👩 Nadia", "our dog 🐶 Rex": the name goes on after it
     if (
         not kept
         and re.match(r"\s\w", following)
@@ -347,6 +362,8 @@ class _Reading:
     def _read_clauses(self, sentence: str, *, intro: bool = False) -> None:
         scene = when = ""
         for clause in traps.clauses(sentence, intro=intro):
+            if self.names_pet(clause):
+                continue  # "my daughter - her name's Sun-hee - just turned 4"
             said = extract_clause(clause, now=self.now, scene=scene, when=when)
             said = unironic(vetted(said, clause, self.message), clause, self.ironic)
             if said:
@@ -374,7 +391,7 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     reading = _Reading(now=now or datetime.now(UTC), message=said)
     reading.ironic = [_normalise(span) for span in ironic_spans(said)]
     reading.add(signature(said))  # "my new signature: Name | Title | Company | ..."
-    own = _normalise(said)
+    own = _normalise(forms_read(said))  # "City: Leeds\nJob: nurse" -> "I live in Leeds."
     sentences = traps.sentences(own)
     if not sentences:
         return reading.found  # only emoji ("🎉"), or nothing of the speaker's

@@ -19,6 +19,7 @@ from language.places import city, country
 INTRO = re.compile(
     r"^[^\w]{0,4}(?:(?:hi+|hey+|hello+|hiya|heya|yo|howdy|greetings|good\s+(?:morning|evening))\b"
     r"|(?:quick\s+|short\s+|little\s+)?intro(?:duction)?\s*:|(?:a\s+bit\s+)?about\s+me\s*:"
+    r"|(?:my\s+|short\s+|quick\s+)?bio\s*:"
     r"|me\s*:|my\s+details\b|(?:for\s+the\s+)?form\s*:|this\s+is\s+me\b|my\s+name\s+is\b"
     r"|i'm\s+(?-i:[A-Z])[\w-]+\s*[,.!]|(?-i:[A-Z])[\w-]+\s+here\b)",
     re.IGNORECASE,
@@ -26,7 +27,7 @@ INTRO = re.compile(
 # What closes the introduction's head before its list: "About me:", "Farida here", "Im Kemal,".
 _HEAD = re.compile(
     r"^(?:(?:quick\s+|short\s+|little\s+)?intro(?:duction)?|(?:a\s+bit\s+)?about\s+me|me"
-    r"|(?:here\s+are\s+)?my\s+details(?:\s+for\s+[\w\s]{1,30}?)?"
+    r"|(?:here\s+are\s+)?my\s+details(?:\s+for\s+[\w\s]{1,30}?)?|(?:my\s+|short\s+|quick\s+)?bio"
     r"|(?:for\s+)?(?:the|my|this|a)\s+(?:[\w-]+\s+){0,2}?form)\s*:\s*",
     re.IGNORECASE,
 )
@@ -91,6 +92,13 @@ _IN_PLACE = re.compile(
 )
 _PLACE_BASED = re.compile(r"^(?P<place>[\w' .-]{2,60}?)[- ]based$", re.IGNORECASE)
 _ITEM_MAX_CHARS = 200
+# A diet word before a noun is a thing, not the speaker's diet: "vegan cheese", "keto bread".
+_DIET_NOUN = re.compile(
+    r"(?<!\s)\s++(?!(?:free|based|now|since|for|these|again|too|mostly|and|btw|lol|tbh|but|"
+    r"though|tho|pretty|strictly|except|apart|mainly|ish|at|in|on|x+)\b)[^\W\d_]",
+    re.IGNORECASE,
+)
+_BASED_JOB = re.compile(r"^(?P<place>[\w' .]{2,40}?)-based\s++(?P<job>\S.{1,80})$", re.IGNORECASE)
 _ADVERBS = re.compile(r"(?:(?:still|now|currently|also|just|officially)\s+)+", re.IGNORECASE)
 # "bf Cian", "wife Ana": a relation and a name, the speaker's.
 _RELATION = re.compile(
@@ -161,11 +169,21 @@ def _with_speaker(item: str, *, bare: bool, dropped: bool = False) -> str | None
     if _RELATION.match(item):
         return "my " + item  # "bf Cian", "husband Omar"
     first = _WORDS.match(item)
-    if first and first.group(0).lower() in DIETS | {"gluten", "dairy", "lactose", "plant"}:
+    if (
+        first
+        and first.group(0).lower() in DIETS | {"gluten", "dairy", "lactose", "plant"}
+        and not _DIET_NOUN.match(item, first.end())
+    ):
         return "I'm " + item
     based = _PLACE_BASED.match(item)
     if based and _place(based.group("place")):
         return f"I'm based in {based.group('place')}"
+    # "Lisbon-based UX designer": a place and a job.
+    job_based = _BASED_JOB.match(item)
+    if job_based and _place(job_based.group("place")) and _job(job_based.group("job")):
+        job = job_based.group("job")
+        article = "" if re.match(r"(?:an?|the)\s", job, re.I) else "a "
+        return f"I'm {article}{job} based in {job_based.group('place')}"
     where = _IN_PLACE.match(item)
     if where and _place(where.group("place")):
         return f"I'm in {where.group('place')} now"
@@ -206,7 +224,9 @@ def speaker_items(clause: str, *, intro: bool, speaker: bool) -> list[str]:
             else:
                 # A message opening without its subject is the speaker's ("born 2 Feb 1993,
                 # in Kumasi now"); a bare job or place only in an introduction.
-                rewritten = _with_speaker(part, bare=intro, dropped=not intro)
+                # After a clause of the speaker's ("I'm Malik — data analyst at Shopify")
+                # a bare job or place goes on about them.
+                rewritten = _with_speaker(part, bare=intro, dropped=not (intro or speaker))
                 own = own or rewritten is not None
         elif own:
             if listing:
@@ -227,3 +247,142 @@ def speaker_items(clause: str, *, intro: bool, speaker: bool) -> list[str]:
 def is_speakers(clause: str) -> bool:
     """Whether items after ``clause`` may be the speaker's: it speaks of the speaker."""
     return bool(_SPEAKER.search(clause)) and not _OTHERS.match(clause)
+
+
+# A form the speaker fills in, one field a line ("City: Leeds", "job - nurse", "Languages:
+# German, English"), and what each field's value says as a sentence of the speaker's.
+_FORM_FIELDS: list[tuple[str, str]] = [
+    (
+        r"city|town|location|based(?:\s+in)?|lives?(?:\s+in)?|home(?:\s+town)?|where",
+        "I live in {value}",
+    ),
+    (r"country", "I live in {value}"),
+    (
+        r"job|job\s+title|title|role|position|occupation|profession|what\s+i\s+do|i\s+am\s+a",
+        "I'm a {value}",
+    ),
+    (
+        r"employer|company|works?(?:\s+at|\s+for)?|workplace|organi[sz]ation|org",
+        "I work at {value}",
+    ),
+    (r"languages?|speaks?|spoken\s+languages?", "I speak {value}"),
+    (r"diet|dietary(?:\s+(?:requirements?|needs|restrictions?))?|food", "I'm {value}"),
+    (r"e-?mail|mail", "my email is {value}"),
+    (r"phone|mobile|mob|cell|tel|telephone|whatsapp|number", "my number is {value}"),
+    (r"birthday|bday|b-day|dob|d\.o\.b\.?|date\s+of\s+birth|born", "my birthday is {value}"),
+    (r"likes?|hobbies|hobby|interests?|loves?|into", "I love {value}"),
+    (r"dislikes?|hates?|pet\s+peeves?", "I hate {value}"),
+    (r"skills?|good\s+at", "I'm good at {value}"),
+    (
+        r"wife|husband|spouse|partner|boyfriend|girlfriend|bf|gf|fianc[ée]e?|son|daughter|child|kid|"
+        r"dog|cat",
+        "my {label} is called {value}",
+    ),
+    (r"kids|children|sons|daughters|dogs|cats", "my {label} are called {value}"),
+]
+_FORM_LINE = re.compile(
+    r"^[ \t]{0,8}(?:[-*•·][ \t]{1,4})?(?:my[ \t]{1,3})?(?P<label>[\w. -]{1,30}?)[ \t]{0,3}"
+    r"(?::|[ \t]-[ \t]|=)[ \t]{0,8}(?P<value>\S.{0,200})$",
+    re.IGNORECASE,
+)
+# One pattern for every label, a group a field (a pattern per field is made at run time).
+_FORM_LABEL = re.compile(
+    "^(?:"
+    + "|".join(f"(?P<f{index}>{label})" for index, (label, _) in enumerate(_FORM_FIELDS))
+    + ")$",
+    re.IGNORECASE,
+)
+# A bullet's item: "- based in Lyon", "* work at Sanofi".
+_BULLET = re.compile(r"^[ \t]{0,8}[-*•·][ \t]{1,4}(?P<item>\S.{0,200})$")
+# The line before a form that makes it someone else's: "my brother's details:", "his info".
+_ANOTHERS_FORM = re.compile(
+    r"\b(?:his|her|their|your|(?!my\b)\w+'s|s')\s+(?:[\w-]+\s+)?(?:details|info|profile|form|bio|"
+    r"cv|resume|answers?|application|sig|signature|card|contact|footer)\b"
+    r"|\bfor\s+(?:his|her|their)\b|\bfor\s+my\s+(?:mum|mom|mother|dad|father|brother|sister|son|"
+    r"daughter|wife|husband|partner|friend|boss|colleague|gran|grandma|grandad|nan|aunt|uncle|"
+    r"cousin|kids?|child|boyfriend|girlfriend|bf|gf|client|customer|neighbou?r)\b|\b(?:he|she|they|him|them|who|who's)\b"
+    r"|\b(?:wrote|writes|says|said|sent|forwarded|received|got\s+this|from\s+(?:a|an|the|my)\s+\w+)\b",
+    re.IGNORECASE,
+)
+# How much of the message before a form is read for whose it is.
+_BEFORE_FORM_CHARS = 300
+_NAME_LABEL = re.compile(r"^(?:name|full\s+name|first\s+name|surname|age)$", re.IGNORECASE)
+
+
+def _form_sentence(line: str) -> str | None:
+    """A form's line as a sentence of the speaker's, or None when it is no field."""
+    match = _FORM_LINE.match(line)
+    if match:
+        label = re.sub(r"\s+", " ", match.group("label").strip())
+        value = match.group("value").strip().rstrip(".")
+        if _NAME_LABEL.match(label):
+            return ""
+        field = _FORM_LABEL.match(label)
+        if field and field.lastgroup:
+            sentence = _FORM_FIELDS[int(field.lastgroup[1:])][1]
+            return sentence.format(label=label.lower(), value=value) + "."
+    bullet = _BULLET.match(line)
+    if bullet:
+        item = bullet.group("item").strip()
+        said = _with_speaker(item, bare=True)
+        return (said or item).rstrip(".") + "."
+    return None
+
+
+# "Name: Tom (my flatmate)": the form of someone the speaker knows.
+_SOMEONE_NAMED = re.compile(
+    r"^[ \t]{0,8}(?:[-*•·][ \t]{1,4})?(?:full[ \t])?name[ \t]{0,3}(?::|[ \t]-[ \t]|=)[^\n]{0,80}?"
+    r"\b(?:my|his|her|their)[ \t]",
+    re.IGNORECASE,
+)
+
+
+def _speakers_list(block: list[str], before: str) -> bool:
+    """Whether a block of lines is a list about the speaker: a form's labelled fields, or
+    bullets under an introduction's head ("About me:") or with two items or more that
+    open as the speaker's statements ("- work at Sanofi"), not a shopping list."""
+    if any(_FORM_LINE.match(line) and not _BULLET.match(line) for line in block):
+        return True
+    head = before.strip().rsplit("\n", 1)[-1] if before.strip() else ""
+    if head and (_HEAD.match(head) or INTRO.match(head)):
+        return True
+    stated = 0
+    for line in block:
+        bullet = _BULLET.match(line)
+        if bullet and _with_speaker(bullet.group("item").strip(), bare=False, dropped=True):
+            stated += 1
+    return stated >= 2
+
+
+def forms_read(text: str) -> str:
+    """``text`` with the lines of a form or a bullet list the speaker fills in about
+    themselves ("City: Leeds", "- work at Sanofi") put as sentences of theirs ("I live in
+    Leeds.", "I work at Sanofi."); a block of two lines or more only, and none after a line
+    that makes it someone else's ("my brother's details:")."""
+    if "\n" not in text:
+        return text
+    lines = text.split("\n")
+    read = [_form_sentence(line) for line in lines]
+    out = list(lines)
+    index = 0
+    while index < len(lines):
+        if read[index] is None:
+            index += 1
+            continue
+        end = index
+        while end < len(lines) and read[end] is not None:
+            end += 1
+        before = "\n".join(lines[:index])[-_BEFORE_FORM_CHARS:]
+        block = lines[index:end]
+        fields = sum(1 for r in read[index:end] if r)
+        if (
+            end - index >= 2
+            and fields
+            and not _ANOTHERS_FORM.search(before)
+            and not any(_SOMEONE_NAMED.match(line) for line in block)
+            and _speakers_list(block, before)
+        ):
+            for at in range(index, end):
+                out[at] = read[at] or ""
+        index = end
+    return "\n".join(out)

@@ -249,6 +249,8 @@ class Reader:
             return False
         if verb.lemma.lower() == "have" and verb.tag == "VBD" and kin(noun) == "pet":
             return False  # "we had a cat called Smudge growing up"
+        if verb.dep == "xcomp" and self.parse.head(verb).lower in {"used", "use", "usta"}:
+            return False  # "we used to have a cat called Tigger"
         return verb.lemma.lower() in _HAVING and self.first_person(self.subject(verb))
 
     def named(self, noun: Token) -> list[tuple[Token, bool]]:

@@ -45,7 +45,13 @@ RELATIVE_WORDS = {
 } | dict.fromkeys(_PLURAL_CHILDREN.split(), "child")
 # Two-word names for a partner.
 _PARTNER_PHRASES = r"other\s+half|better\s+half|significant\s+other"
-_PERSON_GROUP = "|".join(sorted(RELATIVE_WORDS, key=len, reverse=True)) + r"|\d{1,2}-year-old"
+# A child by their place among the children: "my little one", "our youngest one".
+_CHILD_PHRASES = r"(?:little|lil|wee|youngest|eldest|oldest|middle|baby)\s+one"
+_PERSON_GROUP = (
+    "|".join(sorted(RELATIVE_WORDS, key=len, reverse=True))
+    + r"|\d{1,2}-year-old|\d{1,2}\s?(?:yo|y/o|y\.o\.|year[- ]old|yr[- ]old)|"
+    + _CHILD_PHRASES
+)
 # A species, singular or plural ("puppies", "guinea pigs", "mice").
 _SPECIES_PLURAL = r"(?:" + SPECIES_GROUP + r")(?:es|s)?|puppies|bunnies|mice|kitties|ponies"
 # "my ex", "my late husband", "my last dog": someone the speaker had, not has; "my future
@@ -67,9 +73,17 @@ _RELATIVE = (
     r"(?:(?P<person>" + _PERSON_GROUP + r"|" + _PARTNER_PHRASES + r")"
     r"|" + _PET_ADJ + r"(?P<species>" + _SPECIES_PLURAL + r"))\b(?!-)"
 )
+# "the wife (Anneke) says", "the hubby": a spouse is the speaker's even after "the".
+_THE_SPOUSE = r"the(?=\s+(?:wife|wifey|hubby|husband|missus|hubs|other\s+half|better\s+half)\b)"
+# "the cat (Mango)", "the dog's name is Ruby": a pet after "the" only as it is named.
+_THE_PET = (
+    r"the(?=\s+(?:"
+    + SPECIES_GROUP
+    + r")(?:'s\s+name\b|\s*+\(|\s+is\s+(?:called|named)\b|\s+(?:called|named)\b))"
+)
 # The speaker's own: "my", "our", "me n my".
 POSSESSED = re.compile(
-    r"\b(?P<own>my|our|ma)\s+" + _FORMER + _ADJ + _RELATIVE,
+    r"\b(?P<own>my|our|ma|" + _THE_SPOUSE + r"|" + _THE_PET + r")\s+" + _FORMER + _ADJ + _RELATIVE,
     re.IGNORECASE,
 )
 # A chat message or an introduction's item that leaves out "my": "hubby (Rangi) is cooking",
@@ -108,7 +122,9 @@ HAD = re.compile(
 # called Rolo", "married to Declan, one daughter, Niamh".
 LISTED = re.compile(
     r"(?:^|[,:;(]\s*+|\bwith\s+)(?:and\s+|also\s+|plus\s+)?"
+    + r"(?:new|"
     + _SOME
+    + r")"
     + r"\s+"
     + _FORMER
     + _ADJ
@@ -119,12 +135,19 @@ LISTED = re.compile(
 # A whole word (a value over the size limit is refused as such, not cut), read once.
 _NAME_WORD = r"[^\W\d_][\w'-]*+"
 # "Niamh, 12" or "Rex (3)": an age after the name.
-_AGE = r"(?<!\s)(?:\s*+,\s*+\d{1,2}(?:\s*+(?:yo|y/o|years?(?:\s++old)?|months?))?)?"
+_AGE = r"(?<!\s)(?:(?:\s*+,\s*+|\s++)\d{1,2}(?:\s*+(?:yo|y/o|years?(?:\s++old)?|months?))?)?"
+# "(Ben 8 and Lucy 5)": an age after each name of a list.
+_LISTED_AGE = re.compile(
+    r"(?<!\s)\s++\d{1,2}(?:\s*+(?:yo|y/o|yrs?|years?(?:\s++old)?|months?))?(?=\s*+(?:,|and\b|&|\)))",
+    re.I,
+)
 _STRONG = re.compile(
     r"(?<!\s)(?:(?:'s|s)?\s++name(?:'s|\s++is|\s*+:|\s++was)\s++(?:literally\s++)?(?P<start>)"
     r"|(?:'s|\s++is|\s++was|\s++are)?(?:\s++(?:literally|actually|also|just|officially))?\s++"
     r"(?:called|named)\s++(?P<start2>)"
-    r"|\s*+\(\s*+(?P<paren>))",
+    r"|\s*+\(\s*+(?P<paren>)"
+    # "my daughter - her name's Sun-hee -", "a puppy, his name is Bo"
+    r"|\s*+[-–—,(]?\s*+(?:his|her|their|its)\s++names?(?:'s|\s++is|\s++are)\s++(?P<start3>))",
     re.IGNORECASE,
 )
 # Whitespace taken whole (possessive) and from its first character only ((?<!\s)): read
@@ -143,7 +166,9 @@ _OBJECT_NEXT = re.compile(
     re.IGNORECASE,
 )
 _LIST_JOIN = re.compile(
-    r"(?<!\s)(?:\s*+,\s*+(?:and\s++|&\s*+)?|\s++(?:and|&|n)\s++|\s*+&\s*+)(?:little\s++)?"
+    r"(?<!\s)(?:\s*+,\s*+(?:and\s++|&\s*+)?|\s++(?:and|&|n)\s++|\s*+&\s*+)"
+    r"(?:(?:little|lil|wee|baby|big)\s++)?",
+    re.I,
 )
 # People who are not a name: "my son is sick", "my wife and I".
 _NOT_NAMES = (
@@ -219,6 +244,9 @@ def _name_at(clause: str, start: int, *, cased: bool, many: bool) -> tuple[list[
         pos = end
         if not many:
             break
+        aged = _LISTED_AGE.match(clause, pos)
+        if aged:
+            pos = aged.end()
         joined = _LIST_JOIN.match(clause, pos)
         if not joined:
             break
@@ -235,13 +263,18 @@ def _relative(match: re.Match[str]) -> tuple[str, bool, str]:
     if person is None and match.groupdict().get("species"):
         species = match.group("species").lower()
         singular = _singular_species(species)
-        return "pet", singular != species, singular
+        # "two goldfish": a plural that looks singular, counted.
+        counted = _COUNTED.search(match.string, match.start(), match.start("species"))
+        return "pet", singular != species or counted is not None, singular
     word = re.sub(r"\s+", " ", person.lower())
-    if word[:1].isdigit():
-        return "child", False, ""  # "a 3-year-old named Kai"
+    if word[:1].isdigit() or word.endswith(" one"):
+        return "child", False, ""  # "a 3-year-old named Kai", "my little one, Aria"
     if word not in RELATIVE_WORDS:
         return "partner", False, ""  # "my other half"
     return RELATIVE_WORDS[word], word in _PLURAL_CHILDREN.split(), ""
+
+
+_COUNTED = re.compile(r"\b(?:two|three|four|five|six|[2-9])\b", re.I)
 
 
 def _singular_species(word: str) -> str:
@@ -253,12 +286,25 @@ def _singular_species(word: str) -> str:
     return "mouse" if word == "mice" else word
 
 
+# What may stand between the word for them and the name: how long ("my partner of 6 yrs,
+# Kemal", "my husband of ten years Tom") or an age ("my son, 7, Oliver").
+_BETWEEN = re.compile(
+    r"(?<!\s)(?:\s++of\s++(?:\d{1,2}\+?|a\s++few|many|two|three|four|five|six|seven|eight|nine|"
+    r"ten|almost\s++\d{1,2}|nearly\s++\d{1,2}|over\s++\d{1,2})\s*+(?:yrs?|years?|months?|decades?)\b)?"
+    r"(?:\s*+,\s*+\d{1,2}\s*+(?:yo|y/o|years?\s++old|months?(?:\s++old)?)?(?=\s*+,))?",
+    re.IGNORECASE,
+)
+
+
 def _named_after(
     clause: str, match: re.Match[str], *, cased: bool, at: int | None = None
 ) -> tuple[list[str], int] | None:
     """The names that follow the word for a relative or pet (or ``at``), if any."""
     predicate, many, _species = _relative(match)
     end = match.end() if at is None else at
+    between = _BETWEEN.match(clause, end)
+    if between and between.end() > end:
+        end = between.end()
     strong = _STRONG.match(clause, end)
     if strong:
         start = strong.end()
@@ -324,7 +370,10 @@ _CONFIDENCE = {"spouse": EXPLICIT, "partner": EXPLICIT, "child": LIKELY, "pet": 
 _NAMING_BEFORE = re.compile(r"\b(?:call|calling|called|name|naming|named|rename|renamed)\s+$", re.I)
 # "a second cat now, Ziggy": a word of time between the relative and the name.
 _NOW_WORDS = re.compile(
-    r"(?<!\s)\s++(?:now|too|as\s++well|also|today|yesterday|as\s++of\s++today)\b", re.I
+    r"(?<!\s)\s++(?:now|too|as\s++well|also|today|yesterday|as\s++of\s++today|last\s++(?:week|night|"
+    r"month|year)|this\s++(?:morning|week|month|year)|recently|finally|at\s++last|"
+    r"on\s++\w{3,9}day)\b",
+    re.I,
 )
 
 
@@ -425,8 +474,16 @@ def _coordinated(clause: str, end: int, *, cased: bool) -> tuple[list[Statement]
 
 # "This is Farida, my wife", "Lola (my parrot) says hello", "Jan is my boyfriend".
 NAME_FIRST = re.compile(
-    r"(?<![\w'-])(?P<v>" + _NAME_WORD + r")(?:\s*+,\s*+|\s*+\(\s*+|\s++(?:is|'s)\s++(?:now\s++)?)"
-    r"(?:my|our)\s+" + _FORMER + _ADJ + _RELATIVE + r"(?!'s|\s+(?:friend|'s))",
+    r"(?<![\w'-])(?P<v>" + _NAME_WORD + r")(?:\s*+,\s*+|\s*+\(\s*+|\s++[-–—]\s++|"
+    r"\s++(?:is|'s)\s++(?:now\s++)?)"
+    r"(?:my|our|" + _THE_SPOUSE + r")\s+" + _FORMER + _ADJ + _RELATIVE + r"(?!'s|\s+(?:friend|'s))",
+    re.IGNORECASE,
+)
+
+
+# What follows "Farida, my wife" when it is an aside: the end, a pause, "says hi".
+_ASIDE_ENDS = re.compile(
+    r"(?<!\s)\s*+(?:$|[.,!?;:()\-–—]|(?:says?|said|is|'s|was|and|&|here|too|who|x+|lol|haha)\b)",
     re.IGNORECASE,
 )
 
@@ -442,18 +499,20 @@ def _name_first(clause: str) -> list[Statement]:
         if not _is_name(name, cased=cased) or (cased and not name[:1].isupper()):
             continue
         link = clause[match.end("v") : match.end("v") + 4]
-        if not cased and not re.match(r"(?<!\s)\s*+[,(]", link):
+        if not cased and not re.match(r"(?<!\s)(?:\s*+[,(]|\s++[-–—]\s)", link):
             continue  # "x is my dog" in lower-case text: too often no name
         predicate, many, _species = _relative(match)
         if many:
             continue
+        if re.match(r"(?<!\s)\s*+[,–—-]", link) and not _ASIDE_ENDS.match(clause, match.end()):
+            continue  # "my rabbit is called Rabbit, my 5yo named him": a new clause
         return _statements(predicate, [name], match.group(0), _CONFIDENCE[predicate])
     return []
 
 
 # "mum of Timur and Dana", "dad to 3, Sam, Leo and Ava", "cat mum to Pelle".
 PARENT_OF = re.compile(
-    r"(?:^|[,:;]\s*+|\bi(?:'m|\s+am)\s+(?:a\s+)?(?:proud\s+|busy\s+|single\s+)?)"
+    r"(?:^|[,:;]\s*+|\bi(?:'m|\s+am)\s+(?:a\s+)?)(?:proud\s+|busy\s+|single\s+|tired\s+|happy\s+)?"
     r"(?:(?P<species>" + SPECIES_GROUP + r")\s+(?:lady|guy|person|owner|mum|mom|mama|dad|daddy|"
     r"parent)|(?:mum|mom|mam|mummy|mommy|mama|dad|daddy|papa|father|mother|parent))"
     r"\s+(?:of|to)\s+"
@@ -480,7 +539,13 @@ SPOUSE = [
     re.compile(
         S + r"(?:married to|married|got married to|'m married to|am married to|"
         r"'re married to|wed|marrying|getting married to|marry|be marrying|"
-        r"be getting married to)\s+(?:my\s+[\w\s-]{3,40}?,?\s+)?" + _LOWER_NAME,
+        r"be getting married to)\s+"
+        r"(?:my\s+(?:[\w-]+\s+){0,3}?(?:sweetheart|love|boyfriend|girlfriend|fianc[ée]e?|bf|gf|"
+        r"partner|soul\s?mate|best\s+friend|other\s+half|better\s+half|crush)\s*+,?\s+"
+        r"|my\s+[\w\s-]{3,40}?,?\s+)?"
+        # "married to a wonderful guy named Oskar"
+        r"(?:(?:an?|the\s+(?:most\s+)?)\s*(?:[\w-]+\s+){0,3}?(?:guy|man|woman|girl|lady|bloke|fella|"
+        r"chap|person|gentleman|dude)\s+(?:named|called)\s+)?" + _LOWER_NAME,
         re.IGNORECASE,
     ),
     # "married to Lars, mum to ..." in an introduction
@@ -494,6 +559,14 @@ SPOUSE = [
     ),
 ]
 PARTNER = [
+    # "seeing a girl called Naomi atm", "i've been dating this guy named Felix"
+    re.compile(
+        r"(?:^|\b(?:i'm|im|i\s+am|i've\s+been|ive\s+been|been|i\s+started|started)\s+)"
+        r"(?:seeing|dating)\s+(?:a|this|an?\s+amazing|a\s+lovely|someone)\s+(?:[\w-]+\s+)?"
+        r"(?:guy|girl|man|woman|lady|bloke|person|fella|chap|dude|boy)?\s*(?:named|called)\s+"
+        + _LOWER_NAME,
+        re.IGNORECASE,
+    ),
     re.compile(
         NAME_AND_I + r"(?:got engaged|engaged|dating|got together|moved in together|together)\b",
         re.IGNORECASE,
@@ -600,6 +673,38 @@ def _welcome(clause: str) -> list[Statement]:
     return _statements("child", [match.group("v")], match.group(0), LIKELY)
 
 
+# "we're keeping one, Udon", "kept one of the puppies and named him Bo": one of a litter.
+_KEPT_ONE = re.compile(
+    r"\b(?:we|i)(?:'re|'ve|\s+are|\s+have|\s+am|'m)?\s+(?:keeping|kept|keep|keeping\s+one\s+of)\s+"
+    r"(?:one|one\s+of\s+(?:them|the\s+(?:kittens|puppies|pups|babies)))(?:\s*+,\s*+|\s++and\s++|\s*+:\s*+)"
+    r"(?:(?:we\s+|i\s+)?(?:named|called|call|calling|'re\s+calling)\s+(?:him|her|it|them)\s+)?(?P<start>)",
+    re.IGNORECASE,
+)
+# "baby number 2 arrived!!", "our baby girl is here": a child, named next ("meet Oliver").
+_ARRIVED = re.compile(
+    r"^(?:(?:our|my)\s+)?(?:new\s+)?baby(?:\s+(?:number|no\.?|#)\s*+\d|\s+(?:boy|girl))?\s+"
+    r"(?:has\s+arrived|arrived|is\s+here|came|was\s+born)\b",
+    re.IGNORECASE,
+)
+
+
+def _litter(clause: str) -> list[Statement]:
+    cased = not is_lowercase_text(clause)
+    found = []
+    match = _KEPT_ONE.search(clause)
+    if match:
+        # Of a litter the message speaks of; the name ends the clause ("we kept one, Sarah
+        # took the other" names a person).
+        names, stop = _name_at(clause, match.end(), cased=cased, many=False)
+        if names and (not cased or names[0][:1].isupper()) and _NAME_ENDS.match(clause, stop):
+            found += _statements("pet", names, clause[match.start() : stop], LIKELY)
+    arrived = _ARRIVED.search(clause)
+    if arrived:
+        item = said("child", "baby", arrived.group(0), LIKELY)
+        found.append(replace(item, value="baby", qualifier=""))
+    return found
+
+
 def _all(typed: str) -> list[Statement]:
     return list(_read(typed))
 
@@ -612,6 +717,7 @@ def _read(typed: str) -> tuple[Statement, ...]:
         _verbs("spouse", SPOUSE, clause) or _couple(clause) or _verbs("partner", PARTNER, clause)
     )
     found += _own_relatives(clause) + _parent_of(clause) + _name_first(clause) + _welcome(clause)
+    found += _litter(clause)
     found = _named_pets(found, clause)
     # A relative without a name waits behind one named in the same clause.
     found = [s for s in found if not is_unnamed(s)] + [s for s in found if is_unnamed(s)]
@@ -661,7 +767,7 @@ def _named_pets(found: list[Statement], clause: str) -> list[Statement]:
     pet = unnamed[0]
     later = re.search(
         r"(?:,|\band|\bso)\s+(?=(?:we\s+|i\s+)?(?:his|her|its|their|name|named|called|call|"
-        r"calling|'ve\s+named|have\s+named)\b)",
+        r"calling|'ve\s+named|have\s+named|meet|say\s+(?:hi|hello)\s+to)\b)",
         clause,
         re.I,
     )

@@ -107,12 +107,43 @@ def _read(fields: list[str]) -> _Fields:
     return found
 
 
+# The "-- " line that opens a signature below a message (RFC 3676's delimiter, as typed).
+_DELIMITER = re.compile(r"^[ \t]{0,8}-{2,3}[ \t]{0,3}$", re.MULTILINE)
+# Words before a signature that make the message someone else's: a paste, a reply to write.
+_NOT_MINE = re.compile(
+    r"\b(?:his|her|their|your|he|she|they|him|them|who|who's|wrote|writes|says|said|sent|"
+    r"forwarded|received|got\s+this|reply|respond|answer|from\s+(?:a|an|the|my|our)\s+\w+|"
+    r"(?:this|that|the|an?)\s+(?:e-?mail|message|mail|msg|text|letter|note))\b|(?<!\w)\w++'s\b",
+    re.IGNORECASE,
+)
+
+
+def _signed_below(text: str) -> bool:
+    """A message of the speaker's own that ends on a "-- " signature: nothing above it
+    makes the message someone else's (attribution has taken out quoted text already)."""
+    delimiters = list(_DELIMITER.finditer(text))
+    if len(delimiters) != 1:
+        return False
+    return not _NOT_MINE.search(text[: delimiters[0].start()])
+
+
+def _paragraphs(text: str) -> list[list[str]]:
+    """The paragraphs of ``text`` (blank-line apart) of two lines or more, each as its
+    fields: a signature pasted without a sign-off ("my new sig:\n\nPriya Raman\n...")."""
+    found = []
+    for paragraph in re.split(r"\n[ \t]*\n", text):
+        lines = [line.strip() for line in paragraph.split("\n") if line.strip()]
+        if len(lines) >= 2:
+            found.append([f.strip() for line in lines for f in _FIELDS.split(line) if f.strip()])
+    return found
+
+
 def signature(text: str) -> list[Statement]:
     """The statements of the speaker's own signature in ``text``, if the text says it is
     theirs."""
-    if not OWNED.search(text):
+    if not OWNED.search(text) and not _signed_below(text):
         return []
-    for block in _lines(text):
+    for block in [*_lines(text), *_paragraphs(text)]:
         fields = _read(block)
         if fields.title is None and fields.email is None and fields.phone is None:
             continue

@@ -50,7 +50,9 @@ PET_SPECIES = _words(
 snake lizard horse ferret gecko budgie hedgehog chinchilla rat mouse pony iguana cockatiel
 canary pig goat chicken retriever labrador lab poodle beagle terrier bulldog husky corgi
 dachshund spaniel collie chihuahua pug greyhound schnauzer rottweiler labradoodle goldendoodle
-cockapoo tabby"""
+cockapoo tabby
+pup kitty doggo pupper cockatoo macaw lovebird parakeet tarantula axolotl dragon frog tortie
+staffy whippet lurcher malamute dalmatian pitbull mutt moggy duck alpaca donkey"""
 )
 
 DIETS = _words(
@@ -206,3 +208,7 @@ snack munch bark meow moult shed jump hop run sprint walk wander roam explore di
 sit stand lie lay lying sleep snooze doze wake
 my your his her its our their me him them us myself yourself himself herself"""
 )
+
+# The short forms chat and signatures use for a job's last word: "software dev at Monzo",
+# "Senior PM, Acme", "sales rep".
+JOB_WORDS = JOB_WORDS | _words("dev devs pm rep eng sre qa ux admin exec receptionist nanny carer")
