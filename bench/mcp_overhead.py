@@ -1,9 +1,9 @@
 """What an MCP tool call costs against the same REST call, and MCP sessions under load, on a
 real server (`manage.py serve`, as `make run` starts it).
 
-    .venv/bin/python bench/mcp_overhead.py                                             # SQLite
-    .venv/bin/python scripts/with-postgres -- .venv/bin/python bench/mcp_overhead.py   # PostgreSQL
-    .venv/bin/python bench/mcp_overhead.py --pairs 100 --sessions 8 --duration 5       # a quick look
+    .venv/bin/python bench/mcp_overhead.py  # SQLite
+    .venv/bin/python scripts/with-postgres -- .venv/bin/python bench/mcp_overhead.py  # PostgreSQL
+    .venv/bin/python bench/mcp_overhead.py --pairs 100 --sessions 8 --duration 5  # a quick look
 
 Two measures:
 
