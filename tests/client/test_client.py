@@ -5,6 +5,7 @@ import asyncio
 import pytest
 
 from dewee_client import AsyncDewee, Dewee, errors, models
+from tests.event_loop import in_own_thread
 from tests.factories import make_key, make_workspace
 
 
@@ -185,4 +186,4 @@ def test_the_async_client_does_the_same(live):
             with pytest.raises(errors.MemoryNotFound):
                 await dewee.get_memory(10**9)
 
-    asyncio.run(turn())
+    in_own_thread(asyncio.run, turn())

@@ -9,6 +9,7 @@ from langgraph.store.base import InvalidNamespaceError
 from dewee_client import Dewee
 from dewee_client.langgraph import DeweeStore
 from examples import langgraph_agent
+from tests.event_loop import in_own_thread
 
 
 @pytest.fixture
@@ -88,7 +89,7 @@ def test_the_async_methods_do_the_same(store):
         await store.adelete(("helpdesk", "u7"), "k")
         assert await store.aget(("helpdesk", "u7"), "k") is None
 
-    asyncio.run(use())
+    in_own_thread(asyncio.run, use())
 
 
 def test_a_read_key_reads_and_a_write_is_refused(live, store):

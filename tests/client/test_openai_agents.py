@@ -10,6 +10,7 @@ from agents.tool_context import ToolContext
 from dewee_client import AsyncDewee
 from dewee_client.openai_agents import memory_context, memory_tools
 from examples import openai_agents_memory
+from tests.event_loop import in_own_thread
 
 
 async def _invoke(tool: Tool, **arguments) -> str:
@@ -53,13 +54,13 @@ def test_remember_and_recall_keep_to_their_user(live, dewee):
         async with AsyncDewee(live.url, live.key, agent_id="helpdesk") as client:
             await use(client)
 
-    asyncio.run(run())
+    in_own_thread(asyncio.run, run())
     [memory] = dewee.memories()
     assert (memory.user, memory.content) == ("u7", "Ana prefers morning appointments")
 
 
 def test_the_example_remembers_for_that_user_only(live, dewee):
-    answers = asyncio.run(openai_agents_memory.main(live.url, live.key))
+    answers = in_own_thread(asyncio.run, openai_agents_memory.main(live.url, live.key))
     assert answers[0].startswith("Remembered (memory ")
     assert answers[1:] == ["- I am allergic to penicillin", "Nothing remembered about that."]
     [memory] = dewee.memories(user="u7")

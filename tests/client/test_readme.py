@@ -2,6 +2,7 @@
 
 import re
 
+from tests.event_loop import in_own_thread
 from tests.servers import BASE_DIR
 
 
@@ -29,4 +30,4 @@ def test_the_python_client_examples_run(live):
     assert "Ana is allergic to penicillin" in printed
     assert "city Lisbon current" in printed
     assert "409 fact_not_disputed" in printed
-    assert "Ana prefers morning appointments" in _run(asynchronous, live)
+    assert "Ana prefers morning appointments" in in_own_thread(_run, asynchronous, live)

@@ -11,6 +11,7 @@ from django.db import connection
 
 from dewee_client import AsyncDewee, Dewee, errors
 from tests.client.conftest import wait_until_the_database_is_quiet
+from tests.event_loop import in_own_thread
 from tests.factories import make_key, make_workspace
 from tests.servers import start_server, stop_server, wait_until_serving
 
@@ -80,7 +81,7 @@ def test_the_async_client_waits_out_a_429_too(limited):
 
     import asyncio
 
-    assert len(set(asyncio.run(calls()))) == 7
+    assert len(set(in_own_thread(asyncio.run, calls()))) == 7
 
 
 def test_a_503_busy_database_is_tried_again_after_retry_after(limited):

@@ -12,6 +12,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import TextContent, TextResourceContents
 
+from tests.event_loop import in_own_thread
 from tests.factories import make_agent, make_key, make_workspace
 from tests.servers import Server, start_server, stop_server, wait_until_serving
 
@@ -46,7 +47,7 @@ def client(server: Server, key: str, agent: str = "support-bot") -> Client:
 
 
 def run(coroutine_function: Any, *args: Any) -> Any:
-    return anyio.run(coroutine_function, *args)
+    return in_own_thread(anyio.run, coroutine_function, *args)
 
 
 def text(block: Any) -> str:

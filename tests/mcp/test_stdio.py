@@ -8,6 +8,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from tests.event_loop import in_own_thread
 from tests.factories import make_agent, make_key, make_workspace
 from tests.servers import BASE_DIR, database_url
 
@@ -44,7 +45,7 @@ def test_the_stdio_server_lists_the_tools_stores_and_recalls():
             found = await mcp.call_tool("recall", {"query": "seat preference", "user": "ana"})
         return names, stored.structured_content, found.structured_content
 
-    names, stored, found = anyio.run(scenario)
+    names, stored, found = in_own_thread(anyio.run, scenario)
     assert {"remember", "recall", "context", "facts_check", "session_start"} <= names
     assert stored["content"] == "Ana prefers window seats"
     assert [hit["id"] for hit in found["items"]] == [stored["id"]]
@@ -59,7 +60,7 @@ def test_a_read_key_over_stdio_lists_only_read_tools():
         async with Client(host_config(key, "support-bot")) as mcp:
             return {t.name for t in (await mcp.list_tools()).tools}
 
-    assert anyio.run(scenario) == {"recall", "context", "facts_check", "facts_list"}
+    assert in_own_thread(anyio.run, scenario) == {"recall", "context", "facts_check", "facts_list"}
 
 
 def test_without_a_valid_key_the_command_says_why_and_exits_1(tmp_path):

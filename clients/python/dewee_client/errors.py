@@ -375,6 +375,12 @@ class ValueAlreadyCurrent(Conflict):
     code = "value_already_current"
 
 
+class ChangeNotPending(Conflict):
+    """Only a change still to take effect is called off or moved."""
+
+    code = "change_not_pending"
+
+
 class SessionEnded(Conflict):
     """The session has ended."""
 
@@ -481,6 +487,7 @@ ERRORS: dict[str, type[DeweeError]] = {
         UndoRefused,
         FactNotRejected,
         ValueAlreadyCurrent,
+        ChangeNotPending,
         SessionEnded,
         QuotaExceeded,
         TooManyCandidates,
