@@ -1,10 +1,11 @@
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
 from django.urls import include, path, re_path
+from django.views.decorators.csrf import csrf_exempt
 
 from dewee.api import api, route_not_found
 from dewee.dashboard import APP_MOUNT
 from dewee.health import healthz, readyz
-from dewee.mcp_server.http import mcp_endpoint
 from dewee.metrics import metrics_view
 from dewee.sign_in import sign_in
 from dewee.site import favicon
@@ -14,6 +15,16 @@ from facts.views import home
 handler500 = "dewee.outage.server_error"
 # A body over the size limit is 413, whoever reads it first (dewee.error_pages).
 handler400 = "dewee.error_pages.bad_request"
+
+
+@csrf_exempt
+def mcp_endpoint(request: HttpRequest) -> HttpResponse:
+    """/mcp, with the MCP SDK loaded on its first request: the SDK imports opentelemetry's
+    API and more, which a process that never serves /mcp (a worker, the CLI, a server with
+    no agent host) has no reason to load (tests/test_tracing.py)."""
+    from dewee.mcp_server.http import mcp_endpoint as serve
+
+    return serve(request)
 
 
 urlpatterns = [
