@@ -35,6 +35,9 @@ _WORD = re.compile(r"(?<![\w@.'’/-])[A-Za-z]{3,24}(?![\w@/-]|\.\w|['’](?!s\b
 _SENTENCE_END = re.compile(r"(?:^|[.!?:\n])[\s\"'(]{0,3}$")
 # Words of this length or more may carry two typos.
 LONG_WORD = 8
+# The words on each side of a word that a place's name may take with it ("Ho Chi Minh City").
+_PLACE_WORDS = 3
+_NEAR_WORDS = re.compile(r"[A-Za-z]{1,24}")
 
 
 @cache
@@ -185,6 +188,21 @@ class Speller:
             if not (capitalised and opens):
                 return typed  # a name ("Jaon" is someone), or an acronym
         word = self.meant(typed.lower())
-        if word is None:
+        if word is None or _in_place_name(match):
             return typed
         return word[0].upper() + word[1:] if typed[0].isupper() else word
+
+
+def _in_place_name(match: re.Match[str]) -> bool:
+    """The word is part of a place's name of several words: "nang" in "im in da nang now" is
+    no typo of "nans". Read only for a word that would be corrected: a few lookups."""
+    text = match.string
+    before = _NEAR_WORDS.findall(text, max(0, match.start() - 40), match.start())
+    after = _NEAR_WORDS.findall(text, match.end(), match.end() + 40)
+    words = [*before[-_PLACE_WORDS:], match.group(0), *after[:_PLACE_WORDS]]
+    at = len(before[-_PLACE_WORDS:])
+    return any(
+        city(" ".join(words[start:end]))
+        for start in range(0, at + 1)
+        for end in range(max(at + 1, start + 2), len(words) + 1)
+    )

@@ -150,6 +150,10 @@ def test_a_value_is_never_corrected():
     assert values("moevd to lisbn last week") == {("city", "Lisbn")}
     # Täby is a place one typo from "tabby", a pet's word: the place stays.
     assert values("we moved to taby last month") == {("city", "Täby")}
+    # A word of a place's name of several words is no typo of a key word beside it
+    # ("nang" is one letter from "nans"), though alone it would be.
+    assert typos_read("im in da nang now") == "im in da nang now"
+    assert typos_read("got the nang of it") == "got the nans of it"
 
 
 @pytest.mark.django_db
