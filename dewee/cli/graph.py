@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from dewee.cli.output import add_json_flag, print_json, print_table
-from dewee.cli.progress import progress_bar, set_total
+from dewee.cli.progress import following, progress_bar
 from dewee.cli.runner import cli_access
 from dewee.errors import InvalidInput
 from memory.entity_queries import entity_to_dict, list_entities, memory_entities, preview_extraction
@@ -69,12 +69,7 @@ def graph_rebuild(args: argparse.Namespace) -> None:
         with progress_bar(
             total=None, unit="memories", description=agent.agent_id, json_output=args.json
         ) as bar:
-
-            def progress(done: int, total: int, bar: Any = bar) -> None:
-                set_total(bar, total)
-                bar.update(done - bar.n)
-
-            built = rebuild_graph(agent=agent, batch_size=args.batch_size, progress=progress)
+            built = rebuild_graph(agent=agent, batch_size=args.batch_size, progress=following(bar))
         seconds = time.monotonic() - started
         results.append({"agent_id": agent.agent_id, **vars(built), "seconds": seconds})
         if not args.json:

@@ -4,6 +4,7 @@ import argparse
 from typing import Any
 
 from dewee.cli.output import add_json_flag, print_json, print_table
+from dewee.cli.progress import with_progress
 from dewee.cli.runner import cli_access
 from memory.queries import maintenance_status, run_to_dict
 from memory.services.maintenance import JOBS, clean_jobs, queue_maintenance, run_maintenance
@@ -81,7 +82,12 @@ def trigger(args: argparse.Namespace) -> None:
                 else:
                     print(f"queued {item['job']} (task {item['task_id']}); the worker runs it")
         return
-    runs = [run_to_dict(run_maintenance(job=job, agent=agent, trigger="cli")[0]) for job in jobs]
+    runs = [
+        run_to_dict(run_maintenance(job=job, agent=agent, trigger="cli")[0])
+        for job in with_progress(
+            jobs, total=len(jobs), unit="jobs", description="running", json_output=args.json
+        )
+    ]
     if args.json:
         print_json({"runs": runs})
         return

@@ -11,7 +11,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
 from dewee.cli.output import add_json_flag, print_json, print_table
-from dewee.cli.progress import progress_bar, set_total, shown, with_progress
+from dewee.cli.progress import following, progress_bar, set_total, shown, with_progress
 from dewee.cli.runner import cli_access, cli_agent_to_write
 from dewee.errors import ConfirmationRequired, InvalidInput
 from memory.models import Memory, MemoryType
@@ -176,17 +176,12 @@ def dedup(args: argparse.Namespace) -> None:
     with progress_bar(
         total=None, unit="groups", description="merging", json_output=args.json
     ) as bar:
-
-        def progress(done: int, total: int) -> None:
-            set_total(bar, total)
-            bar.update(done - bar.n)
-
         report = deduplicate_memories(
             agent=agent,
             actor=access.actor,
             memory_type=args.memory_type,
             dry_run=args.dry_run or not args.yes,
-            progress=progress,
+            progress=following(bar),
         )
     if report.groups and not (args.yes or args.dry_run):
         if not args.json:
@@ -217,7 +212,12 @@ def decay(args: argparse.Namespace) -> None:
     """One decay pass over one agent, recorded like every run (the Maintenance page shows
     it, marked as a CLI run)."""
     agent = cli_access().agent(args.agent)
-    _, result = run_maintenance(job="decay", agent=agent, trigger="cli", dry_run=args.dry_run)
+    with progress_bar(
+        total=None, unit="memories", description="decaying", json_output=args.json
+    ) as bar:
+        _, result = run_maintenance(
+            job="decay", agent=agent, trigger="cli", dry_run=args.dry_run, progress=following(bar)
+        )
     assert isinstance(result, DecayResult)
     changed, memories = result.counts.get("changed", 0), result.counts.get("memories", 0)
     if args.json:

@@ -7,7 +7,7 @@ tqdm's (rate, time left, terminal width handled); stdout stays the command's res
 `dewee memory export > file.jsonl` shows a bar and writes only the records."""
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from tqdm import tqdm
 
@@ -38,6 +38,16 @@ def set_total(bar: "tqdm[None]", total: int) -> None:
     if bar.total != total:
         bar.total = total
         bar.refresh()
+
+
+def following(bar: "tqdm[None]") -> Callable[[int, int], None]:
+    """A service's ``progress(done, total)`` that moves ``bar``."""
+
+    def progress(done: int, total: int) -> None:
+        set_total(bar, total)
+        bar.update(done - bar.n)
+
+    return progress
 
 
 def with_progress[T](

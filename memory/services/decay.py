@@ -4,6 +4,7 @@ afterwards."""
 
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -194,7 +195,12 @@ def _apply_batch(
 
 
 def _apply(
-    groups: list[_Group], scope: list[int] | None, now: datetime, batch_size: int
+    groups: list[_Group],
+    scope: list[int] | None,
+    now: datetime,
+    batch_size: int,
+    progress: Callable[[int, int], None] | None = None,
+    total: int = 0,
 ) -> Counter[int]:
     """Run every group's UPDATE over consecutive id ranges of ``batch_size`` memories, each
     range in its own short transaction: recalls (and their access updates) wait at most one
@@ -205,13 +211,16 @@ def _apply(
     if scope is not None:
         memories = memories.filter(agent_id__in=scope)
     changed = Counter[int]()
-    lo = 0
+    lo, done = 0, 0
     while True:
         bound = memories.filter(id__gt=lo).values_list("id", flat=True)[batch_size - 1 : batch_size]
         hi = next(iter(bound), None)
         # The last range is open: memories stored during the pass start at their base.
         upper = hi if hi is not None else 2**63 - 1
         changed.update(_apply_batch(statements, lo, upper))
+        done = total if hi is None else min(done + batch_size, total)
+        if progress is not None:
+            progress(done, total)
         if hi is None:
             return changed
         lo = hi
@@ -237,7 +246,11 @@ def _snapshots(distribution: _Distribution, now: datetime) -> None:
 
 
 def decay_pass(
-    *, agents: QuerySet[Agent] | None = None, now: datetime | None = None, dry_run: bool = False
+    *,
+    agents: QuerySet[Agent] | None = None,
+    now: datetime | None = None,
+    dry_run: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> DecayResult:
     """Set every memory of ``agents`` (None: all) to its importance at ``now`` under its
     agent's strategy for its type, and record one ImportanceSnapshot per agent with memories.
@@ -246,7 +259,9 @@ def decay_pass(
     strategy, now) only, so repeated or interrupted passes converge on the same values; it
     never rises above its base nor falls below the floor (a base under the floor stays);
     nothing is deleted; memory_version is not bumped (no cache holds importance: the SQLite
-    vector cache keeps ids, vectors and deadlines). A dry run reports and writes nothing."""
+    vector cache keeps ids, vectors and deadlines). A dry run reports and writes nothing.
+    ``progress(done, total)`` is told of the memories written after each batch (the CLI's
+    bar)."""
     # The web server checks these at start; the CLI and a worker started by hand do not.
     if errors := check_decay_settings():
         raise ImproperlyConfigured("; ".join(f"{e.msg} ({e.hint or e.id})" for e in errors))
@@ -260,7 +275,14 @@ def decay_pass(
     if dry_run:
         after, changed = _preview(groups, now)
     else:
-        changed = _apply(groups, scope, now, settings.DEWEE_DECAY_BATCH_SIZE)
+        changed = _apply(
+            groups,
+            scope,
+            now,
+            settings.DEWEE_DECAY_BATCH_SIZE,
+            progress=progress,
+            total=sum(before.totals.values()),
+        )
         after = _distribution(scope)
         with transaction.atomic():
             _snapshots(after, now)

@@ -45,6 +45,8 @@ class JobSpec:
     pass_path: str
     interval_setting: str
     autopilot: bool = False
+    # The pass takes ``progress(done, total)`` (a bar for the CLI's long runs).
+    reports_progress: bool = False
 
     @property
     def interval_secs(self) -> int:
@@ -71,6 +73,7 @@ JOBS: dict[str, JobSpec] = {
             MaintenanceJob.DECAY.value,
             "memory.services.decay.decay_pass",
             "DEWEE_DECAY_INTERVAL_SECS",
+            reports_progress=True,
         ),
         JobSpec(
             MaintenanceJob.EXPIRY.value,
@@ -180,6 +183,7 @@ def run_maintenance(
     trigger: str = "schedule",
     dry_run: bool = False,
     queued_job_pk: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[MaintenanceRun, PassResult]:
     """Run one job over every agent (or one agent, or one workspace's agents) and record it;
     returns the recorded run and the pass's own result (a decay pass adds distributions).
@@ -188,7 +192,8 @@ def run_maintenance(
     passes themselves commit in batches, so a run killed midway leaves each memory before or
     after and the next run finishes the work. A failing pass is recorded, then re-raised so
     the worker records the failure too. A job queued on request (``queued_job_pk``) leaves
-    the queue's ledger as it starts: a new trigger queues it again."""
+    the queue's ledger as it starts: a new trigger queues it again. ``progress(done, total)``
+    is told of the pass's work, for the jobs whose pass reports it (decay's memories)."""
     spec = JOBS[clean_jobs([job])[0]]
     if queued_job_pk is not None:
         QueuedJob.objects.filter(pk=queued_job_pk).delete()
@@ -210,7 +215,8 @@ def run_maintenance(
     started = time.monotonic()
     try:
         with _RunHeartbeat(run.pk):
-            result = spec.run_pass()(agents=agents, now=now, dry_run=dry_run)
+            reporting = {"progress": progress} if spec.reports_progress and progress else {}
+            result = spec.run_pass()(agents=agents, now=now, dry_run=dry_run, **reporting)
     except Exception as exc:
         run.status, run.error = RunStatus.FAILED, without_values(f"{type(exc).__name__}: {exc}")
         _finish(run, started)

@@ -104,3 +104,32 @@ def test_dedup_shows_its_merges_at_a_terminal(agent, capsys):
     assert "merging" in shown
     assert "/3" in shown
     assert "Merged 6 duplicates into 3 memories" in capsys.readouterr().out
+
+
+def test_decay_shows_the_memories_it_writes_at_a_terminal(agent, capsys, settings):
+    settings.DEWEE_DECAY_BATCH_SIZE = 4
+    store_memories(
+        agent=agent, items=[MemoryInput(content=f"Visit {n} went well") for n in range(10)]
+    )
+    code, shown = at_terminal(["memory", "decay", "--agent", agent.agent_id])
+    assert code == 0
+    assert "decaying" in shown
+    assert "/10" in shown
+    assert f"of 10 memories of {agent.agent_id}" in capsys.readouterr().out
+    # With --json no bar (the run's own log line may still go to stderr).
+    code, shown = at_terminal(["memory", "decay", "--agent", agent.agent_id, "--json"])
+    assert code == 0
+    assert "decaying" not in shown
+    assert json.loads(capsys.readouterr().out)["memories"] == 10
+
+
+def test_autopilot_trigger_shows_the_jobs_it_runs_at_a_terminal(agent, capsys):
+    argv = ["memory", "autopilot", "trigger", "--agent", agent.agent_id, "--job", "expiry"]
+    argv += ["--job", "decay"]
+    code, shown = at_terminal(argv)
+    assert code == 0
+    assert "running" in shown
+    assert "/2" in shown
+    out = capsys.readouterr().out
+    assert "expiry:" in out
+    assert "decay:" in out
