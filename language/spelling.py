@@ -128,12 +128,21 @@ class Speller:
         *,
         english: frozenset[str] | None = None,
         also_known: Iterable[str] = (),
+        short_words: Iterable[str] = (),
     ):
         """``english``: the words of the language (default: english_words()); ``also_known``:
-        more words never corrected (the caller's own shorthands)."""
+        more words never corrected (the caller's own shorthands); ``short_words``: words of
+        three letters read back only from two neighbours swapped ("cta", "dgo"): any other
+        slip leaves a three-letter word as near to too many others."""
         self.key_words = frozenset(w.casefold() for w in key_words if len(w) >= 4)
         self.english = english_words() if english is None else english
         self.known = self.english | self.key_words | frozenset(also_known)
+        self._swapped = {
+            word[:i] + word[i + 1] + word[i] + word[i + 2 :]: word
+            for word in (w.casefold() for w in short_words)
+            for i in range(len(word) - 1)
+            if word[i] != word[i + 1]
+        }
         # Every key word under each of its forms with a letter or two taken out.
         self._index: dict[str, set[str]] = {}
         for word in self.key_words:
@@ -142,7 +151,18 @@ class Speller:
 
     def meant(self, typed: str) -> str | None:
         """The one key word ``typed`` (lower case) is a typo of, or None."""
-        if typed in self.known or len(typed) < 3 or self.compound(typed):
+        if typed in self.known or len(typed) < 3:
+            return None
+        if typed in self._swapped:
+            return self._swapped[typed]
+        # Two neighbours swapped is the likeliest slip of all: "promtoed" is "promoted", though
+        # it also reads as "prom" + "toed"; "inot" is "into".
+        swapped = {
+            typed[:i] + typed[i + 1] + typed[i] + typed[i + 2 :] for i in range(len(typed) - 1)
+        } & self.key_words
+        if len(swapped) == 1 and not _a_known_place(typed):
+            return swapped.pop()
+        if self.compound(typed):
             return None
         # Two letters dropped from a long key word leave six.
         depth = 2 if len(typed) >= LONG_WORD - 2 else 1
@@ -205,4 +225,17 @@ def _in_place_name(match: re.Match[str]) -> bool:
         city(" ".join(words[start:end]))
         for start in range(0, at + 1)
         for end in range(max(at + 1, start + 2), len(words) + 1)
+    )
+
+
+# A village's other names include many a typo ("inot" is one of a Cambodian village's): a word
+# swapped from a key word is read as the key word unless it names a town of this size.
+_SWAP_PLACE_POPULATION = 50_000
+
+
+def _a_known_place(typed: str) -> bool:
+    place = city(typed)
+    return country(typed) is not None or (
+        place is not None
+        and (place.population >= _SWAP_PLACE_POPULATION or place.name.casefold() == typed)
     )

@@ -143,13 +143,16 @@ SUBORDINATE = re.compile(
     re.IGNORECASE,
 )
 QUESTION_START = re.compile(
-    r"^(?:so\s+|and\s+|but\s+|hey\s+)?(?:do|does|did|should|shall|would|could|can|is|are|am|"
+    # Not "can't stand reality TV": a statement with its "I" left out.
+    r"^(?:so\s+|and\s+|but\s+|hey\s+)?(?:do|does|did|should|shall|would|could|can(?!['’]t)|is|are|am|"
     r"was|were|will|won't|what|where|when|why|how|who|which|whom|any idea|any tips|"
     r"any advice|have you|has|have)\b",
     re.IGNORECASE,
 )
 HYPOTHETICAL = re.compile(
-    r"\b(?:if|unless|suppose|supposing|imagine|imagining|what if|in case|would|could|"
+    # "would"/"could" opening a remark after a comma, its "I" left out, is no wish: "I adore
+    # old bookshops, could spend hours in one".
+    r"\b(?:if|unless|suppose|supposing|imagine|imagining|what if|in case|(?<!,\s)(?:would|could)|"
     r"i'd|we'd|wish|wished|dream|dreaming|daydream|fantasi[sz]e|pretend|assuming|"
     r"parallel universe|alternate universe|another life|other life|ideal world|perfect world|"
     r"in theory|hypothetically)\b",

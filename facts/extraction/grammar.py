@@ -7,7 +7,8 @@ from facts.extraction.vocabulary import PET_SPECIES
 _ADVERBS = (
     r"just|now|recently|finally|officially|currently|actually|also|still|really|already|"
     r"happily|newly|proudly|basically|mostly|totally|absolutely|definitely|truly|even|both|"
-    r"all|again|been|kind of|sort of|pretty much|technically|today|lately|do"
+    r"all|again|been|kind of|sort of|pretty much|technically|today|lately|do|kinda|sorta|"
+    r"genuinely|honestly|seriously|literally"
 )
 # "I", "we", with a contracted or plain auxiliary and any adverbs: "I've just", "we're now".
 S = (

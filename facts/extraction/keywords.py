@@ -97,6 +97,11 @@ def _known_words() -> frozenset[str]:
     return _pattern_runs() | chat | frozenset().union(*lists)
 
 
+# The rules' words of three letters, read back from two letters swapped only: "my cta
+# Mochi", "our dgo Rex", "my bf", "my sno Ali".
+SHORT_KEY_WORDS = ("cat", "dog", "son", "kid", "job", "pet")
+
+
 @cache
 def key_words() -> frozenset[str]:
     """The words typos are read back to: of 4 letters or more (a shorter word is one typo
@@ -111,14 +116,16 @@ def key_words() -> frozenset[str]:
         if distance(typed, meant) > allowed_distance(meant)
     }
     lists = DIETS | JOB_WORDS | LANGUAGES | PET_SPECIES
-    words = _pattern_words() | written_out | shorthands | lists
+    # Pets come in numbers: "two rabitts", "we got chikens".
+    plurals = {w + ("es" if w.endswith(("sh", "ch", "x", "s")) else "s") for w in PET_SPECIES}
+    words = _pattern_words() | written_out | shorthands | lists | plurals
     return frozenset(w for w in words if len(w) >= 4 and w.isalpha())
 
 
 @cache
 def _speller() -> Speller:
     # The chat spellings are known words, never re-read as another word.
-    return Speller(key_words(), also_known=_known_words())
+    return Speller(key_words(), also_known=_known_words(), short_words=SHORT_KEY_WORDS)
 
 
 def typos_read(text: str) -> str:

@@ -130,6 +130,16 @@ JOB_TITLE = rx(
     r"start|starting|'m starting|started|'ll start|join|joining|'m joining|joined|'ll join|"
     r"be joining|be starting|got hired|was hired|'ve been hired|hired|'m|am)\b[^,;.!?]{0,120}?"
     r"\b(?:at|for|by|with|in|there|join|joining)\b[^,;.!?]{0,120}?\bas\s+(?:an?\s+|the\s+)?" + REST,
+    # "got promoted to senior accountant", "just got promoted to team lead!"
+    r"^(?:(?:so|and|ok|omg|just|finally|officially)\s+)*(?:i\s+)?(?:just\s+)?(?:got|was|been|'ve\s+been)"
+    r"\s+promoted\s+to\s+(?:an?\s+|the\s+)?" + REST,
+    # "I am English teacher", "I am software tester in Abuja": a title without its article,
+    # as many who learnt English later write it (the title's last word must be a trade's).
+    I_AM + r"(?!an?\s|the\s|\w+ing\b|not\b|no\b)" + REST,
+    # A message that is the title alone: "head chef now!!", "product manager at Kotaro Games".
+    r"^(?P<v>(?:[\w-]+\s+){0,3}[\w-]+)\s+now\s*[.!]*$",
+    r"^(?P<v>(?:[\w-]+\s+){0,3}[\w-]+\s+at\s+(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})"
+    r"\s*[.!]*$",
 )
 JOB_ENDINGS = re.compile(r"(?:ologist|ician|iatrist|otherapist|ographer|onomist)$")
 TITLE_HEADS = re.compile(r"^(?:head|director|vp|chief|professor|manager|lead)\s+of\s+", re.I)
@@ -190,6 +200,13 @@ DIET = rx(
     r"completely\s+|mostly\s+)*(?P<v>" + _DIET_WORDS + r")\b"
     r"(?:\s+diet)?"
 )
+# A message or clause that opens on the verb, "I" left out: "love jazz", "hate karaoke".
+_NO_SUBJECT = (
+    r"^(?:(?:and|also|but|ok|okay|honestly|ngl|tbh|lol|haha|omg|ugh|srsly)[,!]?\s++)*"
+    r"(?:i\s++)?(?:(?:really|genuinely|absolutely|honestly|seriously|just|totally|kinda|sorta)\s++)?"
+)
+# "things i love:", "stuff I can't stand:": a list of tastes after a colon.
+_LIST_OF = r"^(?:(?:also|and|ok)\s+)?(?:things|stuff)\s+(?:that\s+)?i\s+(?:really\s+)?"
 LIKES = rx(
     S + r"(?:love|like|enjoy|adore|dig|(?:'m\s+|am\s+)?(?:into|obsessed with|passionate about|"
     r"crazy about|"
@@ -203,12 +220,24 @@ LIKES = rx(
     r"^(?:a\s+)?(?:big|huge|massive|lifelong)\s+fan\s+of\s+" + REST,
     r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]{1,120}?)\s++(?:is|are)\s+my\s+(?:absolute\s+)?"
     r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
+    # A chat message that leaves out "I": "love love LOVE jazz", "adore old bookshops".
+    _NO_SUBJECT + r"(?:(?:love|adore|enjoy)\s++)+" + REST,
+    # "things i love: jollof, afrobeats, football"
+    _LIST_OF + r"(?:love|like|enjoy|adore|am\s+into|'m\s+into)\s*+:\s*+" + REST,
+    # "add bouldering to the things i like", "put ramen on my likes"
+    r"^(?:(?:also|pls|please|and)\s+)*(?:add|put)\s+(?P<v>[^,;.!?]{1,60}?)\s+(?:to|on)\s+"
+    r"(?:the\s+|my\s+)?(?:(?:things|stuff)\s+i\s+(?:like|love|enjoy)|likes|interests|hobbies)\b",
 )
 DISLIKES = rx(
     S + r"(?:hate|dislike|detest|loathe|despise|can't stand|cannot stand|can't bear|"
     r"don't like|do not like|don't enjoy|do not enjoy|"
     r"(?:'m|am)\s+not\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?fan\s+of|"
     r")\s+" + REST,
+    # "hate hate HATE karaoke", "can't stand reality TV", "cant stand liver"
+    _NO_SUBJECT + r"(?:(?:hate|loathe|detest|despise)\s++)+" + REST,
+    r"(?:^|,\s*+|\bi\s++)(?:really\s+|just\s+|genuinely\s+|honestly\s+)?"
+    r"(?:can't|cant|cannot|can\s+not)\s+stand\s+" + REST,
+    _LIST_OF + r"(?:hate|dislike|can't\s+stand|cant\s+stand)\s*+:\s*+" + REST,
 )
 LANGUAGE = rx(
     S + r"(?:speak|can speak|'m speaking|am speaking|'m fluent in|am fluent in|fluent in|"
@@ -550,7 +579,8 @@ def _preferences(predicate: str, patterns: list[re.Pattern[str]], clause: str) -
             for v in listed(match.group("v"), max_words=4)
             if v.lower() not in NOT_LIKES and not _TASTE_VERB.match(v)
         ]
-        return [said(predicate, v, evidence_of(clause, match, v), LIKELY) for v in values]
+        if values:  # "I hate hate HATE karaoke": the verb said again is read by the next
+            return [said(predicate, v, evidence_of(clause, match, v), LIKELY) for v in values]
     return []
 
 

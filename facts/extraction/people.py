@@ -118,6 +118,18 @@ HAD = re.compile(
     re.IGNORECASE,
 )
 
+# "we named the puppy Bo", "I finally called the kitten Miso": a pet of theirs, named.
+NAMED_THE = re.compile(
+    r"\b(?:we|i)(?:'ve|\s++have|\s++just|\s++finally|\s++also){0,3}\s++(?:named|called|renamed)\s++"
+    r"(?:the|our|my)\s++(?:new\s++|little\s++|baby\s++)?" + _RELATIVE,
+    re.IGNORECASE,
+)
+# "cat dad (Pistachio)", "proud dog mom of Luna and Rex": a pet of theirs by what they are to it.
+PET_PARENT = re.compile(
+    r"(?:^|[,;(]\s*+|\b(?:a|proud|crazy|i'm\s++a)\s++)" + _RELATIVE + r"\s++"
+    r"(?:dad|mom|mum|mama|papa|parent|lady|mother|father)(?:\s++(?:of|to))?\b",
+    re.IGNORECASE,
+)
 # One item of a list that introduces the speaker: "hi! I'm a nurse in Leeds, 2 kids, a dog
 # called Rolo", "married to Declan, one daughter, Niamh".
 LISTED = re.compile(
@@ -138,7 +150,9 @@ _NAME_WORD = r"[^\W\d_][\w'-]*+"
 _AGE = r"(?<!\s)(?:(?:\s*+,\s*+|\s++)\d{1,2}(?:\s*+(?:yo|y/o|years?(?:\s++old)?|months?))?)?"
 # "(Ben 8 and Lucy 5)": an age after each name of a list.
 _LISTED_AGE = re.compile(
-    r"(?<!\s)\s++\d{1,2}(?:\s*+(?:yo|y/o|yrs?|years?(?:\s++old)?|months?))?(?=\s*+(?:,|and\b|&|\)))",
+    r"(?<!\s)(?:\s++\d{1,2}(?:\s*+(?:yo|y/o|yrs?|years?(?:\s++old)?|months?))?"
+    r"|\s*+\(\s*+\d{1,2}(?:\s*+(?:yo|y/o|yrs?|years?(?:\s++old)?|months?))?\s*+\))"
+    r"(?=\s*+(?:,|and\b|&|\)))",
     re.I,
 )
 _STRONG = re.compile(
@@ -227,16 +241,19 @@ def _name_at(clause: str, start: int, *, cased: bool, many: bool) -> tuple[list[
         if not match or not _is_name(match.group(0), cased=cased):
             break
         word, end = re.sub(r"'s$", "", match.group(0)), match.end()
-        # A surname in text with capitals: "my husband John Smith".
-        second = re.compile(r"(?<!\s)\s++(" + _NAME_WORD + ")").match(clause, end)
-        if (
-            cased
-            and word[:1].isupper()
-            and second
-            and second.group(1)[:1].isupper()
-            and _is_name(second.group(1), cased=True)
-            and second.group(1).lower() not in LANGUAGES
-        ):
+        # A surname in text with capitals: "my husband John Smith", "the puppy Sir Reginald
+        # Fluffington".
+        for _ in range(2):
+            second = re.compile(r"(?<!\s)\s++(" + _NAME_WORD + ")").match(clause, end)
+            if not (
+                cased
+                and word[:1].isupper()
+                and second
+                and second.group(1)[:1].isupper()
+                and _is_name(second.group(1), cased=True)
+                and second.group(1).lower() not in LANGUAGES
+            ):
+                break
             word, end = f"{word} {re.sub(r"'s$", '', second.group(1))}", second.end()
         if match.group(0).endswith("'s"):
             end -= 2
@@ -291,7 +308,10 @@ def _singular_species(word: str) -> str:
 _BETWEEN = re.compile(
     r"(?<!\s)(?:\s++of\s++(?:\d{1,2}\+?|a\s++few|many|two|three|four|five|six|seven|eight|nine|"
     r"ten|almost\s++\d{1,2}|nearly\s++\d{1,2}|over\s++\d{1,2})\s*+(?:yrs?|years?|months?|decades?)\b)?"
-    r"(?:\s*+,\s*+\d{1,2}\s*+(?:yo|y/o|years?\s++old|months?(?:\s++old)?)?(?=\s*+,))?",
+    r"(?:\s*+,\s*+\d{1,2}\s*+(?:yo|y/o|years?\s++old|months?(?:\s++old)?)?(?=\s*+,))?"
+    # "a dog though, Biscotti", "chickens lol, three of them: Ada, Grace and Hedy"
+    r"(?:\s++(?:though|tho|lol|haha|btw|too)(?=\s*+[,:]))?"
+    r"(?:\s*+,\s*+(?:two|three|four|five|six|both|all)\s++of\s++them(?=\s*+:))?",
     re.IGNORECASE,
 )
 
@@ -391,7 +411,9 @@ def _own_relatives(clause: str, *, presupposed: bool = False) -> list[Statement]
     # Where a relative already read sits (one mark a character: a list of spans looked
     # through for every match is quadratic on a long text).
     taken = bytearray(len(clause) + 1)
-    patterns = (POSSESSED, BARE) if presupposed else (POSSESSED, BARE, HAD, LISTED)
+    patterns = (
+        (POSSESSED, BARE) if presupposed else (POSSESSED, BARE, HAD, LISTED, NAMED_THE, PET_PARENT)
+    )
     for pattern in patterns:
         for match in pattern.finditer(clause):
             if taken[match.start()]:
@@ -760,13 +782,21 @@ def pets(clause: str) -> list[Statement]:
     return [s for s in _all(clause) if s.predicate == "pet"]
 
 
+# Those of the household who may name a pet: "got a hamster, the kids named it Hamster".
+_NAMERS = (
+    r"(?:the\s+(?:kids|children|boys|girls|twins)|my\s+(?:kids|son|daughter|wife|husband)|they)"
+    r"\s+"
+)
+
+
 def _named_pets(found: list[Statement], clause: str) -> list[Statement]:
     unnamed = [s for s in found if is_unnamed(s)]
     if len(unnamed) != 1:
         return found
     pet = unnamed[0]
     later = re.search(
-        r"(?:,|\band|\bso)\s+(?=(?:we\s+|i\s+)?(?:his|her|its|their|name|named|called|call|"
+        r"(?:,|\band|\bso)\s+(?=(?:we\s+|i\s+|" + _NAMERS + r")?"
+        r"(?:his|her|its|their|name|named|called|call|"
         r"calling|'ve\s+named|have\s+named|meet|say\s+(?:hi|hello)\s+to)\b)",
         clause,
         re.I,
@@ -782,8 +812,8 @@ def _named_pets(found: list[Statement], clause: str) -> list[Statement]:
 NAMED_AFTER = re.compile(
     r"^(?:and\s+|so\s+)?(?:(?:(?:his|her|its|their|the\s+(?:" + SPECIES_GROUP + r")'s)\s+)?"
     r"name(?:'s|\s+is|\s*:)"
-    r"|(?:we|i)?(?:'ve|\s+have|\s+just)?\s*(?:named|called|call|calling|'re\s+calling|"
-    r"are\s+calling)\s+(?:him|her|it|them|the\s+\w+)"
+    r"|(?:we|i|" + _NAMERS + r")?(?:'ve|\s+have|\s+just|\s+finally)?\s*(?:named|called|call|"
+    r"calling|'re\s+calling|are\s+calling)\s+(?:him|her|it|them|the\s+\w+)"
     r"|(?:he|she|it)(?:'s|\s+is)\s+(?:called|named)"
     r"|meet|say\s+(?:hi|hello)\s+to)\s+(?P<start>)",
     re.IGNORECASE,

@@ -234,6 +234,7 @@ def listed(raw: str, *, max_words: int = 5) -> list[str]:
 # A part of a list that is a clause of its own: a pronoun or a contracted verb first.
 _CLAUSE_OPENS = re.compile(
     r"\s{0,3}(?:[a-z]{1,12}'(?:s|re|ve|ll|d|m)\b|(?:nothing|everything|something|which|who|that|it|"
-    r"he|she|they|we|you|i|had|has|have|was|were|is|are|got|made|did|forgot|forget|lol|haha)\b)",
+    r"he|she|they|we|you|i|had|has|have|was|were|is|are|got|made|did|forgot|forget|lol|haha|"
+    r"could|would|should|can|will|might|must|tastes|smells|looks|sounds|feels|makes)\b)",
     re.I,
 )

@@ -116,7 +116,7 @@ STOP_WORDS = _words(
 who so to after before until when while today tomorrow yesterday soon again anymore already
 though too also lately recently these that at by or than then nowadays currently full-time
 part-time remotely remote yet right there here lol haha btw ever more most much it's that's
-i'm i've he's she's they're we're you're there's what's"""
+i'm i've he's she's they're we're you're there's what's tbh ngl imo rn fr lmao omg"""
 )
 
 # Lower-case words that may sit inside a proper name: "Bank of America", "Rio de Janeiro".

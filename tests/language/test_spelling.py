@@ -57,6 +57,14 @@ def test_a_real_word_or_a_word_far_from_every_key_word_stays(speller, typed):
     assert speller.meant(typed) is None
 
 
+@pytest.mark.parametrize(("typed", "meant"), [("cta", "cat"), ("dgo", "dog"), ("sno", "son")])
+def test_a_short_key_word_is_read_back_from_two_letters_swapped_only(typed, meant):
+    speller = Speller(KEYS, english=ENGLISH, short_words=["cat", "dog", "son"])
+    assert speller.meant(typed) == meant
+    assert speller.meant(meant[0] + meant[2]) is None  # dropped: too near too many others
+    assert speller.meant("ca") is None
+
+
 def test_a_word_as_near_two_key_words_stays():
     assert Speller(["cart", "card"], english=frozenset()).meant("carq") is None
 
