@@ -209,7 +209,12 @@ def sessions(port: int, key: str, count: int, duration: float) -> dict[str, Any]
     anyio.run(run)
     elapsed = time.monotonic() - started
     reader = Http(port, key)
-    lost = [i for i in stored if reader.get(f"/v1/memories/{i}")[0] != 200]
+    # Every acknowledged id read back; what the read answered when it was not 200 (a 404 is a
+    # lost write; anything else is a failed read, told apart here).
+    reads = {i: reader.get(f"/v1/memories/{i}") for i in stored}
+    lost = [i for i, (status, _body) in reads.items() if status != 200]
+    for i in lost[:5]:
+        print(f"memory {i}: read back with {reads[i][0]} {json.dumps(reads[i][1])[:300]}")
     return {
         "elapsed": elapsed,
         "calls": calls,
