@@ -100,9 +100,11 @@ def states_other_details(first: Memory, second: Memory) -> bool:
     each other ("should be restarted" / "should not be restarted"; the same check as
     facts learned from text). (Tags come from ``tag_rows``; prefetch them.)"""
 
-    def details(memory: Memory) -> tuple[set[str], set[str], set[str]]:
+    # The numbers in the order said, each as often as said: "room 12 on floor 3" is not
+    # "room 3 on floor 12" (as sets they were one, and such pairs were merged).
+    def details(memory: Memory) -> tuple[list[str], set[str], set[str]]:
         entities = {row.name for row in memory.tag_rows.all() if is_entity_tag(row.name)}
-        return set(_NUMBER.findall(memory.content)), _names(memory.content), entities
+        return _NUMBER.findall(memory.content), _names(memory.content), entities
 
     return details(first) != details(second) or contradicts(first.content, second.content)
 

@@ -397,6 +397,13 @@ def test_similar_pairs_across_blocks_best_first_each_pair_once():
             "Ann booked the Lisbon offsite venue for the team in May",
             "Ann booked the Lisbon offsite venue for the team in June",
         ),
+        # The same numbers in another order are other details: a set of them was one and the
+        # same, and 32 MCP sessions storing "Session 5 note 3" and "Session 3 note 5" lost
+        # acknowledged writes to the dedup.
+        (
+            "Session 5 note 3: the user prefers tea",
+            "Session 3 note 5: the user prefers tea",
+        ),
         # They contradict each other: the same check as facts learned from text.
         (
             "the staging database should not be restarted during the deploy window",
@@ -419,6 +426,8 @@ def test_autopilot_keeps_apart_near_duplicates_that_state_other_details(agent, r
     [
         ("We met Ann at the cafe", "We met Bob at the cafe", True),
         ("Invoice 12 is paid", "Invoice 13 is paid", True),
+        ("Room 12 on floor 3 is free", "Room 3 on floor 12 is free", True),
+        ("Invoice 12 is paid, 12 days late", "Invoice 12 is paid, days late", True),
         ("The user likes green tea.", "The user likes green tea!", False),
         ("The offsite is in May", "The offsite is in June", True),
         (
