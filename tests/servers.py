@@ -130,7 +130,9 @@ class Server:
         return self.log.read_text(errors="replace")[-4000:] if self.log.exists() else ""
 
 
-def start_server(tmp_path: Path, **env: str) -> Server:
+def start_server(tmp_path: Path, *, web_only: bool = False, **env: str) -> Server:
+    """`manage.py serve` on the test database; ``web_only``: without its worker, for a server
+    that outlives one test (a worker would run other tests' queued jobs and schedules)."""
     port = free_port()
     token = uuid.uuid4().hex
     log = tmp_path / f"serve-{port}.log"
@@ -147,7 +149,8 @@ def start_server(tmp_path: Path, **env: str) -> Server:
         **env,
     }
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", f"127.0.0.1:{port}"],
+        [sys.executable, "manage.py", "serve", f"127.0.0.1:{port}"]
+        + (["--no-worker"] if web_only else []),
         cwd=BASE_DIR,
         env=environment,
         stdout=log.open("ab"),

@@ -21,10 +21,18 @@ import pytest
 from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
+from django_q.models import OrmQ
 
 from dewee.serving import check_connection_budget
 from facts.models import Fact, Status
-from memory.models import GraphProgress, MaintenanceRun, Memory, RunStatus, WorkerHeartbeat
+from memory.models import (
+    GraphProgress,
+    MaintenanceRun,
+    Memory,
+    QueuedJob,
+    RunStatus,
+    WorkerHeartbeat,
+)
 from memory.queries import maintenance_status
 from memory.services.maintenance import beat_worker_heartbeat
 from tests.factories import make_key, make_workspace
@@ -54,7 +62,7 @@ def serve(tmp_path):
     started: list[Server] = []
 
     def start(**env: str) -> Server:
-        server = start_server(tmp_path, **env)
+        server = start_server(tmp_path, web_only=False, **env)
         started.append(server)
         wait_until_serving(server)
         return server
@@ -172,6 +180,31 @@ def test_an_over_budget_configuration_is_refused_at_start(settings):
     assert "web 4 x 10 = 40 + worker 6 = 46, budget 40" in errors[0].msg
     settings.DEWEE_DB_MAX_CONNECTIONS = 46
     assert check_connection_budget() == []
+
+
+def test_serve_with_no_worker_runs_the_web_server_alone(tmp_path):
+    """For a host whose workers run elsewhere: the web answers, no worker ever starts, and
+    a job queued through the API waits in the queue for a worker to take it."""
+    server = start_server(tmp_path, web_only=True)
+    try:
+        wait_until_serving(server)
+        server.key = make_key(make_workspace("web-only"))
+        stored = server.request("POST", "/v1/memories", {"agent_id": "web-only", "content": "hi"})
+        assert stored.status == 201
+        queued = server.request(
+            "POST", "/v1/admin/autopilot/trigger", {"jobs": ["decay"], "agent_id": "web-only"}
+        )
+        assert queued.status == 202
+        time.sleep(3)  # a worker polls its queue every few tenths of a second
+        assert server.worker_master() is None
+        assert all("qcluster" not in cmd for _ppid, cmd in server.children().values())
+        # The store's graph job and the decay wait; a worker starting the decay would have
+        # taken its ledger row.
+        assert OrmQ.objects.count() == 2
+        assert QueuedJob.objects.filter(job="decay").exists()
+    finally:
+        stop_server(server)
+        print(server.tail())
 
 
 def test_a_killed_worker_is_restarted_while_the_api_keeps_answering(serve):

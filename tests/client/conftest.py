@@ -17,8 +17,10 @@ def dewee_server(django_db_setup, tmp_path_factory) -> Iterator[Server]:
     """One server for the client's tests: each test makes its own workspace and key, and the
     database is emptied after each (transactional tests), so they share it safely."""
     # Jobs (a store's graph, facts learned from it) run in the request that queues them, so
-    # no worker is still writing when a test's data is flushed.
-    server = start_server(tmp_path_factory.mktemp("client-server"), DEWEE_Q_SYNC="1")
+    # no worker is still writing when a test's data is flushed; and no worker at all: one
+    # living through the session ran the jobs other tests queued on the same database (a
+    # test of the queue's cap saw its jobs started and gone) and the schedules' jobs.
+    server = start_server(tmp_path_factory.mktemp("client-server"), web_only=True, DEWEE_Q_SYNC="1")
     try:
         wait_until_serving(server)
         yield server

@@ -22,6 +22,7 @@ def limited_server(django_db_setup, tmp_path_factory):
     up a busy write after 1 second."""
     server = start_server(
         tmp_path_factory.mktemp("limited"),
+        web_only=True,
         DEWEE_RATE_LIMIT_KEY="5/3s",
         DEWEE_SQLITE_BUSY_TIMEOUT_SECS="1",
         DEWEE_Q_SYNC="1",

@@ -103,8 +103,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "addrport", nargs="?", default="127.0.0.1:8000", help="Where to listen (host:port)."
         )
+        parser.add_argument(
+            "--no-worker",
+            action="store_true",
+            help="Serve the web app only: the workers run elsewhere (another host or service).",
+        )
 
-    def handle(self, *args: Any, addrport: str, **options: Any) -> None:
+    def handle(self, *args: Any, addrport: str, no_worker: bool = False, **options: Any) -> None:
         for line in ensure_schedules():
             self.stdout.write(f"schedule {line}")
         plan = connection_plan()
@@ -137,6 +142,8 @@ class Command(BaseCommand):
                 {**base_env, "DEWEE_PROCESS": "worker"},
             ),
         ]
+        if no_worker:
+            children = children[:1]
         stop = False
 
         def request_stop(signum: int, frame: object) -> None:
