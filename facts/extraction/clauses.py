@@ -127,7 +127,11 @@ _KIN_ASIDE = (
 # of spaces read from each of its positions, and split between two adjacent \s, made this
 # cubic in the run's length (1,000 spaces: 34 s).
 CLAUSE_BREAK = re.compile(
-    r"(?<!\s)\s*+(?:;|,\s++(?:" + _CONJUNCTION + r"|"
+    # "I'm a paramedic and thinking about nursing one day", "..., hoping to make senior":
+    # a wish or a plan added to a statement is a clause of its own.
+    r"(?<!\s)(?:\s*+,|\s++and)\s++(?=(?:hoping|thinking|planning|considering|wanting|dreaming)"
+    r"\s+(?:to|about|of|on)\b)"
+    r"|(?<!\s)\s*+(?:;|,\s++(?:" + _CONJUNCTION + r"|"
     r"(?=(?:do|does|did|should|would|could|can|any|what|where|how|why|is|are)\s)"
     r"|(?=" + _OPENER + r"(?:i|i'm|i've|i'll|i'd|we|we're|we've)\b)))"
     r"|(?<!\s)" + _KIN_DASH + r"\s++(?:[-–—]\s" + _KIN_ASIDE + r"|" + _CONJUNCTION + r")",
@@ -152,7 +156,9 @@ QUESTION_START = re.compile(
 HYPOTHETICAL = re.compile(
     # "would"/"could" opening a remark after a comma, its "I" left out, is no wish: "I adore
     # old bookshops, could spend hours in one".
-    r"\b(?:if|unless|suppose|supposing|imagine|imagining|what if|in case|(?<!,\s)(?:would|could)|"
+    # "call me on +81 ... if anything", "if needed": a condition on the call, not the fact.
+    r"\b(?:if(?!\s+(?:anything|needed|necessary|urgent|need\s+be|you\s+need(?:\s+\w+)?)\s*[.!]*$)|"
+    r"unless|suppose|supposing|imagine|imagining|what if|in case|(?<!,\s)(?:would|could)|"
     r"i'd|we'd|wish|wished|dream|dreaming|daydream|fantasi[sz]e|pretend|assuming|"
     r"parallel universe|alternate universe|another life|other life|ideal world|perfect world|"
     r"in theory|hypothetically)\b",
@@ -357,8 +363,22 @@ def scene_setting(clause: str) -> bool:
     return bool(SUBORDINATE.match(clause))
 
 
+# A statement said with a rising tone: "actually i started liking olives??", "i guess i
+# kinda like jazz?": the speaker first, in the order of a statement, nothing asked of anyone.
+_RISING_STATEMENT = re.compile(
+    r"^(?:(?:actually|acutally|ok|okay|so|lol|honestly|tbh|ngl|well|i\s+guess|i\s+think)[,!]?\s++)*"
+    r"i(?:'m|'ve|\s++(?!(?:should|could|would|can|will|shall|might|may|must|need|wonder|"
+    r"guess|think|mean|hope|wish)\b))"
+    r"(?![^?]{0,200}\b(?:you|your|u|ur|or\s+not|right|should|could|would)\b)",
+    re.IGNORECASE,
+)
+
+
 def is_question(clause: str) -> bool:
-    return clause.rstrip().endswith("?") or bool(QUESTION_START.match(clause.strip()))
+    clause = clause.strip()
+    if QUESTION_START.match(clause):
+        return True
+    return clause.endswith("?") and not _RISING_STATEMENT.match(clause)
 
 
 def is_hypothetical(clause: str) -> bool:

@@ -14,7 +14,7 @@ _AT_ME = r"\bi(?:'m|\s+am)\s+(?:reachable\s+|available\s+)?(?:at|on|via)\s+"
 EMAIL_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+|current\s+|private\s+)?e-?mail\b"
     r"|\b(?:email|e-mail|mail|write|reach|contact|ping|find)\s+(?:to\s+)?me\s+(?:at|on|via)\b"
-    r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+e-?mail(?:\s+address)?\b"
+    r"|\b(?:i|i've)\s+(?:got|have)\s+(?:a\s+)?new\s+e-?mail(?:\s+address)?\b"
     r"|^(?:my\s+)?new\s+e-?mail(?:\s+address)?\b"
     # "email: ...", "my address is ...", "best email for me is ...", "send stuff to ..."
     r"|^(?:my\s+)?(?:new\s+|current\s+)?(?:e-?mail|contact)(?:\s+address)?\s*[:=-]"
@@ -26,7 +26,7 @@ EMAIL_OWNER = re.compile(
     r"|^(?:please\s+|just\s+)?send\s+(?:stuff|things|everything|mail|it|them)\s+to\s+(?=[\w.+-]+@)"
     r"|\bdrop\s+me\s+a\s+(?:line|note|mail)\s+at\b"
     # "use j.doe@example.net for anything official": an address offered for the speaker.
-    r"|^(?:please\s+|just\s+)?use\s+(?=[\w.+-]+@)"
+    r"|^(?:please\s+|pls\s+|plz\s+|just\s+)?use\s+(?=[\w.+-]+@)"
     r"|" + _AT_ME + r"(?=[\w.+-]+@)"
     # "new work email: ...", "I'm using ana@outlook.com now" (issue 22: changes as typed).
     r"|^(?:my\s+)?new\s+(?:work\s+|personal\s+|private\s+|main\s+)e-?mail\b"
@@ -36,7 +36,7 @@ EMAIL_OWNER = re.compile(
 PHONE_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+)?(?:phone|cell|mobile|number|whatsapp)\b"
     r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b"
-    r"|\b(?:i|i've)\s+(?:got|have)\s+a\s+new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone)\b"
+    r"|\b(?:i|i've)\s+(?:got|have)\s+(?:a\s+)?new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone)\b"
     r"|^(?:my\s+)?new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone|cell|mobile)\b"
     r"|^(?:my\s+)?(?:phone|mobile|cell|tel|whatsapp|mob|ph|contact)(?:\s+number)?\s*[:=-]"
     r"|^(?:my\s+)?(?:phone|mobile|cell|tel|whatsapp|mob|telephone)(?:\s+number)?\s(?=\s*\+?\(?\d)"
@@ -51,7 +51,10 @@ PHONE_GONE = re.compile(
     r"\bmy\s+old\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone|mobile|cell)"
     r"(?:\s+(?P<v>\+?\d[\d\s().-]{5,}\d))?\s+(?:is|was|got|has been|'s)\s+(?:now\s+)?"
     r"(?:disconnected|cancell?ed|canceled|dead|deactivated|out of service|"
-    r"no longer (?:active|in use|working))\b",
+    r"no longer (?:active|in use|working))\b"
+    # "got rid of my uk number", "cancelled my old number"
+    r"|\b(?:got\s+rid\s+of|cancell?ed|canceled|gave\s+up|ditched)\s+my\s+(?:old\s+|\w{2,3}\s+)?"
+    r"(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone\s+number|mobile|cell)\b",
     re.I,
 )
 
@@ -60,7 +63,7 @@ EMAIL_GONE = re.compile(
     r"\bmy\s+old\s+(?:e-?mail|address|e-?mail\s+address)(?:\s+(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+))?"
     r"\s+(?:is|was|got|has been|'s|doesn't|does not|won't|no longer)\s+(?:now\s+)?"
     r"(?:dead|deactivated|closed|deleted|cancell?ed|gone|work|working|works|bouncing|in use|"
-    r"active)\b",
+    r"active|exist|exists)\b",
     re.I,
 )
 

@@ -146,6 +146,9 @@ def _item(raw: str) -> str | None:
 # "gave up energy drinks, can't stand the taste now", "my stomach can't do spicy food".
 _GIVEN_UP = re.compile(
     r"\b(?:switched\s+to|moved\s+on\s+to|discovered|tried|gave\s+up|given\s+up|quit|"
+    # "i was wrong about podcasts, i love them now", "before I hated rain but now I like it"
+    r"(?:was|were)\s+wrong\s+about|changed\s+my\s+mind\s+(?:about|on)|hated|loved|"
+    r"used\s+to\s+(?:hate|love|like)|"
     r"stopped\s+(?:eating|drinking|doing)|can't\s+(?:do|handle|"
     r"take|eat|drink)|cant\s+(?:do|handle|take|eat|drink))\s{1,3}" + r"(?P<v>[^,.;!?]{1,80})",
     re.I,
@@ -154,12 +157,12 @@ _GIVEN_UP = re.compile(
 
 def _topic(sentence: str) -> str | None:
     match = _TOPIC.match(sentence)
-    if not match:
+    topic = match.group("t") if match else None
+    if topic is None or topic.split()[0].lower() in _NOT_TOPICS or topic.lower() in LANGUAGES:
+        # "ok i was wrong about podcasts": no topic opens it; what it gave up or was wrong
+        # about is the topic.
         given = _GIVEN_UP.search(sentence)
         return _item(given.group("v")) if given else None
-    topic = match.group("t")
-    if topic.split()[0].lower() in _NOT_TOPICS or topic.lower() in LANGUAGES:
-        return None
     return _item(topic)
 
 

@@ -39,6 +39,7 @@ _SUBJECT_DROPPED = re.compile(
     r"(?:moved|relocated|joined|started|"
     r"got|quit|left|resigned|became|adopted|married|switched|broke up|gave up|dropped|"
     r"divorced|signed|handed in|bought|rehomed|promoted|emigrated|accepted|went|turned|landed|"
+    r"retired|picked up|took up|learned|learnt|"
     r"working\s+(?:at|for|as)|living\s+in|employed\s+(?:at|by))\b)",
     re.I,
 )

@@ -196,7 +196,7 @@ DIET = rx(
     S + r"(?:'m|am|went|gone|'ve gone|became|become|'ve become|turned|eat|'m eating|"
     r"be going|going|go|becoming|'m becoming|switched to|'ve switched to|switching to|"
     r"'m switching to|switch to|'ll switch to|moved to|"
-    r"follow|'m following|'m on|am on|keep|'m keeping)?\s*(?:an?\s+|fully\s+|strictly\s+|"
+    r"follow|'m following|'m on|am on|keep|'m keeping)?\s*(?:an?\s+|fully\s+|full\s+|strictly\s+|"
     r"completely\s+|mostly\s+)*(?P<v>" + _DIET_WORDS + r")\b"
     r"(?:\s+diet)?"
 )
@@ -220,6 +220,9 @@ LIKES = rx(
     r"^(?:a\s+)?(?:big|huge|massive|lifelong)\s+fan\s+of\s+" + REST,
     r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]{1,120}?)\s++(?:is|are)\s+my\s+(?:absolute\s+)?"
     r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
+    # "i started liking olives", "I've started to love running"
+    S + r"(?:started|starting|begun|began|'ve\s+started|have\s+started)\s+(?:to\s+)?"
+    r"(?:like|liking|love|loving|enjoy|enjoying)\s+" + REST,
     # A chat message that leaves out "I": "love love LOVE jazz", "adore old bookshops".
     _NO_SUBJECT + r"(?:(?:love|adore|enjoy)\s++)+" + REST,
     # "things i love: jollof, afrobeats, football"
@@ -233,6 +236,8 @@ DISLIKES = rx(
     r"don't like|do not like|don't enjoy|do not enjoy|"
     r"(?:'m|am)\s+not\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?fan\s+of|"
     r")\s+" + REST,
+    S + r"(?:started|starting|begun|began|'ve\s+started|have\s+started)\s+(?:to\s+)?"
+    r"(?:hate|hating|dislike|disliking)\s+" + REST,
     # "hate hate HATE karaoke", "can't stand reality TV", "cant stand liver"
     _NO_SUBJECT + r"(?:(?:hate|loathe|detest|despise)\s++)+" + REST,
     r"(?:^|,\s*+|\bi\s++)(?:really\s+|just\s+|genuinely\s+|honestly\s+)?"
