@@ -42,6 +42,9 @@ class DatabaseTrouble:
     code: str
     message: str
     retry_after: int
+    # What the database or the pool said, for the log: which wait ran out (the pool's, a
+    # lock's, a deadlock). The first line of the deepest cause; no values of a query.
+    cause: str = ""
 
 
 def database_trouble(exc: BaseException | None) -> DatabaseTrouble | None:
@@ -55,15 +58,21 @@ def database_trouble(exc: BaseException | None) -> DatabaseTrouble | None:
         causes.append(seen)
         seen = seen.__cause__ or seen.__context__
     kind = _kind_of_trouble(exc, causes)
+    deepest = causes[-1]
+    cause = f"{type(deepest).__name__}: {(str(deepest).splitlines() or [''])[0][:160]}"
     if kind == "busy":
         return DatabaseTrouble(
-            "database_busy", "The database is busy; try again shortly", BUSY_RETRY_AFTER_SECS
+            "database_busy",
+            "The database is busy; try again shortly",
+            BUSY_RETRY_AFTER_SECS,
+            cause,
         )
     if kind == "gone":
         return DatabaseTrouble(
             "database_unavailable",
             "The database cannot be reached; try again shortly",
             UNAVAILABLE_RETRY_AFTER_SECS,
+            cause,
         )
     return None
 
@@ -123,7 +132,7 @@ def _pool_cannot_connect() -> bool:
 
 
 def trouble_response(request: HttpRequest, trouble: DatabaseTrouble) -> HttpResponse:
-    logger.warning("%s on %s %s", trouble.code, request.method, request.path)
+    logger.warning("%s on %s %s (%s)", trouble.code, request.method, request.path, trouble.cause)
     count_database_refusal(trouble.code)
     response: HttpResponse
     if speaks_json(request.path):

@@ -404,16 +404,35 @@ def test_a_locked_sqlite_database_answers_503_busy_then_works(serve):
     server = serve(DEWEE_SQLITE_BUSY_TIMEOUT_SECS="1")
     server.key = make_key(make_workspace("locked"))
     holder = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)
+    remember = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "remember", "arguments": {"content": "x"}},
+    }
     try:
         holder.execute("BEGIN IMMEDIATE")
         refused = server.request("POST", "/v1/memories", {"agent_id": "locked", "content": "x"})
+        # The same over MCP (its key's use is a write too: refused before any tool).
+        tool = server.request(
+            "POST",
+            "/mcp?agent=locked",
+            remember,
+            headers={"Accept": "application/json, text/event-stream"},
+        )
     finally:
         holder.execute("ROLLBACK")
         holder.close()
     assert refused.status == 503
     assert refused.json()["error"]["code"] == "database_busy"
     assert refused.headers["Retry-After"] == "2"
+    assert (tool.status, tool.json()["error"]["code"]) == (503, "database_busy")
+    assert tool.headers["Retry-After"] == "2"
     assert not Memory.objects.filter(agent__agent_id="locked").exists()
+    # The log says which wait ran out.
+    log = server.log.read_text()
+    assert "database_busy on POST /v1/memories (OperationalError: database is locked)" in log
+    assert "database_busy on POST /mcp (OperationalError: database is locked)" in log
     stored = server.request("POST", "/v1/memories", {"agent_id": "locked", "content": "x"})
     assert stored.status == 201
 

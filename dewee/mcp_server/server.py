@@ -16,6 +16,7 @@ from dewee.errors import DeweeError
 from dewee.mcp_server.inline import run_sync
 from dewee.mcp_server.resources import TEMPLATES, read_resource
 from dewee.mcp_server.tools import TOOLS_BY_NAME, Caller, tools_for
+from dewee.metrics import count_database_refusal
 from dewee.outage import database_trouble
 
 logger = logging.getLogger("dewee.mcp")
@@ -41,6 +42,9 @@ def error_body(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, DeweeError):
         return exc.as_dict()
     if (trouble := database_trouble(exc)) is not None:
+        # Logged and counted as REST's 503s are (dewee.outage.trouble_response).
+        logger.warning("%s in an MCP call (%s)", trouble.code, trouble.cause)
+        count_database_refusal(trouble.code)
         details = {"retry_after": trouble.retry_after}
         return {"error": {"code": trouble.code, "message": trouble.message, "details": details}}
     logger.exception("Unhandled error in an MCP call", exc_info=exc)
