@@ -26,6 +26,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import statistics
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -325,7 +327,26 @@ def main() -> int:
     )
     ok &= load["server_errors"] == 0 and load["lost"] == 0 and not load["failures"]
     ok &= load["tool_error_count"] == 0
+    if load["tool_error_count"]:
+        # What the database said, as the server logged it: which wait ran out.
+        causes = Counter(
+            match.group(0) for match in _DATABASE_TROUBLE.finditer(log.read_text(errors="replace"))
+        )
+        print(f"database errors in the server's log: {dict(causes.most_common(8))}")
+        jobs = [
+            line
+            for line in log.read_text(errors="replace").splitlines()
+            if "Maintenance job" in line
+        ]
+        print("maintenance jobs that ran:", *jobs[:8], sep="\n  ")
     return 0 if ok else 1
+
+
+_DATABASE_TROUBLE = re.compile(
+    r"PoolTimeout|deadlock detected|canceling statement due to (?:lock|statement) timeout|"
+    r"lock timeout|could not obtain lock|too many clients|TooManyRequests|"
+    r"OperationalError[^\n]{0,80}"
+)
 
 
 if __name__ == "__main__":
