@@ -433,6 +433,8 @@ def test_a_locked_sqlite_database_answers_503_busy_then_works(serve):
     log = server.log.read_text()
     assert "database_busy on POST /v1/memories (OperationalError: database is locked)" in log
     assert "database_busy on POST /mcp (OperationalError: database is locked)" in log
+    # ... and the metrics count both refusals.
+    assert _metric(server, 'dewee_database_refusals_total{code="database_busy"}') == 2
     stored = server.request("POST", "/v1/memories", {"agent_id": "locked", "content": "x"})
     assert stored.status == 201
 
@@ -580,8 +582,24 @@ def test_a_request_that_finds_the_pool_in_use_waits_then_gets_503_busy(serve, ag
     assert busy.json()["error"]["code"] == "database_busy"
     assert busy.headers["Retry-After"] == "2"
     assert 0.9 <= waited < 10
+    assert _metric(server, "dewee_db_pool_timeouts_total") == 1
+    assert _metric(server, "dewee_db_pool_waits_total") >= 1
+    assert _metric(server, 'dewee_database_refusals_total{code="database_busy"}') == 1
     assert results["patch"].status == 200  # type: ignore[attr-defined]
     assert server.request("GET", f"/v1/memories/{memory.pk}").status == 200
+
+
+def _metric(server: Server, sample: str) -> float:
+    """One sample of the server's /metrics (scraped from loopback, no token set)."""
+    answer = server.request("GET", "/metrics")
+    assert answer.status == 200, answer.body
+    values = [
+        float(line.rsplit(" ", 1)[1])
+        for line in answer.body.decode().splitlines()
+        if line.startswith(sample + " ")
+    ]
+    assert len(values) == 1, f"{sample} not in the scrape"
+    return values[0]
 
 
 def _waiting_on_locks() -> int:
