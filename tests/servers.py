@@ -183,3 +183,26 @@ def stop_server(server: Server) -> None:
     for pid in server.children():
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+def wait_until_the_database_is_quiet(timeout: float = 30) -> None:
+    """On PostgreSQL, until no other connection is in a query or a transaction: the flush
+    after a transactional test locks every table, and deadlocks with a server still busy."""
+    if connection.vendor != "postgresql":
+        return
+
+    def quiet() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND state <> 'idle'"
+            )
+            return int(cursor.fetchone()[0]) == 0
+
+    def quiet_a_while() -> bool:
+        if not quiet():
+            return False
+        time.sleep(0.3)
+        return quiet()
+
+    wait_for(quiet_a_while, timeout, "a quiet database")

@@ -1,15 +1,19 @@
 """The Python client (clients/python) and its adapters against a live server: `manage.py serve`
 (gunicorn and the worker) on the test database of the edition the suite runs on."""
 
-import time
 from collections.abc import Iterator
 
 import pytest
-from django.db import connection
 
 from dewee_client import Dewee
 from tests.factories import make_key, make_workspace
-from tests.servers import Server, start_server, stop_server, wait_for, wait_until_serving
+from tests.servers import (
+    Server,
+    start_server,
+    stop_server,
+    wait_until_serving,
+    wait_until_the_database_is_quiet,
+)
 
 
 @pytest.fixture(scope="session")
@@ -27,29 +31,6 @@ def dewee_server(django_db_setup, tmp_path_factory) -> Iterator[Server]:
     finally:
         stop_server(server)
         print(server.tail())  # shown by pytest only when a test failed
-
-
-def wait_until_the_database_is_quiet(timeout: float = 30) -> None:
-    """On PostgreSQL, until no other connection is in a query or a transaction: the flush
-    after a transactional test locks every table, and deadlocks with a server still busy."""
-    if connection.vendor != "postgresql":
-        return
-
-    def quiet() -> bool:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                "AND pid <> pg_backend_pid() AND state <> 'idle'"
-            )
-            return int(cursor.fetchone()[0]) == 0
-
-    def quiet_a_while() -> bool:
-        if not quiet():
-            return False
-        time.sleep(0.3)
-        return quiet()
-
-    wait_for(quiet_a_while, timeout, "a quiet database")
 
 
 @pytest.fixture

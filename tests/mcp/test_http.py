@@ -26,8 +26,13 @@ WRITE_TOOLS = {"remember", "fact_assert", "session_start", "session_end", "forge
 def server(django_db_setup, tmp_path_factory):
     # One server for the module (starting one takes seconds); each test makes its own data
     # in the test database it serves, emptied after each test.
+    # Without a worker and with jobs run in the request that queues them: nothing of the
+    # server still writes when a test's data is flushed (on PostgreSQL that flush deadlocked
+    # with the worker's graph job, and the next tests found the last one's data).
     server = start_server(
         tmp_path_factory.mktemp("mcp-http"),
+        web_only=True,
+        DEWEE_Q_SYNC="1",
         DEWEE_WEB_THREADS="4",
         # Django's async-safety check on, as in production (the suite turns it off for
         # Playwright): the tools' database work must never run inside the event loop.
