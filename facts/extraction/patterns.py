@@ -108,6 +108,7 @@ TITLE_VERBS = (
     r"'ll be starting as|(?:joined|join|'m joining|am joining|'ll join|will join|'ll be joining)"
     r" \S+(?: \S+){0,6}? as)\s+"
 )
+_BARE_TITLE = r"^(?!(?:my|our|his|her|their|your|the|a|an|this|that)\s)"
 JOB_TITLE = rx(
     I_AM + r"(?:an?|the)\s+" + REST,
     r"\bi(?:'ll|\s+will)\s+be\s+(?:an?\s+|the\s+|(?=(?:head|director|vp|chief|lead)\s+of\s))"
@@ -136,10 +137,11 @@ JOB_TITLE = rx(
     # "I am English teacher", "I am software tester in Abuja": a title without its article,
     # as many who learnt English later write it (the title's last word must be a trade's).
     I_AM + r"(?!an?\s|the\s|\w+ing\b|not\b|no\b)" + REST,
-    # A message that is the title alone: "head chef now!!", "product manager at Kotaro Games".
-    r"^(?P<v>(?:[\w-]+\s+){0,3}[\w-]+)\s+now\s*[.!]*$",
-    r"^(?P<v>(?:[\w-]+\s+){0,3}[\w-]+\s+at\s+(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})"
-    r"\s*[.!]*$",
+    # A message that is the title alone: "head chef now!!", "product manager at Kotaro Games";
+    # not someone's ("my manager at Acme", "the manager now").
+    _BARE_TITLE + r"(?P<v>(?:[\w-]+\s+){0,3}[\w-]+)\s+now\s*[.!]*$",
+    _BARE_TITLE + r"(?P<v>(?:[\w-]+\s+){0,3}[\w-]+\s+at\s+(?-i:[A-Z])[\w&'-]*"
+    r"(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})\s*[.!]*$",
 )
 JOB_ENDINGS = re.compile(r"(?:ologist|ician|iatrist|otherapist|ographer|onomist)$")
 TITLE_HEADS = re.compile(r"^(?:head|director|vp|chief|professor|manager|lead)\s+of\s+", re.I)
@@ -223,8 +225,9 @@ LIKES = rx(
     # "i started liking olives", "I've started to love running"
     S + r"(?:started|starting|begun|began|'ve\s+started|have\s+started)\s+(?:to\s+)?"
     r"(?:like|liking|love|loving|enjoy|enjoying)\s+" + REST,
-    # A chat message that leaves out "I": "love love LOVE jazz", "adore old bookshops".
-    _NO_SUBJECT + r"(?:(?:love|adore|enjoy)\s++)+" + REST,
+    # A chat message that leaves out "I": "love love LOVE jazz", "adore old bookshops" (not
+    # "enjoy the show!": a wish for someone else).
+    _NO_SUBJECT + r"(?:(?:love|adore)\s++)+" + REST,
     # "things i love: jollof, afrobeats, football"
     _LIST_OF + r"(?:love|like|enjoy|adore|am\s+into|'m\s+into)\s*+:\s*+" + REST,
     # "add bouldering to the things i like", "put ramen on my likes"

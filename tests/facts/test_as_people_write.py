@@ -111,6 +111,9 @@ def test_contacts_and_diets_as_typed(text, expected):
         "if I had a gecko I'd name it Gecko",
         "do you love salsa dancing?",
         "my sister can't stand horror films",
+        "enjoy your weekend!",  # a wish for someone else
+        "my manager at Brightwater Labs",  # someone else's title
+        "the manager now",
     ],
 )
 def test_the_traps_beside_them_state_nothing(text):
