@@ -329,15 +329,10 @@ def main() -> int:
     ok &= load["tool_error_count"] == 0
     if load["tool_error_count"]:
         # What the database said, as the server logged it: which wait ran out.
-        causes = Counter(
-            match.group(0) for match in _DATABASE_TROUBLE.finditer(log.read_text(errors="replace"))
-        )
+        logged = log.read_text(errors="replace")
+        causes = Counter(match.group(0) for match in _DATABASE_TROUBLE.finditer(logged))
         print(f"database errors in the server's log: {dict(causes.most_common(8))}")
-        jobs = [
-            line
-            for line in log.read_text(errors="replace").splitlines()
-            if "Maintenance job" in line
-        ]
+        jobs = [line for line in logged.splitlines() if "Maintenance job" in line]
         print("maintenance jobs that ran:", *jobs[:8], sep="\n  ")
     return 0 if ok else 1
 
