@@ -54,9 +54,11 @@ _DRAFT_INTRO = re.compile(
 )
 # Quotation marks that open and close another voice: straight and typographic, double and
 # single (a single quote only when it opens after a space or the line's start, so that
-# "I'm" and "Ana's" are never read as quotes).
+# "I'm" and "Ana's" are never read as quotes; inside one, an apostrophe between letters is
+# a word's: 'I'm a pilot').
 _QUOTE = re.compile(
-    r"\"[^\"\n]{1,600}\"|“[^”\n]{1,600}”|‘[^’\n]{1,600}’|(?:(?<=\s)|(?<=^)|(?<=:))'[^'\n]{1,600}'(?=\W|$)",
+    r"\"[^\"\n]{1,600}\"|“[^”\n]{1,600}”|‘[^’\n]{1,600}’"
+    r"|(?:(?<=\s)|(?<=^)|(?<=:))'(?:[^'\n]|(?<=\w)'(?=\w)){1,600}'(?=\W|$)",
     re.MULTILINE,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|im|i've|i'd|i'll|me|my|mine|we|our|us)\b", re.I)

@@ -131,6 +131,9 @@ CLAUSE_BREAK = re.compile(
     # a wish or a plan added to a statement is a clause of its own.
     r"(?<!\s)(?:\s*+,|\s++and)\s++(?=(?:hoping|thinking|planning|considering|wanting|dreaming)"
     r"\s+(?:to|about|of|on)\b)"
+    # "i was in Tokyo last week, back home in Osaka now", "I am now shop manager, before I was
+    # cashier": the present and the past in clauses of their own.
+    r"|(?<!\s)\s*+,\s++(?=(?:but\s+)?(?:now\s+)?back\s+home\b|before(?:\s+that)?\s+(?:i|we)\s)"
     r"|(?<!\s)\s*+(?:;|,\s++(?:" + _CONJUNCTION + r"|"
     r"(?=(?:do|does|did|should|would|could|can|any|what|where|how|why|is|are)\s)"
     r"|(?=" + _OPENER + r"(?:i|i'm|i've|i'll|i'd|we|we're|we've)\b)))"
@@ -158,7 +161,9 @@ HYPOTHETICAL = re.compile(
     # old bookshops, could spend hours in one".
     # "call me on +81 ... if anything", "if needed": a condition on the call, not the fact.
     r"\b(?:if(?!\s+(?:anything|needed|necessary|urgent|need\s+be|you\s+need(?:\s+\w+)?)\s*[.!]*$)|"
-    r"unless|suppose|supposing|imagine|imagining|what if|in case|(?<!,\s)(?:would|could)|"
+    # "can't stand mayonnaise, never could": what never could be is no wish.
+    r"unless|suppose|supposing|imagine|imagining|what if|in case|"
+    r"(?<!,\s)(?<!never\s)(?<!always\s)(?:would|could)|"
     r"i'd|we'd|wish|wished|dream|dreaming|daydream|fantasi[sz]e|pretend|assuming|"
     r"parallel universe|alternate universe|another life|other life|ideal world|perfect world|"
     r"in theory|hypothetically)\b",
@@ -193,7 +198,8 @@ PAST_VERB = re.compile(
     re.IGNORECASE,
 )
 REPORTED = re.compile(
-    r"\b(?<!')(?!i\b)(?:\w+)\s+(?:said|says|say|told|tells|thinks|think|thought|claims|claim|"
+    # Not "a dog, Bruno, who thinks he's a kid": a relative pronoun reports nothing.
+    r"\b(?<!')(?!(?:i|who|which|that)\b)(?:\w+)\s+(?:said|says|say|told|tells|thinks|think|thought|claims|claim|"
     r"claimed|reckons|reckon|believes|believed|mentioned|insists|insist|insisted|"
     r"assumes|assume|assumed|heard|swears|swear|keeps?\s+(?:saying|telling|asking)|"
     r"(?:is|are|'s|'re|seems?|seemed)\s+(?:convinced|sure)|joked|jokes|guessed|guesses)\b"
@@ -359,8 +365,17 @@ def clauses(sentence: str, *, intro: bool = False) -> list[str]:
     return found
 
 
+# A condition that carries its own outcome: "if i weren't i'd have five".
+_CONDITION_WITH_OUTCOME = re.compile(
+    r"^(?:even\s+)?(?:if|unless)\s+\S+\s+\S+.*?\b(?:i|we|you|they|he|she)(?:'d|\s+would)\s",
+    re.IGNORECASE,
+)
+
+
 def scene_setting(clause: str) -> bool:
-    return bool(SUBORDINATE.match(clause))
+    """A clause that sets the scene for the next ("If I get the job, ..."); not a condition
+    that already says its outcome ("if i weren't allergic i'd have five, i have a dog")."""
+    return bool(SUBORDINATE.match(clause)) and not _CONDITION_WITH_OUTCOME.match(clause)
 
 
 # A statement said with a rising tone: "actually i started liking olives??", "i guess i

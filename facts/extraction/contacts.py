@@ -30,14 +30,18 @@ EMAIL_OWNER = re.compile(
     r"|" + _AT_ME + r"(?=[\w.+-]+@)"
     # "new work email: ...", "I'm using ana@outlook.com now" (issue 22: changes as typed).
     r"|^(?:my\s+)?new\s+(?:work\s+|personal\s+|private\s+|main\s+)e-?mail\b"
-    r"|\bi(?:'m|\s+am)\s+(?:now\s+)?using\s+(?=[\w.+-]+@)",
+    r"|\bi(?:'m|\s+am)\s+(?:now\s+)?using\s+(?=[\w.+-]+@)"
+    # "my phone is +1 808 ... and email nalani.k@...": the speaker's, as the number was.
+    r"|\bmy\s+(?:phone|number|mobile|cell)\b[^@\n]{0,80}?\band\s+(?:my\s+)?e-?mail\s+(?:is\s+)?"
+    r"(?=[\w.+-]+@)",
     re.I,
 )
 PHONE_OWNER = re.compile(
     r"\bmy\s+(?:new\s+|work\s+|personal\s+)?(?:phone|cell|mobile|number|whatsapp)\b"
     r"|\b(?:call|text|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\b"
     r"|\b(?:i|i've)\s+(?:got|have)\s+(?:a\s+)?new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone)\b"
-    r"|^(?:my\s+)?new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone|cell|mobile)\b"
+    # "new number: ...", "new canadian number: ..."
+    r"|^(?:my\s+)?new\s+(?:[a-z]+\s+)?(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone|cell|mobile)\b"
     r"|^(?:my\s+)?(?:phone|mobile|cell|tel|whatsapp|mob|ph|contact)(?:\s+number)?\s*[:=-]"
     r"|^(?:my\s+)?(?:phone|mobile|cell|tel|whatsapp|mob|telephone)(?:\s+number)?\s(?=\s*\+?\(?\d)"
     # "email me at ... or whatsapp +234 ...", "text +46 70 ...": the speaker's own number.

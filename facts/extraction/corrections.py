@@ -328,9 +328,12 @@ def left_and_joined(sentence: str, read: Read) -> list[Statement]:
 
 # What opens a correction: "sorry, Linz", "no wait, ...", "scratch that, ...", "I meant ...".
 MARKER = re.compile(
-    r"(?:^|[,;:]\s{0,3}|\.{1,3}\s{0,3}|\s)(?:(?:oh|oops|ugh|haha|lol)[,!]?\s{1,3})?"
-    r"(?:sorry|no\s+wait|wait\s+no|scratch\s+that(?:\s+number)?|i\s+mean|i\s+meant|"
+    r"(?:^|[,;:\u2014\u2013]\s{0,3}|\.{1,3}\s{0,3}|\s)(?:(?:oh|oops|ugh|haha|lol)[,!]?\s{1,3})?"
+    # Not an apology for something: "sorry for the wall of text", "sorry to bother you".
+    r"(?:sorry(?!\s{1,3}(?:for|about|abt|to|if|that|again)\b)|no\s+wait|wait\s+no|scratch\s+that(?:\s+number)?|i\s+mean|i\s+meant|"
     r"correction|actually\s+no|oops|my\s+bad|typo|(?<![^\s])no(?=[,!])|"
+    # "i'm vegan—well, vegetarian technically": a value taken back by the next, hedged.
+    r"well(?=,?\s{1,3}[\w-]+(?:\s+[\w-]+)?\s+(?:technically|actually|really|strictly|i\s+guess)\b)|"
     # "*Porto", "actually it's Rotterdam": a correction that opens the message.
     r"^\*(?=\w)|^(?:ok\s+|oh\s+|hmm\s+)?actually(?=,?\s{1,3}(?:it's|its|it\s+is)\b))\b"
     r"(?:[,:]?\s{1,3}(?:i\s+meant?|it's|its|it\s+is|the\s+right\s+one\s+is|"
@@ -489,6 +492,8 @@ def contrast(clause: str, read: Read) -> list[Statement] | None:
     # "Gort not Galway": the corrected value's kind is the new one's.
     was = bare_value(b)
     kind = was[0].predicate if was else None
+    if kind is None and re.search(r"\bnot\s{1,3}an?\s+" + re.escape(b), clause, re.I):
+        return None  # "i'm a operations analyst not a rooster lol": no value is corrected
     if after_b:
         before = clause[: after_b[2]] + a
         found = read(before)
@@ -577,6 +582,11 @@ def _item_or_name(raw: str) -> str | None:
     return name
 
 
+_HEDGE_AFTER = re.compile(
+    r"(?<!\s)\s++(?:i\s+mean|i\s+meant|technically|actually|really|strictly|i\s+guess)\s*$", re.I
+)
+
+
 def correction(
     sentence: str, found: list[Statement], read: Read
 ) -> tuple[list[Statement], list[Statement]] | None:
@@ -594,7 +604,8 @@ def correction(
         earlier = read(before) if before.strip(" ,.") else []
         return _without(found + earlier, contrasted), contrasted
     parts = re.split(r"\s{0,3}[,;]\s{0,3}|\.(?:\s|$)", after, maxsplit=2)[:2]
-    replacement = parts[0]
+    # "Swedish i mean", "vegetarian technically": the value without its hedge.
+    replacement = _HEDGE_AFTER.sub("", parts[0])
     if re.match(r"^(?:that's|thats|that\s+is|it's|its)\s+my\s+\w+'s?\b", replacement, re.I):
         # "no wait that's my brother's, mine's the 2nd": what follows is the speaker's.
         replacement = parts[1] if len(parts) > 1 else ""

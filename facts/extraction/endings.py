@@ -129,7 +129,8 @@ SPLIT_COUPLE = _rx(
 )
 NOT_TOGETHER = _rx(
     r"\bwe(?:'re|\s+are)\s+(?:not|no longer)\s+together\b"
-    r"|\b(?:our|my|the)\s+divorce\s+(?:was|is|has been|got|just got)\s+"
+    r"|\b(?:our|my|the)\s+divorce(?:\s+(?:from|with)\s+[\w'-]+(?:\s+[\w'-]+)?)?\s+"
+    r"(?:was|is|has been|got|just got)\s+(?:now\s+|finally\s+|officially\s+)?"
     r"(?:finali[sz]ed|final|official|through)\b"
 )
 # "Ines isn't my girlfriend any more"
@@ -149,6 +150,7 @@ LIKE_NO_MORE = _rx(
     r"(?:don't|do not|no longer)\s+(?:eat|drink)|(?:stopped|quit)\s+(?:eating|drinking)|"
     r"(?:gave|'ve given|have given)\s+up(?!\s+on\b)|"
     r"stopped (?:liking|loving|enjoying)|(?:'m|am)\s+(?:no longer|not)\s+into|"
+    r"(?:'ve|have)?\s*lost\s+(?:all\s+)?(?:interest|my\s+interest)\s+in|"
     r"(?:'m|am)\s+over)\s+(?P<v>.+)"
 )
 LANGUAGE_GONE = _rx(
@@ -177,6 +179,8 @@ PET_GONE = _rx(
     r"(?-i:(?P<v5>[A-Z]\w+))(?:\s+away|\s+a\s+new\s+home)?\b"
     r"|^(?-i:(?P<v6>[A-Z]\w+))\s+(?:died|passed away|passed|ran away|was put down|"
     r"is no longer with us)\b"
+    # "RIP Gizmo, best hamster ever": a farewell by name.
+    r"|^(?:rip|r\.i\.p\.?)[,:]?\s+(?:little\s+|my\s+|our\s+)?(?-i:(?P<v8>[A-Z]\w+))\b"
 )
 
 
@@ -382,7 +386,7 @@ def _preference_endings(clause: str) -> list[Statement]:
     if match and (
         _ANYMORE.search(clause)
         or "used to" in match.group(0).lower()
-        or re.search(r"\b(?:stopped|quit|gave|given)\b", match.group(0), re.I)
+        or re.search(r"\b(?:stopped|quit|gave|given|lost)\b", match.group(0), re.I)
         or "over" in match.group(0).lower()
     ):
         value = phrase(match.group("v"), max_words=4)
@@ -398,7 +402,8 @@ def _preference_endings(clause: str) -> list[Statement]:
     match = PET_GONE.search(clause)
     if match:
         gone = next(
-            (match.group(g) for g in ("v", "v2", "v3", "v5", "v6", "v7") if match.group(g)), None
+            (match.group(g) for g in ("v", "v2", "v3", "v5", "v6", "v7", "v8") if match.group(g)),
+            None,
         )
         species = next(
             (

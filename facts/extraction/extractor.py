@@ -16,10 +16,18 @@ from facts.extraction.endings import endings
 from facts.extraction.fragments import INTRO, forms_read
 from facts.extraction.keywords import typos_read
 from facts.extraction.kinship import KIN_WORDS
-from facts.extraction.patterns import STATEMENT_RULES, birthday, dislikes, swaps
+from facts.extraction.patterns import (
+    STATEMENT_RULES,
+    birthday,
+    birthday_on,
+    dislikes,
+    swaps,
+    with_craft_named,
+    workplace,
+)
 from facts.extraction.people import is_unnamed, named_later, presupposed
 from facts.extraction.rescheduling import rescheduled
-from facts.extraction.sarcasm import ironic_spans, unironic
+from facts.extraction.sarcasm import ironic_spans, playful_spans, unironic
 from facts.extraction.signature import signature
 from facts.extraction.statements import Statement, is_lowercase_text
 from facts.extraction.structure import merged as structure_merged
@@ -198,12 +206,37 @@ def _extract_clause(clause: str, *, now: datetime, when: str = "") -> list[State
     return _unsaid(_stated(clause, now=now, when=when), clause)
 
 
+def _presupposed(clause: str) -> list[Statement]:
+    """What a question, a plan or a supposition takes for granted: "should I propose to my
+    gf Mina?" names her; "i need to vent, my manager at Acme ..." works at Acme."""
+    return presupposed(clause) + workplace(clause)
+
+
+def _vetted(found: list[Statement], clause: str, message: str) -> list[Statement]:
+    """``found`` as the classifier vets it (classifier.vetted), but what the clause takes for
+    granted stays: the classifier tells statements from the rest, and "anyway can u help me,
+    the dog Pochi needs a walk" states nothing yet names the speaker's dog."""
+    kept = vetted(found, clause, message)
+    if len(kept) == len(found):
+        return kept
+    given = {_said_once(s) for s in _presupposed(clause)}
+    return [s for s in found if s in kept or _said_once(s) in given or _ends_by_name(s)]
+
+
+def _ends_by_name(item: Statement) -> bool:
+    """ "we rehomed Mango with a family ...": the end of a pet (or child) called so, which
+    ends nothing unless the speaker has one of that name; no classifier needed."""
+    return bool(
+        item.is_ending and item.predicate in ("pet", "child") and (item.ended or "")[:1].isupper()
+    )
+
+
 def _stated(clause: str, *, now: datetime, when: str) -> list[Statement]:
     if traps.is_question(clause) or traps.is_hypothetical(clause):
-        return presupposed(clause)  # "should I propose to my gf Mina?" still names her
+        return _presupposed(clause)
     plan = traps.is_plan(_MONTH_MAY.sub(" ", clause))
     if plan:
-        return presupposed(clause)
+        return _presupposed(clause)
     start, dateless_future = _start(clause, now)
     if start is None and when:
         start, dateless_future = _start(f"{when}, {clause}", now)
@@ -214,7 +247,7 @@ def _stated(clause: str, *, now: datetime, when: str) -> list[Statement]:
     if ended:
         # "I'm leaving Intel on June 30" ends the job on that date; with no date, a plan.
         return [] if dateless_future else _with_start(ended, start)
-    born = birthday(clause)
+    born = birthday(clause) or birthday_on(clause, now)
     if born:
         return born
     disliked = dislikes(clause)
@@ -224,7 +257,7 @@ def _stated(clause: str, *, now: datetime, when: str) -> list[Statement]:
         return []
     if dateless_future:
         # A future with no date is a plan ("I'm moving to Berlin"), not a change.
-        return presupposed(clause)
+        return _presupposed(clause)
     found = [s for rule in STATEMENT_RULES for s in rule(clause)]
     return _given_now(_with_start(found, start), clause)
 
@@ -280,6 +313,7 @@ class _Reading:
     message: str = ""  # the speaker's words as typed, emoji and all: for the classifier
     topic: str | None = None  # what the last sentence of taste was about ("... like it now")
     ironic: list[str] = field(default_factory=list)  # stretches sarcasm turns around
+    playful: list[str] = field(default_factory=list)  # stretches whose tastes it turns
 
     def add(self, items: list[Statement]) -> None:
         self.last = []
@@ -365,8 +399,11 @@ class _Reading:
         for clause in traps.clauses(sentence, intro=intro):
             if self.names_pet(clause):
                 continue  # "my daughter - her name's Sun-hee - just turned 4"
-            said = extract_clause(clause, now=self.now, scene=scene, when=when)
-            said = unironic(vetted(said, clause, self.message), clause, self.ironic)
+            said = extract_clause(
+                with_craft_named(clause, self.message), now=self.now, scene=scene, when=when
+            )
+            said = _vetted(said, clause, self.message)
+            said = unironic(said, clause, self.ironic, self.playful)
             if said:
                 self.add(said)
             else:
@@ -391,6 +428,7 @@ def extract(text: str, *, now: datetime | None = None) -> list[Statement]:
     said = own_words(typos_read(text))
     reading = _Reading(now=now or datetime.now(UTC), message=said)
     reading.ironic = [_normalise(span) for span in ironic_spans(said)]
+    reading.playful = [_normalise(span) for span in playful_spans(said)]
     reading.add(signature(said))  # "my new signature: Name | Title | Company | ..."
     own = _normalise(forms_read(said))  # "City: Leeds\nJob: nurse" -> "I live in Leeds."
     sentences = traps.sentences(own)

@@ -21,7 +21,9 @@ INTRO = re.compile(
     r"|(?:quick\s+|short\s+|little\s+)?intro(?:duction)?\s*:|(?:a\s+bit\s+)?about\s+me\s*:"
     r"|(?:my\s+|short\s+|quick\s+)?bio\s*:"
     r"|me\s*:|my\s+details\b|(?:for\s+the\s+)?form\s*:|this\s+is\s+me\b|my\s+name\s+is\b"
-    r"|i'm\s+(?-i:[A-Z])[\w-]+\s*[,.!]|(?-i:[A-Z])[\w-]+\s+here\b)",
+    r"|i'm\s+(?-i:[A-Z])[\w-]+\s*[,.!]|(?-i:[A-Z])[\w-]+\s+here\b"
+    # "28, vegetarian, cat dad (Pistachio), live in Glasgow": an age opens a list about me.
+    r"|\d{2}\s*(?:yo|y/o|yrs?|years?\s+old|[fm])?\s*[,|/]\s*(?=\S))",
     re.IGNORECASE,
 )
 # What closes the introduction's head before its list: "About me:", "Farida here", "Im Kemal,".
@@ -94,7 +96,8 @@ _PLACE_BASED = re.compile(r"^(?P<place>[\w' .-]{2,60}?)[- ]based$", re.IGNORECAS
 _ITEM_MAX_CHARS = 200
 # A diet word before a noun is a thing, not the speaker's diet: "vegan cheese", "keto bread".
 _DIET_NOUN = re.compile(
-    r"(?<!\s)\s++(?!(?:free|based|now|since|for|these|again|too|mostly|and|btw|lol|tbh|but|"
+    r"(?<!\s)\s++(?!(?:free|based|now|since|for|these|again|too|mostly|and|btw|lol|tbh|but|bc|"
+    r"because|cos|cuz|due|after|ever|anyway|technically|actually|"
     r"though|tho|pretty|strictly|except|apart|mainly|ish|at|in|on|x+)\b)[^\W\d_]",
     re.IGNORECASE,
 )
@@ -162,19 +165,19 @@ def _with_speaker(item: str, *, bare: bool, dropped: bool = False) -> str | None
             return subject + item
     if _LABEL.match(item):
         return item
-    if dropped:
-        return None
-    if _HAVE.match(item):
-        return "I have " + item  # "2 kids", "a dog called Rolo"
-    if _RELATION.match(item):
-        return "my " + item  # "bf Cian", "husband Omar"
     first = _WORDS.match(item)
     if (
         first
         and first.group(0).lower() in DIETS | {"gluten", "dairy", "lactose", "plant"}
         and not _DIET_NOUN.match(item, first.end())
     ):
-        return "I'm " + item
+        return "I'm " + item  # "vegetarian", "gluten-free bc of coeliac"
+    if dropped:
+        return None
+    if _HAVE.match(item):
+        return "I have " + item  # "2 kids", "a dog called Rolo"
+    if _RELATION.match(item):
+        return "my " + item  # "bf Cian", "husband Omar"
     based = _PLACE_BASED.match(item)
     if based and _place(based.group("place")):
         return f"I'm based in {based.group('place')}"

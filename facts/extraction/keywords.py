@@ -14,7 +14,7 @@ from functools import cache
 
 from facts.extraction import vocabulary
 from facts.extraction.chat import SPELLINGS
-from facts.extraction.vocabulary import DIETS, JOB_WORDS, LANGUAGES, PET_SPECIES
+from facts.extraction.vocabulary import CRAFTS, DIETS, JOB_WORDS, LANGUAGES, PET_SPECIES
 from language.spelling import Speller, allowed_distance, distance, english_words
 
 # The modules whose patterns are read (not the LLM, embedding or classifier helpers; not
@@ -115,7 +115,7 @@ def key_words() -> frozenset[str]:
         for typed, meant in SPELLINGS.items()
         if distance(typed, meant) > allowed_distance(meant)
     }
-    lists = DIETS | JOB_WORDS | LANGUAGES | PET_SPECIES
+    lists = DIETS | JOB_WORDS | LANGUAGES | PET_SPECIES | CRAFTS
     # Pets come in numbers: "two rabitts", "we got chikens".
     plurals = {w + ("es" if w.endswith(("sh", "ch", "x", "s")) else "s") for w in PET_SPECIES}
     words = _pattern_words() | written_out | shorthands | lists | plurals

@@ -4,6 +4,7 @@ a clause (already cleared of traps) and returns the statements it makes."""
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime, timedelta
 
 from facts.extraction.contacts import contact
 from facts.extraction.dates import birthday_value
@@ -21,6 +22,8 @@ from facts.extraction.statements import (
 from facts.extraction.statements import statement as said
 from facts.extraction.vocabulary import (
     COUNTRIES,
+    CRAFT_VERBS,
+    CRAFTS,
     DIETS,
     JOB_WORDS,
     JUDGEMENTS,
@@ -48,6 +51,7 @@ EMPLOYER = rx(
     r"(?:\s+(?:working|a new job|my new job|a job|a new role|my new role|a new gig|a new "
     r"position|my new position|work))?\s+(?:at|with|for)|signed\s+(?:on\s+)?with|"
     r"got (?:a|an|my|the) (?:new )?(?:job|position|role|offer) (?:at|with)|got hired (?:at|by)|"
+    r"(?:got|was|'ve been|have been|just got) poached by|"
     r"was hired (?:at|by)|'ve been hired (?:at|by)|'ll be at|will be at|'m now at|am now at|"
     r"(?:took|'ve taken|have taken|accepted|'ve accepted|have accepted|landed|'ve landed)\s+"
     r"(?:a|an|the)\s+(?:new\s+)?(?:job|position|role|post|offer)\s+(?:at|with|from))\s+" + REST,
@@ -89,6 +93,14 @@ EMPLOYER = rx(
     r"(?:job|role|position|gig)\s+(?:at|with)\s+" + REST,
     # "I switched jobs, now at M-KOPA"
     r"\b(?:switched|changed|new)\s+jobs?\b.*?\bnow\s+(?:at|with)\s+" + REST,
+    # "still teaching, but i switched schools, i'm at Moringa High now"
+    r"\b(?:switched|changed)\s+(?:schools|companies|firms|hospitals|employers|agencies|"
+    r"practices|clinics)\b.*?\bi(?:'m|\s+am)\s+(?:now\s+)?(?:at|with)\s+" + REST,
+    # "i just ADORE working weekends at Grunwald Logistics 🙃": a workplace, whatever the
+    # speaker feels about it.
+    S + r"(?:love|adore|hate|enjoy|like|loving|hating|can't\s+stand|detest)\s+working\s+"
+    r"(?:(?:weekends|nights|late|overtime|shifts|here|there|on\s+sundays|on\s+weekends)\s+)?"
+    r"(?:at|for)\s+(?-i:(?=[A-Z]))" + REST,
     # "I am working now in Ikea", "I work in Samsung Heavy Industries": learners' "in" for
     # "at", before a capitalised name that is no place (checked in employer()).
     S + r"(?:work|'m working|am working|working)(?:\s+(?:now|currently))?\s+in\s+"
@@ -97,7 +109,7 @@ EMPLOYER = rx(
     S + r"(?:work|'m working|am working)\s+(?:at|for)\s+an?\s+(?:[\w-]+\s+){1,3}?"
     r"(?:called|named)\s+" + REST,
 )
-_WORK_IN = EMPLOYER[-2]  # "I work in Ikea"
+_WORK_IN = EMPLOYER[-2]  # "I work in Ikea" (the last but one, kept so)
 EMPLOYER_WORDS = re.compile(r"^(?:my\s+)?(?:job|position|role|company|employer|work)\b", re.I)
 TITLE_VERBS = (
     r"(?:became|'ve become|have become|work as|working as|'m working as|am working as|"
@@ -131,6 +143,9 @@ JOB_TITLE = rx(
     r"start|starting|'m starting|started|'ll start|join|joining|'m joining|joined|'ll join|"
     r"be joining|be starting|got hired|was hired|'ve been hired|hired|'m|am)\b[^,;.!?]{0,120}?"
     r"\b(?:at|for|by|with|in|there|join|joining)\b[^,;.!?]{0,120}?\bas\s+(?:an?\s+|the\s+)?" + REST,
+    # "first week as tech lead, so many meetings"
+    r"^(?:my\s+)?(?:(?:first|second|third|1st|2nd|3rd)\s+(?:day|week|month|shift)|"
+    r"(?:day|week)\s+(?:one|two|three|four|five|\d))\s+as\s+(?:an?\s+|the\s+)?" + REST,
     # "got promoted to senior accountant", "just got promoted to team lead!"
     r"^(?:(?:so|and|ok|omg|just|finally|officially)\s+)*(?:i\s+)?(?:just\s+)?(?:got|was|been|'ve\s+been)"
     r"\s+promoted\s+to\s+(?:an?\s+|the\s+)?" + REST,
@@ -180,9 +195,15 @@ PLACE = rx(
     S
     + r"(?:'ll be|will be|be)\s+(?:living\s+)?in\s+(?=.{0,300}?\b(?:for good|permanently)\b)"
     + REST,
+    # "back home in Osaka now and exhausted"
+    r"(?:^|\bi'm\s+|\bim\s+|\bi\s+am\s+|\bfinally\s+)back\s+home\s+in\s+(?-i:(?=[A-Z]))"
+    r"(?P<v>[^,;.!?]{1,60}?)\s+(?:now|again|at\s+last)\b",
 )
+# "i leave in Ljubljana now": "leave" for "live", as learners write it (a known place only:
+# not "I leave in May").
+LEAVE_IN = rx(S + r"leave\s+in\s+(?-i:(?=[A-Z]))" + REST)
 BIRTHDAY = rx(
-    r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob)(?:\s+is|'s|\s+falls)"
+    r"\bmy\s+(?:birthday|bday|b-day|date of birth|dob|birth\s?date)(?:\s+is|'s|\s+falls)"
     r"(?:\s+actually|\s+really|\s+in\s+fact)?\s+" + REST,
     r"\bi(?:'m|\s+am)?\s+(?:turn|turning)\s+\d+\s+" + REST,
     r"\bi\s+was\s+born\s+" + REST,
@@ -200,12 +221,16 @@ DIET = rx(
     r"'m switching to|switch to|'ll switch to|moved to|"
     r"follow|'m following|'m on|am on|keep|'m keeping)?\s*(?:an?\s+|fully\s+|full\s+|strictly\s+|"
     r"completely\s+|mostly\s+)*(?P<v>" + _DIET_WORDS + r")\b"
-    r"(?:\s+diet)?"
+    r"(?:\s+diet)?",
+    # "ok i caved, back to vegetarian": a diet taken up again.
+    r"(?:^|[,;]\s*+|\bi'm\s+|\bim\s+|\bi\s+am\s+|\bi\s+)(?:going\s+|went\s+|gone\s+)?back\s+to\s+"
+    r"(?:being\s+)?(?:an?\s+)?(?P<v>" + _DIET_WORDS + r")\b",
 )
 # A message or clause that opens on the verb, "I" left out: "love jazz", "hate karaoke".
 _NO_SUBJECT = (
     r"^(?:(?:and|also|but|ok|okay|honestly|ngl|tbh|lol|haha|omg|ugh|srsly)[,!]?\s++)*"
-    r"(?:i\s++)?(?:(?:really|genuinely|absolutely|honestly|seriously|just|totally|kinda|sorta)\s++)?"
+    r"(?:i\s++)?(?:(?:really|genuinely|absolutely|honestly|seriously|just|totally|kinda|sorta|"
+    r"still|also|always|now|even)\s++){0,2}"
 )
 # "things i love:", "stuff I can't stand:": a list of tastes after a colon.
 _LIST_OF = r"^(?:(?:also|and|ok)\s+)?(?:things|stuff)\s+(?:that\s+)?i\s+(?:really\s+)?"
@@ -221,7 +246,8 @@ LIKES = rx(
     r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))\s+fan\b",
     r"^(?:a\s+)?(?:big|huge|massive|lifelong)\s+fan\s+of\s+" + REST,
     r"^(?:and\s+|but\s+|also\s+)?(?P<v>[\w' -]{1,120}?)\s++(?:is|are)\s+my\s+(?:absolute\s+)?"
-    r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam)\b",
+    r"(?:new\s+|latest\s+|current\s+)?"
+    r"(?:favou?rite|favou?rite\s+\w+|(?:big|great|true)\s+passion|jam|thing|obsession)\b",
     # "i started liking olives", "I've started to love running"
     S + r"(?:started|starting|begun|began|'ve\s+started|have\s+started)\s+(?:to\s+)?"
     r"(?:like|liking|love|loving|enjoy|enjoying)\s+" + REST,
@@ -243,7 +269,7 @@ DISLIKES = rx(
     r"(?:hate|hating|dislike|disliking)\s+" + REST,
     # "hate hate HATE karaoke", "can't stand reality TV", "cant stand liver"
     _NO_SUBJECT + r"(?:(?:hate|loathe|detest|despise)\s++)+" + REST,
-    r"(?:^|,\s*+|\bi\s++)(?:really\s+|just\s+|genuinely\s+|honestly\s+)?"
+    r"(?:^|,\s*+|\bi\s++)(?:(?:also|still|really|just|genuinely|honestly|always)\s+){0,2}"
     r"(?:can't|cant|cannot|can\s+not)\s+stand\s+" + REST,
     _LIST_OF + r"(?:hate|dislike|can't\s+stand|cant\s+stand)\s*+:\s*+" + REST,
 )
@@ -254,6 +280,9 @@ LANGUAGE = rx(
     r"\s+(?:fluent\s+|some\s+|a\s+little\s+|"
     r"a\s+bit\s+of\s+|basic\s+|native\s+)?" + REST,
     r"\bmy\s+(?:native\s+language|mother\s+tongue|first\s+language)\s+is\s+" + REST,
+    # "i can finally hold a conversation in Korean"
+    S + r"can\s+(?:(?:now|finally|actually|already)\s+)*(?:hold|have)\s+a\s+"
+    r"(?:\w+\s+)?conversation\s+in\s+" + REST,
     I_AM + r"a\s+native\s+" + r"(?P<v>\w+)\s+speaker",
     r"^(?P<v>\w+)\s+is\s+my\s+(?:native\s+language|mother\s+tongue|first\s+language)",
     # "my japanese is pretty good now" (checked against the languages)
@@ -277,9 +306,27 @@ SKILL = rx(
     S + r"know\s+(?!the\b|this\b|that\b|my\b|your\b|his\b|her\b|their\b|our\b)"
     r"(?P<v>[\w#+.' -]+?)\s+(?:(?:pretty\s+|really\s+|quite\s+|very\s+|fairly\s+)?well|"
     r"inside\s+out|back\s+to\s+front)\b",
-    # "I know SQL too": a tool known by name (checked in skills()).
-    S + r"know\s+(?P<v>[\w#+.-]+(?:\s+(?:and|&)\s+[\w#+.-]+)?)(?:\s+too|\s+as\s+well)?"
-    r"\s*(?:$|[,.;!])",
+    # "I know SQL too", "i also know Figma and Blender now": a tool known by name (checked in
+    # skills()).
+    S + r"know\s+(?P<v>[\w#+.-]+(?:\s+(?:and|&)\s+[\w#+.-]+)?)"
+    r"(?:\s+(?:too|as\s+well|now|already|also))*\s*(?:$|[,.;!])",
+)
+# A craft by name after what one does to become good at it: "picked up pottery this year",
+# "i do carpentry on the side", "also learned to solder" (checked in skills() against CRAFTS).
+CRAFT = rx(
+    r"(?:^|" + S + r")(?:(?:also|finally|recently|just|even)\s+)*"
+    r"(?:(?:learned|learnt|taught\s+myself)\s+(?:how\s+)?to|picked\s+up|took\s+up|"
+    r"taken\s+up|do|learned|learnt)\s+(?P<v>[\w-]+)\b"
+)
+# Years of making something with a tool: "I've been writing Excel macros for years".
+PRACTISED = rx(
+    S + r"been\s+(?:writing|coding|programming|building|making|designing|doing)\s+"
+    r"(?P<v>[^,.;!?]{1,40}?)\s+for\s+(?:years|ages|decades|a\s+decade|a\s+long\s+time|"
+    r"\d{1,2}\+?\s+years|(?:two|three|four|five|ten|many)\s+years)\b"
+)
+# "..., i'm pretty decent at it now": the craft the message names.
+_GOOD_AT_IT = re.compile(
+    r"\b(?:good|decent|great|better|not\s+bad|ok|okay|solid|handy)\s+at\s+(?P<it>it)\b", re.I
 )
 
 
@@ -299,14 +346,14 @@ def _home_trust(match: re.Match[str]) -> tuple[float, str]:
 
 # Words before a job that are no part of its title: "a humble accountant".
 _NOT_OF_THE_TITLE = frozenset(
-    {"a", "an", "the", "new", "humble", "lowly", "mere", "simple", "proud"}
+    {"a", "an", "the", "new", "humble", "lowly", "mere", "simple", "proud", "now"}
 )
 
 
 def _title(raw: str) -> str | None:
     # Spaces read from a run's first one only ((?<!\s)): from each of a long run, quadratic.
     head = re.split(
-        r"(?<!\s)\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|"
+        r"(?<!\s)\s+(?:at|for|with|in|and|since|from|on|who|but|so|now|these|nowadays|lately|not|"
         r"currently|today|this|next|tomorrow|starting|as of|by|until|too|over|living|based|"
         r"working|lol|haha|tbh|btw|still|here|there|@)\b"
         # "engineer of Google" names the employer; "Head of Data" is the title itself.
@@ -329,6 +376,22 @@ def _title(raw: str) -> str | None:
     if TITLE_HEADS.match(title) or last in JOB_WORDS or JOB_ENDINGS.search(last):
         return title.strip(".")
     return None
+
+
+# "my manager at Lumen Freight keeps ...", "should i ask my boss at Acme for a raise?": a
+# workplace of the speaker's own, taken for granted even in a question or a plan.
+WORKPLACE = rx(
+    r"\bmy\s+(?:(?:new|current|line)\s+)?(?:manager|boss|supervisor|team\s+lead|"
+    r"coworkers?|co-workers?|colleagues?|workmates?)\s+(?:at|in)\s+(?-i:(?=[A-Z]))" + REST
+)
+
+
+def workplace(clause: str) -> list[Statement]:
+    match = WORKPLACE[0].search(clause)
+    value = match and proper_name(match.group("v"))
+    if not match or not value or known_place(value) or value.lower() in COUNTRIES:
+        return []
+    return [said("employer", value, evidence_of(clause, match, value), EXPLICIT, "inferred")]
 
 
 def employer(clause: str) -> list[Statement]:
@@ -503,14 +566,14 @@ def stay(clause: str) -> list[Statement]:
 
 def place(clause: str) -> list[Statement]:
     lenient = is_lowercase_text(clause)
-    for pattern in PLACE:
+    for pattern in PLACE + LEAVE_IN:
         match = pattern.search(clause)
         if not match:
             continue
         raw = match.group("v")
         # "based in mexico" in a text with capitals elsewhere: a place the gazetteer knows.
         value = proper_name(raw, lenient=lenient) or _place_name(raw, lenient=True)
-        if not value:
+        if not value or (pattern in LEAVE_IN and not known_place(value)):
             continue
         trust = _home_trust(match)
         evidence = evidence_of(clause, match, value)
@@ -533,7 +596,16 @@ def place(clause: str) -> list[Statement]:
 _NUMERIC_DATE = re.compile(r"\A\s*(\d{1,2})[/.](\d{1,2})(?:[/.](\d{4}|\d{2}))?(?!\d)")
 
 
+# "1992.08.17", "1992/8/17": year first.
+_YEAR_FIRST_DATE = re.compile(r"\A\s*((?:19|20)\d\d)[/.](\d{1,2})[/.](\d{1,2})(?!\d)")
+
+
 def _numeric_birthday(text: str) -> str | None:
+    year_first = _YEAR_FIRST_DATE.match(text)
+    if year_first:
+        born, month_born, day_born = (int(g) for g in year_first.groups())
+        valid = 1 <= month_born <= 12 and 1 <= day_born <= 31
+        return f"{born}-{month_born:02d}-{day_born:02d}" if valid else None
     found = _NUMERIC_DATE.match(text)
     if not found:
         return None
@@ -546,6 +618,34 @@ def _numeric_birthday(text: str) -> str | None:
     if year and len(year) == 2:
         year = f"19{year}" if int(year) > 30 else f"20{year}"
     return f"{year}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
+
+
+# "it's my birthday today!!", "today is my bday", "it was my birthday yesterday": the day
+# the message was written, give or take one.
+_BIRTHDAY_ON = re.compile(
+    r"\b(?:(?:it's|its|it\s+is|it\s+was|today\s+is|today's|tomorrow\s+is|yesterday\s+was)\s+"
+    r"my\s+(?:birthday|bday|b-day)(?:\s+(?P<when>today|tomorrow|yesterday))?"
+    r"|my\s+(?:birthday|bday|b-day)\s+(?:is|was)\s+(?P<when2>today|tomorrow|yesterday))\b"
+    # Not "it's my birthday party tonight": a word of its own may follow only after a pause.
+    r"(?!\s+(?-i:[a-z]))",
+    re.IGNORECASE,
+)
+_DAYS_OFF = {"today": 0, "tomorrow": 1, "yesterday": -1}
+
+
+def birthday_on(clause: str, now: datetime) -> list[Statement]:
+    """A birthday said as a day near the message's: its month and day, without a year."""
+    match = _BIRTHDAY_ON.search(clause)
+    if not match:
+        return []
+    opening = match.group(0).split()[0].lower()
+    when = (
+        match.group("when")
+        or match.group("when2")
+        or (opening if opening in _DAYS_OFF else "today")
+    )
+    day = (now + timedelta(days=_DAYS_OFF[when.lower()])).date()
+    return [said("birthday", f"--{day.month:02d}-{day.day:02d}", match.group(0), EXPLICIT)]
 
 
 def birthday(clause: str) -> list[Statement]:
@@ -634,15 +734,54 @@ def skills(clause: str) -> list[Statement]:
         if not match:
             continue
         found = []
+        # "fluent in sarcasm and emoji": fluent only in a language (languages()) or a tool.
+        fluent = "fluent" in match.group(0).lower()
         for value in listed(match.group("v"), max_words=4):
             if pattern is SKILL[-2] and _may_be_someone(value):
                 continue  # "I know Tom really well": a person, not a skill
-            if pattern is SKILL[-1] and value.lower() not in TOOLS:
+            if (pattern is SKILL[-1] or fluent) and value.lower() not in TOOLS:
                 continue  # "I know Tom": only a tool known by name is a skill
             predicate = "language" if value.lower() in LANGUAGES else "skill"
             found.append(said(predicate, value, evidence_of(clause, match, value), 0.8))
         return found
+    return _crafts(clause)
+
+
+def craft(word: str) -> str | None:
+    """The craft ``word`` names ("pottery", "solder" -> "soldering"), or None."""
+    word = word.lower()
+    if word in CRAFTS:
+        return word
+    return CRAFT_VERBS.get(word)
+
+
+def _crafts(clause: str) -> list[Statement]:
+    match = CRAFT[0].search(clause)
+    if match:
+        name = craft(match.group("v"))
+        learned = "to" in match.group(0).lower().split()
+        # "learned to solder" names the craft by its verb; "picked up pottery" by its noun.
+        if name and (learned or match.group("v").lower() in CRAFTS):
+            return [said("skill", name, evidence_of(clause, match, match.group("v")), 0.8)]
+    match = PRACTISED[0].search(clause)
+    if match:
+        value = match.group("v").strip()
+        words = value.lower().split()
+        if any(w in TOOLS for w in words) or (len(words) == 1 and craft(words[0])):
+            return [said("skill", value, evidence_of(clause, match, value), 0.8)]
     return []
+
+
+def with_craft_named(clause: str, message: str) -> str:
+    """ "crochet update: made a blanket, i'm actually good at it now": the "it" the one craft
+    the message names, written out, so that the clause reads as a skill."""
+    match = _GOOD_AT_IT.search(clause)
+    if not match:
+        return clause
+    named = {c for w in re.findall(r"[\w-]+", message) if (c := craft(w)) and w.lower() in CRAFTS}
+    if len(named) != 1:
+        return clause
+    return clause[: match.start("it")] + named.pop() + clause[match.end("it") :]
 
 
 # "we're leaving Tallinn for Tartu", "I left Google for Meta": the new value replaces the one
@@ -671,6 +810,7 @@ def swaps(clause: str) -> list[Statement]:
 # Every rule for a clause that states something; birthday runs apart (it is about the past).
 STATEMENT_RULES: list[Rule] = [
     employer,
+    workplace,
     job_title,
     place,
     stay,

@@ -75,11 +75,14 @@ _RELATIVE = (
 )
 # "the wife (Anneke) says", "the hubby": a spouse is the speaker's even after "the".
 _THE_SPOUSE = r"the(?=\s+(?:wife|wifey|hubby|husband|missus|hubs|other\s+half|better\s+half)\b)"
-# "the cat (Mango)", "the dog's name is Ruby": a pet after "the" only as it is named.
+# "the cat (Mango)", "the dog's name is Ruby", "and the dog Pochi needs a walk": a pet after
+# "the" only as it is named (not "the dog Rex next to us").
 _THE_PET = (
     r"the(?=\s+(?:"
     + SPECIES_GROUP
-    + r")(?:'s\s+name\b|\s*+\(|\s+is\s+(?:called|named)\b|\s+(?:called|named)\b))"
+    + r")(?:'s\s+name\b|\s*+\(|\s+is\s+(?:called|named)\b|\s+(?:called|named)\b"
+    r"|\s++(?-i:[A-Z][a-z]++)\b(?!\s++(?:next|from|of|at|down|across|up|over|"
+    r"upstairs|downstairs|in\s++the)\b)))"
 )
 # The speaker's own: "my", "our", "me n my".
 POSSESSED = re.compile(
@@ -563,7 +566,7 @@ SPOUSE = [
         r"'re married to|wed|marrying|getting married to|marry|be marrying|"
         r"be getting married to)\s+"
         r"(?:my\s+(?:[\w-]+\s+){0,3}?(?:sweetheart|love|boyfriend|girlfriend|fianc[ée]e?|bf|gf|"
-        r"partner|soul\s?mate|best\s+friend|other\s+half|better\s+half|crush)\s*+,?\s+"
+        r"partner|soul\s?mate|best\s+friend|other\s+half|better\s+half|crush)(?:\s*+,\s*+|\s++)"
         r"|my\s+[\w\s-]{3,40}?,?\s+)?"
         # "married to a wonderful guy named Oskar"
         r"(?:(?:an?|the\s+(?:most\s+)?)\s*(?:[\w-]+\s+){0,3}?(?:guy|man|woman|girl|lady|bloke|fella|"

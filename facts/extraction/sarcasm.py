@@ -9,10 +9,12 @@
 The first takes back the taste it would state; the second everything its sentence states
 but contact details (nobody types a joke phone number to be believed). An eye-roll with
 no emphatic claim is only exasperation ("started at Hydro, three meetings already 🙄") and
-takes nothing back.
+takes nothing back. An upside-down face after a claim shouted in capitals ("i just ADORE
+working weekends at Grunwald 🙃") takes back the taste only: the workplace it names holds.
 """
 
 import re
+from collections.abc import Sequence
 
 from facts.extraction.statements import Statement
 
@@ -78,6 +80,25 @@ def ironic_spans(message: str) -> list[str]:
     return spans
 
 
+# The upside-down face after a claim shouted in capitals: "i just ADORE working weekends at
+# Grunwald 🙃", "SO relaxing 🙃". The taste is turned around; what it is about still holds.
+_UPSIDE_DOWN = re.compile("\U0001f643")
+_SHOUTED = re.compile(r"\b(?:[A-Z]{3,}|SO)\b")
+
+
+def playful_spans(message: str) -> list[str]:
+    """The stretches before an upside-down face that shout their claim (:data:`_SHOUTED`)."""
+    spans = []
+    for marker in _UPSIDE_DOWN.finditer(message):
+        before = message[: marker.start()]
+        breaks = [m.end() for m in _BREAK.finditer(before.rstrip())]
+        stretch = message[breaks[-1] if breaks else 0 : marker.start()]
+        shouted = _SHOUTED.search(stretch) and _EMPHATIC.search(stretch.casefold())
+        if shouted or re.search(r"\bSO\s+\w+", stretch):
+            spans.append(stretch)
+    return spans
+
+
 def _words(text: str) -> tuple[str, ...]:
     return tuple(re.findall(r"[a-z0-9']+", text.casefold().replace("\u2019", "'")))
 
@@ -89,14 +110,17 @@ def _within(clause: str, span: str) -> bool:
     return any(outer[i : i + len(inner)] == inner for i in range(len(outer) - len(inner) + 1))
 
 
-def unironic(found: list[Statement], clause: str, ironic: list[str]) -> list[Statement]:
+def unironic(
+    found: list[Statement], clause: str, ironic: list[str], playful: Sequence[str] = ()
+) -> list[Statement]:
     """``found`` (read from ``clause``) without what sarcasm takes back: the tastes of a
-    clause that praises the unpleasant, and everything but contact details of a clause
-    inside an ironic stretch of the message (:func:`ironic_spans`)."""
+    clause that praises the unpleasant or sits in a playful stretch (:func:`playful_spans`),
+    and everything but contact details of a clause inside an ironic stretch of the message
+    (:func:`ironic_spans`)."""
     if not found:
         return found
     if any(_within(clause, span) for span in ironic):
         return [s for s in found if s.predicate in _CONTACT]
-    if praises_the_unpleasant(clause):
+    if praises_the_unpleasant(clause) or any(_within(clause, span) for span in playful):
         return [s for s in found if s.predicate not in _TASTE or s.is_ending]
     return found

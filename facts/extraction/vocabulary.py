@@ -104,6 +104,44 @@ postgres postgresql mysql oracle mongodb redis kafka spark hadoop airflow snowfl
 pandas numpy pytorch tensorflow keras latex wordpress shopify hubspot quickbooks sql"""
 )
 
+# Crafts and abilities people pick up and are good at, by name: "picked up pottery", "i do
+# carpentry on the side", "learned to solder". Not sports or pastimes (a liking more often).
+CRAFTS = _words(
+    """pottery ceramics carpentry woodworking woodwork woodturning joinery knitting crochet
+sewing embroidery quilting tailoring dressmaking upholstery weaving macrame calligraphy
+lettering soldering welding blacksmithing metalwork leatherwork glassblowing bookbinding
+printmaking silversmithing sculpting whittling origami photography
+videography illustration drawing painting sketching watercolour watercolor animation
+baking butchery beekeeping brewing winemaking gardening
+bonsai plumbing bricklaying plastering tiling roofing electronics programming coding
+juggling lockpicking shorthand stenography typing proofreading editing
+translating interpreting signing guitar piano violin viola cello ukulele banjo
+mandolin clarinet saxophone trumpet trombone accordion harmonica singing
+beatboxing djing"""
+)
+# The verb of a craft, read as the craft: "learned to solder", "can knit".
+CRAFT_VERBS = {
+    "solder": "soldering",
+    "weld": "welding",
+    "knit": "knitting",
+    "sew": "sewing",
+    "crochet": "crochet",
+    "quilt": "quilting",
+    "embroider": "embroidery",
+    "juggle": "juggling",
+    "bake": "baking",
+    "paint": "painting",
+    "draw": "drawing",
+    "sing": "singing",
+    "whittle": "whittling",
+    "weave": "weaving",
+    "sculpt": "sculpting",
+    "code": "coding",
+    "program": "programming",
+    "type": "typing",
+    "brew": "brewing",
+}
+
 # Words that make "I'm a good cook" a judgement rather than a job.
 JUDGEMENTS = _words(
     """good great bad terrible awful decent amazing excellent big huge natural born lousy
@@ -116,7 +154,8 @@ STOP_WORDS = _words(
 who so to after before until when while today tomorrow yesterday soon again anymore already
 though too also lately recently these that at by or than then nowadays currently full-time
 part-time remotely remote yet right there here lol haha btw ever more most much it's that's
-i'm i've he's she's they're we're you're there's what's tbh ngl imo rn fr lmao omg"""
+i'm i've he's she's they're we're you're there's what's tbh ngl imo rn fr lmao omg
+not"""
 )
 
 # Lower-case words that may sit inside a proper name: "Bank of America", "Rio de Janeiro".
@@ -125,7 +164,7 @@ NAME_CONNECTORS = _words("of and & de da do du la le van von der den the y el al
 # Objects of "I love/like ..." that are not a preference about a thing.
 NOT_LIKES = _words(
     """you it that this them him her me us everyone everybody someone somebody how what when
-where why which whatever"""
+where why which whatever working"""
 )
 
 # How people name the single-valued predicates of the vocabulary: the semantic level maps an

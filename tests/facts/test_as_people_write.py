@@ -18,7 +18,10 @@ from tests.facts.test_extraction import said
         ),
         ("we finally named the puppy Waffle", {("pet", "waffle", "Waffle")}),
         ("got a gecko, the kids named it Gecko", {("pet", "gecko", "Gecko")}),
-        ("31, dog mom (Juniper), based in Leeds", {("pet", "juniper", "Juniper")}),
+        (
+            "31, dog mom (Juniper), based in Leeds",
+            {("pet", "juniper", "Juniper"), ("city", "", "Leeds")},
+        ),
         (
             "we named the kitten Lady Marmalade Jones",
             {("pet", "lady marmalade jones", "Lady Marmalade Jones")},
@@ -112,9 +115,13 @@ def test_contacts_and_diets_as_typed(text, expected):
         "do you love salsa dancing?",
         "my sister can't stand horror films",
         "enjoy your weekend!",  # a wish for someone else
-        "my manager at Brightwater Labs",  # someone else's title
+        "my manager at Brightwater Labs",  # someone else's title (where I work: below)
         "the manager now",
     ],
 )
 def test_the_traps_beside_them_state_nothing(text):
-    assert said(text) == set()
+    assert {s for s in said(text) if s[0] != "employer"} == set()
+
+
+def test_a_manager_at_a_company_is_where_i_work_not_my_title():
+    assert said("my manager at Brightwater Labs") == {("employer", "", "Brightwater Labs")}

@@ -67,7 +67,6 @@ NOT_THEIRS = [
     "our old dog Rufus chased cars",
     "a dog called Rex bit me yesterday",
     "Tomasz says his wife Ola is pregnant",
-    "would my cat Miso like tuna?",
     "my cat tbh",
     "baby Ari arrived last night, Kemal is over the moon",
     "my college girlfriend was called Priya",
