@@ -33,6 +33,8 @@ from language.places import city, country
 _WORD = re.compile(r"(?<![\w@.'’/-])[A-Za-z]{3,24}(?![\w@/-]|\.\w|['’](?!s\b))")
 # What ends a sentence before a capitalised word that may be a typo rather than a name.
 _SENTENCE_END = re.compile(r"(?:^|[.!?:\n])[\s\"'(]{0,3}$")
+# What follows the first of a list of names: "Mateus, Inês and Beatriz".
+_LISTED_NEXT = re.compile(r"\s*+(?:,|&|and\b)")
 # Words of this length or more may carry two typos.
 LONG_WORD = 8
 # The words on each side of a word that a place's name may take with it ("Ho Chi Minh City").
@@ -207,6 +209,9 @@ class Speller:
             opens = _SENTENCE_END.search(match.string, max(0, match.start() - 4), match.start())
             if not (capitalised and opens):
                 return typed  # a name ("Jaon" is someone), or an acronym
+            if ":" in opens.group(0) and _LISTED_NEXT.match(match.string, match.end()):
+                return typed  # "3 kids: Mateus, Inês and Beatriz": names listed
+
         word = self.meant(typed.lower())
         if word is None or _in_place_name(match):
             return typed

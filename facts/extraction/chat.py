@@ -17,6 +17,7 @@ SPELLINGS = {
     "ive": "i've",
     "i'am": "i'm",
     "iam": "i am",
+    "usedto": "used to",
     "u": "you",
     "ur": "your",
     # liking, hating (typos of the rules' own words are read by keywords.typos_read)

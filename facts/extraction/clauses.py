@@ -166,6 +166,8 @@ HYPOTHETICAL = re.compile(
     r"(?<!,\s)(?<!never\s)(?<!always\s)(?:would|could)|"
     r"i'd|we'd|wish|wished|dream|dreaming|daydream|fantasi[sz]e|pretend|assuming|"
     r"parallel universe|alternate universe|another life|other life|ideal world|perfect world|"
+    # "say I went vegan, would I ...": a supposition opening the message.
+    r"^say(?=,?\s+(?:i|we)\b)|"
     r"in theory|hypothetically)\b",
     re.IGNORECASE,
 )
@@ -235,9 +237,10 @@ PAST = re.compile(
 )
 PAST_YEAR = re.compile(r"\b(?:in|during|around)\s+(?P<year>(?:19|20)\d{2})\b", re.IGNORECASE)
 NEGATION = re.compile(
-    r"\b(?:not|no|never|don't|dont|do not|doesn't|didn't|isn't|aren't|wasn't|weren't|"
-    r"haven't|hasn't|hadn't|can't|cannot|won't|nor|neither|nobody|nothing|"
-    r"i'm not|im not)\b|n't\b",
+    # Not "not bad at chess": praise, said modestly.
+    r"\b(?:(?:i'm\s|im\s)?not(?!\s+(?:too\s+|that\s+|half\s+)?bad\b)|no|never|don't|dont|"
+    r"do not|doesn't|didn't|isn't|aren't|wasn't|weren't|"
+    r"haven't|hasn't|hadn't|can't|cannot|won't|nor|neither|nobody|nothing)\b|n't\b",
     re.IGNORECASE,
 )
 

@@ -332,6 +332,9 @@ MARKER = re.compile(
     # Not an apology for something: "sorry for the wall of text", "sorry to bother you".
     r"(?:sorry(?!\s{1,3}(?:for|about|abt|to|if|that|again)\b)|no\s+wait|wait\s+no|scratch\s+that(?:\s+number)?|i\s+mean|i\s+meant|"
     r"correction|actually\s+no|oops|my\s+bad|typo|(?<![^\s])no(?=[,!])|"
+    # "wait the last two digits are wrong, it's ..."
+    r"(?:digits?|numbers?|one|date|day|year|spelling|name|address|email|letters?)\s+"
+    r"(?:is|are|was|were)\s+wrong|"
     # "i'm vegan—well, vegetarian technically": a value taken back by the next, hedged.
     r"well(?=,?\s{1,3}[\w-]+(?:\s+[\w-]+)?\s+(?:technically|actually|really|strictly|i\s+guess)\b)|"
     # "*Porto", "actually it's Rotterdam": a correction that opens the message.

@@ -129,7 +129,7 @@ SPLIT_COUPLE = _rx(
 )
 NOT_TOGETHER = _rx(
     r"\bwe(?:'re|\s+are)\s+(?:not|no longer)\s+together\b"
-    r"|\b(?:our|my|the)\s+divorce(?:\s+(?:from|with)\s+[\w'-]+(?:\s+[\w'-]+)?)?\s+"
+    r"|\b(?:our|my|the)\s+divorce(?:\s+(?:from|form|with)\s+[\w'-]+(?:\s+[\w'-]+)?)?\s+"
     r"(?:was|is|has been|got|just got)\s+(?:now\s+|finally\s+|officially\s+)?"
     r"(?:finali[sz]ed|final|official|through)\b"
 )
@@ -146,11 +146,15 @@ NO_LONGER_WITH = _rx(
     + NAME
 )
 LIKE_NO_MORE = _rx(
-    S + r"(?:(?:don't|do not|no longer)\s+(?:like|love|enjoy)|used to (?:like|love|enjoy)|"
+    # "my stomach can't handle spicy food anymore": the speaker's body speaks for them.
+    r"(?:" + S + r"|\bmy\s+(?:stomach|body|gut|tummy)\s+)"
+    r"(?:(?:don't|do not|no longer)\s+(?:like|love|enjoy)|used to (?:like|love|enjoy)|"
     r"(?:don't|do not|no longer)\s+(?:eat|drink)|(?:stopped|quit)\s+(?:eating|drinking)|"
     r"(?:gave|'ve given|have given)\s+up(?!\s+on\b)|"
     r"stopped (?:liking|loving|enjoying)|(?:'m|am)\s+(?:no longer|not)\s+into|"
     r"(?:'ve|have)?\s*lost\s+(?:all\s+)?(?:interest|my\s+interest)\s+in|"
+    # "my stomach cant handle spicy food anymore" (the "anymore" checked below)
+    r"(?:can't|cant|cannot)\s+(?:handle|stomach|tolerate|take|do)|"
     r"(?:'m|am)\s+over)\s+(?P<v>.+)"
 )
 LANGUAGE_GONE = _rx(

@@ -27,7 +27,7 @@ from facts.extraction.patterns import (
 )
 from facts.extraction.people import is_unnamed, named_later, presupposed
 from facts.extraction.rescheduling import rescheduled
-from facts.extraction.sarcasm import ironic_spans, playful_spans, unironic
+from facts.extraction.sarcasm import ironic_spans, playful_spans, unironic, within_any
 from facts.extraction.signature import signature
 from facts.extraction.statements import Statement, is_lowercase_text
 from facts.extraction.structure import merged as structure_merged
@@ -353,8 +353,8 @@ class _Reading:
         said_by_me = _DROPPED_I.sub("I ", sentence)
         if traps.is_question(said_by_me) or traps.is_hypothetical(said_by_me):
             return False
-        if traps.is_reported(said_by_me):
-            return False
+        if traps.is_reported(said_by_me) or within_any(sentence, self.ironic):
+            return False  # (sarcasm is read clause by clause: what it takes back, unironic())
 
         def read(clause: str) -> list[Statement]:
             return extract_clause(clause, now=self.now) if clause.strip(" ,.;:") else []

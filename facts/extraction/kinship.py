@@ -79,6 +79,9 @@ def kin(token: Token) -> str | None:
     return None
 
 
+_NOT_BAD = re.compile(r"not\s+(?:too\s+|that\s+|half\s+)?bad\b", re.IGNORECASE)
+
+
 class Reader:
     def __init__(self, parse: Parse, lowercase: bool) -> None:
         self.parse = parse
@@ -171,13 +174,20 @@ class Reader:
             # Only a verb's negation denies its clause: in "not Slovenia, Slovakia" the "not"
             # is the word it denies, the value said against it stands.
             verb = clause.pos in ("VERB", "AUX")
-            if verb and any(k.dep == "neg" and (before is None or k.start < before) for k in kids):
+            if verb and any(
+                k.dep == "neg" and (before is None or k.start < before) and not self._modest(k)
+                for k in kids
+            ):
                 return True
             if any(k.dep == "aux" and k.lower in _MODALS for k in kids):
                 return True
             if any(k.dep == "mark" and k.lower in _SUPPOSING for k in kids):
                 return True
         return False
+
+    def _modest(self, negation: Token) -> bool:
+        """ "I'm not bad at chess": praise said modestly, no denial."""
+        return bool(_NOT_BAD.match(self.parse.text, negation.start))
 
     def was_named(self, head: Token) -> bool:
         """ "my boyfriend was called Dylan", "our dog was Rex": a name that was."""

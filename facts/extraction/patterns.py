@@ -143,6 +143,9 @@ JOB_TITLE = rx(
     r"start|starting|'m starting|started|'ll start|join|joining|'m joining|joined|'ll join|"
     r"be joining|be starting|got hired|was hired|'ve been hired|hired|'m|am)\b[^,;.!?]{0,120}?"
     r"\b(?:at|for|by|with|in|there|join|joining)\b[^,;.!?]{0,120}?\bas\s+(?:an?\s+|the\s+)?" + REST,
+    # "next monday i switch to nights as charge nurse"
+    S + r"(?:switch|'m switching|switched|'ll switch|will switch|'m moving|move|'ll move)\s+"
+    r"to\s+(?:[\w-]+\s+){1,3}?as\s+(?:an?\s+|the\s+)?" + REST,
     # "first week as tech lead, so many meetings"
     r"^(?:my\s+)?(?:(?:first|second|third|1st|2nd|3rd)\s+(?:day|week|month|shift)|"
     r"(?:day|week)\s+(?:one|two|three|four|five|\d))\s+as\s+(?:an?\s+|the\s+)?" + REST,
@@ -292,7 +295,8 @@ LANGUAGE = rx(
 SKILL = rx(
     I_AM
     + r"(?:really\s+|very\s+|pretty\s+|quite\s+)?(?:good at|good in|great at|great in|decent at|"
-    r"good with|skilled (?:in|at)|"
+    r"good with|skilled (?:in|at)|not (?:too |that |half )?bad at|(?:a\s+)?whiz (?:at|with)|"
+    r"a pro at|a dab hand at|ace at|strong in|competent (?:in|at|with)|comfortable with|"
     r"proficient (?:in|at|with)|an expert (?:in|on|at)|experienced (?:in|with)|"
     r"certified in|fluent in|handy with|trained in|qualified in)\s+" + REST,
     # "skills: bookkeeping, payroll", "my skills: ..."
@@ -317,6 +321,15 @@ CRAFT = rx(
     r"(?:^|" + S + r")(?:(?:also|finally|recently|just|even)\s+)*"
     r"(?:(?:learned|learnt|taught\s+myself)\s+(?:how\s+)?to|picked\s+up|took\s+up|"
     r"taken\s+up|do|learned|learnt)\s+(?P<v>[\w-]+)\b"
+)
+# "I play the cello", "i can play guitar pretty well", "I can knit", "black belt in judo":
+# an instrument or a craft one can do (checked against CRAFTS in skills()).
+CAN_DO = rx(
+    S + r"(?:can\s+|could\s+always\s+)?play\s+(?:the\s+)?(?P<v>[\w-]+)\b",
+    S + r"can\s+(?:(?:also|actually|really)\s+)?(?P<v>[\w-]+)"
+    r"(?=\s*+(?:$|[,.!;]|\s(?:well|really|pretty|quite|a\s+bit|a\s+little|too|now|decently|"
+    r"properly|fluently|a\s+lot)\b))",
+    r"\b(?:have|got|'ve\s+got|earned|a)\s+(?:my\s+|a\s+)?(?:\w+\s+)?belt\s+in\s+(?P<v>[\w-]+)",
 )
 # Years of making something with a tool: "I've been writing Excel macros for years".
 PRACTISED = rx(
@@ -728,6 +741,9 @@ def _may_be_someone(value: str) -> bool:
     )
 
 
+_OWNED_WORD = re.compile(r"\b(?:my|our|their|his|her|your)\b", re.I)
+
+
 def skills(clause: str) -> list[Statement]:
     for pattern in SKILL:
         match = pattern.search(clause)
@@ -741,6 +757,9 @@ def skills(clause: str) -> list[Statement]:
                 continue  # "I know Tom really well": a person, not a skill
             if (pattern is SKILL[-1] or fluent) and value.lower() not in TOOLS:
                 continue  # "I know Tom": only a tool known by name is a skill
+            if _OWNED_WORD.search(value):
+                continue  # "good at carpentry, built our kitchen table": what it made
+
             predicate = "language" if value.lower() in LANGUAGES else "skill"
             found.append(said(predicate, value, evidence_of(clause, match, value), 0.8))
         return found
@@ -756,6 +775,13 @@ def craft(word: str) -> str | None:
 
 
 def _crafts(clause: str) -> list[Statement]:
+    for index, pattern in enumerate(CAN_DO):
+        can = pattern.search(clause)
+        word = can and can.group("v")
+        # A belt is in a martial art: any word; the rest name an instrument or a craft.
+        name = word and (word.lower() if index == len(CAN_DO) - 1 else craft(word))
+        if can and word and name:
+            return [said("skill", name, evidence_of(clause, can, word), 0.8)]
     match = CRAFT[0].search(clause)
     if match:
         name = craft(match.group("v"))

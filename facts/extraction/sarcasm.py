@@ -110,6 +110,11 @@ def _within(clause: str, span: str) -> bool:
     return any(outer[i : i + len(inner)] == inner for i in range(len(outer) - len(inner) + 1))
 
 
+def within_any(clause: str, spans: Sequence[str]) -> bool:
+    """Whether ``clause`` is said inside one of the ``spans`` (its words in a row there)."""
+    return any(_within(clause, span) for span in spans)
+
+
 def unironic(
     found: list[Statement], clause: str, ironic: list[str], playful: Sequence[str] = ()
 ) -> list[Statement]:
@@ -119,8 +124,8 @@ def unironic(
     (:func:`ironic_spans`)."""
     if not found:
         return found
-    if any(_within(clause, span) for span in ironic):
+    if within_any(clause, ironic):
         return [s for s in found if s.predicate in _CONTACT]
-    if praises_the_unpleasant(clause) or any(_within(clause, span) for span in playful):
+    if praises_the_unpleasant(clause) or within_any(clause, playful):
         return [s for s in found if s.predicate not in _TASTE or s.is_ending]
     return found

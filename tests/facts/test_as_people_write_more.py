@@ -162,3 +162,80 @@ def test_a_birthday_said_as_a_day_near_the_message(text, days):
 )
 def test_traps_of_this_step(text):
     assert said(text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I play the cello in an orchestra", {"cello"}),
+        ("i can play guitar pretty well", {"guitar"}),
+        ("I can knit", {"knitting"}),
+        ("i have a black belt in judo", {"judo"}),
+        ("i'm not bad at chess", {"chess"}),  # praise said modestly
+        ("i'm a whiz with excel", {"excel"}),
+        ("I'm pretty good at carpentry, built our kitchen table", {"carpentry"}),
+    ],
+)
+def test_more_skills_as_people_say_them(text, expected):
+    assert {q for p, q, _ in said(text) if p == "skill"} == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I can paint the fence tomorrow",  # a chore on a day
+        "i play football on sundays",  # a pastime, no craft
+        "I'm not a good cook",
+    ],
+)
+def test_more_of_what_is_no_skill(text):
+    assert {s for s in said(text) if s[0] == "skill"} == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an eye-roll takes back the whole sentence, read as a correction or not
+        "yes I definitely moved to Antarctica, that's why I'm not replying 🙄",
+        "say I went vegan, would I even get enough protein?",  # a supposition
+    ],
+)
+def test_sarcasm_and_suppositions_state_nothing(text):
+    assert said(text) == set()
+
+
+def test_names_listed_after_a_colon_are_not_read_as_typos():
+    assert {v for p, _, v in said("3 kids: Mateus, Inês and little Beatriz. send help")} == {
+        "Mateus",
+        "Inês",
+        "Beatriz",
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "i usedto work at Norrsken Bank, left in april",
+            {("employer", "", ("ended", "Norrsken Bank"))},
+        ),
+        (
+            "wait the last two digits are wrong, it's +49 151 123456 87",
+            {("phone", "", "+4915112345687")},
+        ),
+        (
+            "my stomach cant handle spicy food anymore, i genuinely hate it now",
+            {
+                ("likes", "spicy food", ("ended", "spicy food")),
+                ("dislikes", "spicy food", "spicy food"),
+            },
+        ),
+        (
+            "next monday i switch to nights as charge nurse",
+            {("job_title", "", "charge nurse")},
+        ),
+        ("my divorce form Hamza was finalised today", {("spouse", "", ("ended", None))}),
+    ],
+)
+def test_changes_as_typed(text, expected):
+    assert said(text) == expected
