@@ -474,6 +474,12 @@ def said_before(clause: str) -> list[Statement] | None:
     return _candidates(a, b) or None
 
 
+def _describes(clause: str, said_not: str) -> bool:
+    """ "not a rooster": a description denied, no value of a slot."""
+    words = " ".join(clause.lower().split())
+    return any(f"not {article} {said_not.lower()}" in words for article in ("a", "an"))
+
+
 def contrast(clause: str, read: Read) -> list[Statement] | None:
     """ "Slovak not Czech", "it's Bergen, not Oslo", "not Austria, Australia": the value that
     corrects ``B``. None when the clause is no such contrast."""
@@ -495,7 +501,7 @@ def contrast(clause: str, read: Read) -> list[Statement] | None:
     # "Gort not Galway": the corrected value's kind is the new one's.
     was = bare_value(b)
     kind = was[0].predicate if was else None
-    if kind is None and re.search(r"\bnot\s{1,3}an?\s+" + re.escape(b), clause, re.I):
+    if kind is None and _describes(clause, b):
         return None  # "i'm a operations analyst not a rooster lol": no value is corrected
     if after_b:
         before = clause[: after_b[2]] + a

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from dewee.timeparse import shifted
 from facts.extraction.contacts import contact
 from facts.extraction.dates import birthday_value
 from facts.extraction.grammar import I_AM, REST, S, evidence_of, rx
@@ -657,7 +658,7 @@ def birthday_on(clause: str, now: datetime) -> list[Statement]:
         or match.group("when2")
         or (opening if opening in _DAYS_OFF else "today")
     )
-    day = (now + timedelta(days=_DAYS_OFF[when.lower()])).date()
+    day = shifted(now, timedelta(days=_DAYS_OFF[when.lower()])).date()
     return [said("birthday", f"--{day.month:02d}-{day.day:02d}", match.group(0), EXPLICIT)]
 
 

@@ -5,6 +5,11 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+def _pairs(text: str) -> dict[str, str]:
+    """ "a:b c:d" as {"a": "b", "c": "d"}."""
+    return dict(pair.split(":", 1) for pair in text.split())
+
+
 COUNTRIES = frozenset(
     name.casefold()
     for name in """
@@ -120,27 +125,12 @@ mandolin clarinet saxophone trumpet trombone accordion harmonica singing
 beatboxing djing"""
 )
 # The verb of a craft, read as the craft: "learned to solder", "can knit".
-CRAFT_VERBS = {
-    "solder": "soldering",
-    "weld": "welding",
-    "knit": "knitting",
-    "sew": "sewing",
-    "crochet": "crochet",
-    "quilt": "quilting",
-    "embroider": "embroidery",
-    "juggle": "juggling",
-    "bake": "baking",
-    "paint": "painting",
-    "draw": "drawing",
-    "sing": "singing",
-    "whittle": "whittling",
-    "weave": "weaving",
-    "sculpt": "sculpting",
-    "code": "coding",
-    "program": "programming",
-    "type": "typing",
-    "brew": "brewing",
-}
+CRAFT_VERBS = _pairs(
+    """solder:soldering weld:welding knit:knitting sew:sewing crochet:crochet
+quilt:quilting embroider:embroidery juggle:juggling bake:baking paint:painting draw:drawing
+sing:singing whittle:whittling weave:weaving sculpt:sculpting code:coding
+program:programming type:typing brew:brewing"""
+)
 
 # Words that make "I'm a good cook" a judgement rather than a job.
 JUDGEMENTS = _words(
