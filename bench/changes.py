@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from datetime import timedelta
+from importlib import import_module
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -40,6 +41,14 @@ from tenancy.models import Agent  # noqa: E402
 from tenancy.services import create_agent, default_workspace  # noqa: E402
 
 USERS = 1000
+
+
+def periods_from_columns() -> None:
+    """The facts' periods (the Changes list reads them), rebuilt from their columns as the
+    migration that brought periods does for a database that predates them."""
+    from django.apps import apps
+
+    import_module("facts.migrations.0010_fact_periods").backfill(apps, None)
 
 
 def facts_of(agent: Agent, first: int, count: int, days: int, rng: random.Random) -> list[Fact]:
@@ -101,6 +110,7 @@ def main() -> None:
             Fact.objects.bulk_create(
                 facts_of(target, chunk, batch, args.days, rng), batch_size=2000
             )
+    periods_from_columns()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     print(

@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from datetime import timedelta
+from importlib import import_module
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -95,6 +96,14 @@ def bulk_facts(agent: Agent, user: str, count: int, rng: random.Random, start) -
     return facts
 
 
+def periods_from_columns() -> None:
+    """The facts' periods (as-of reads them), rebuilt from their columns as the migration
+    that brought periods does for a database that predates them."""
+    from django.apps import apps
+
+    import_module("facts.migrations.0010_fact_periods").backfill(apps, None)
+
+
 def load(agent: Agent, users: int, per_user: int, big_user_facts: int, rng: random.Random) -> None:
     start = timezone.now() - timedelta(days=400)
     for u in range(users):
@@ -125,6 +134,7 @@ def load(agent: Agent, users: int, per_user: int, big_user_facts: int, rng: rand
         )
         for f in facts
     )
+    periods_from_columns()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
 

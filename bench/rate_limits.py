@@ -8,8 +8,8 @@ with the edition's default counter store, times:
 
 - one trivial query on the main database, for scale (on a loaded machine a round trip to
   the PostgreSQL server costs a scheduling delay);
-- the limiter alone, as an API request meets it (its address's failed attempts and rate,
-  then its key's rate: six statements, two of them writes), from 1 thread and from 8;
+- the limiter alone, as an API request with a valid key meets it (its address's rate, then
+  its key's: one statement each, an upsert), from 1 thread and from 8;
 - GET /v1/agents in process (Django's test client: no network), limits on and off.
 """
 

@@ -1,8 +1,10 @@
 """Rate limits on the REST API and on the dashboard's sign-in.
 
-django-ratelimit counts (fixed windows, one counter per limit and client), in the counters
-every web process shares (dewee.rate_counters, or the operator's Redis or Memcached). The
-limits come from the settings (DEWEE_RATE_LIMIT_*, DEWEE_SIGNIN_FAILURES_*); each may be off.
+Fixed windows as django-ratelimit draws them, one counter per limit and client, in the
+counters every web process shares: Dewee's own (dewee.rate_counters), where checking and
+counting a request against a limit is one statement, or the operator's Redis or Memcached,
+through django-ratelimit. The limits come from the settings (DEWEE_RATE_LIMIT_*,
+DEWEE_SIGNIN_FAILURES_*); each may be off.
 
 - Every API request counts against its client address; every authenticated one against its
   key (dewee.api). Over either: 429 ``rate_limited``, before the request does anything.
@@ -20,15 +22,28 @@ must not be what takes it down. A database outage is left to answer 503 as it do
 
 import ipaddress
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import caches
 from django.http import HttpRequest
-from django_ratelimit.core import get_usage
+from django_ratelimit import ALL
+
+# get_usage's own window (with its per-client offset) and key, so that Dewee's counters
+# count in the windows django-ratelimit would (a private part of the pinned 4.1.0).
+from django_ratelimit.core import (
+    EXPIRATION_FUDGE,
+    _get_window,
+    _make_cache_key,
+    _split_rate,
+    get_usage,
+)
 
 from dewee.errors import RateLimited
 from dewee.outage import database_trouble
+from dewee.rate_counters import Counters
 
 logger = logging.getLogger("dewee.limits")
 
@@ -101,14 +116,73 @@ def describe_rate(rate: str | None) -> str:
     return f"{count} per {multiple} {unit}s" if multiple else f"{count} per {unit}"
 
 
-def _usage(
-    request: HttpRequest, group: str, rate: str | None, value: str, *, increment: bool
+def _counted(
+    store: Counters, group: str, rate: str, value: str, *, increment: bool, unless_used_up: bool
+) -> dict[str, Any]:
+    """get_usage's answer from Dewee's own counters, in one statement: a read, or a count
+    (an upsert) that also says whether the request was past the limit."""
+    limit, period = _split_rate(rate)
+    window = _get_window(value, period)
+    key = _make_cache_key(group, window, rate, value, ALL)
+    if not increment:
+        count = int(store.get(key, 0))
+    else:
+        below = limit if unless_used_up else None
+        counted = store.count(key, period + EXPIRATION_FUDGE, below=below)
+        # Not counted: the attempts were used up, and this one would have been over.
+        count = limit + 1 if counted is None else counted
+    return {
+        "count": count,
+        "limit": limit,
+        "should_limit": count > limit,
+        "time_left": window - int(time.time()),
+    }
+
+
+def _elsewhere(
+    request: HttpRequest,
+    group: str,
+    rate: str,
+    value: str,
+    *,
+    increment: bool,
+    unless_used_up: bool,
 ) -> dict[str, Any] | None:
+    """The same from the operator's Redis or Memcached, through django-ratelimit (an add,
+    then an incr or a get; a read first, with ``unless_used_up``)."""
+
+    def key(_group: str, _request: HttpRequest) -> str:
+        return value
+
+    if increment and unless_used_up:
+        before = get_usage(request, group=group, key=key, rate=rate, increment=False)
+        if before is not None and before["count"] >= before["limit"]:
+            return {**before, "should_limit": True}
+    return get_usage(request, group=group, key=key, rate=rate, increment=increment)
+
+
+def _usage(
+    request: HttpRequest,
+    group: str,
+    rate: str | None,
+    value: str,
+    *,
+    increment: bool,
+    unless_used_up: bool = False,
+) -> dict[str, Any] | None:
+    """The count of ``value`` under the limit ``rate`` (None: no limit), this request
+    counted when ``increment``; with ``unless_used_up`` too, counted only if the limit was
+    not reached before it (else ``should_limit``, and nothing written)."""
     if rate is None:
         return None
     try:
-        return get_usage(
-            request, group=group, key=lambda _group, _request: value, rate=rate, increment=increment
+        store = caches[settings.RATELIMIT_USE_CACHE]
+        if isinstance(store, Counters):
+            return _counted(
+                store, group, rate, value, increment=increment, unless_used_up=unless_used_up
+            )
+        return _elsewhere(
+            request, group, rate, value, increment=increment, unless_used_up=unless_used_up
         )
     except Exception as exc:
         if database_trouble(exc) is not None:
@@ -133,7 +207,7 @@ def _used_up(usage: dict[str, Any] | None) -> bool:
 
 def api_address_refusal(request: HttpRequest) -> Refusal | None:
     """Before an API request: refused if its address (the request counted) went over its
-    rate. Failed attempts are checked after the key is (auth_failures_refusal)."""
+    rate. Failed attempts are checked after the key is (auth_failure_refusal)."""
     address = client_address(request)
     usage = _usage(
         request, "api-address", settings.DEWEE_RATE_LIMIT_ADDRESS, address, increment=True
@@ -147,16 +221,18 @@ def api_address_refusal(request: HttpRequest) -> Refusal | None:
     return None
 
 
-def auth_failures_refusal(request: HttpRequest) -> Refusal | None:
-    """For a request whose key failed: refused if its address used up its failed attempts."""
+def auth_failure_refusal(request: HttpRequest) -> Refusal | None:
+    """An API request was refused 401: one failed attempt of its address, checked and
+    counted at once; refused (and not counted) when the address has none left."""
     failures = _usage(
         request,
         "api-auth-failures",
         settings.DEWEE_RATE_LIMIT_AUTH_FAILURES,
         client_address(request),
-        increment=False,
+        increment=True,
+        unless_used_up=True,
     )
-    if failures is not None and _used_up(failures):
+    if failures is not None and _over(failures):
         rate = describe_rate(settings.DEWEE_RATE_LIMIT_AUTH_FAILURES)
         return Refusal(
             f"Too many requests without a valid API key from this address ({rate}); "
@@ -164,17 +240,6 @@ def auth_failures_refusal(request: HttpRequest) -> Refusal | None:
             _retry_after(failures),
         )
     return None
-
-
-def count_auth_failure(request: HttpRequest) -> None:
-    """An API request was refused 401: one failed attempt of its address."""
-    _usage(
-        request,
-        "api-auth-failures",
-        settings.DEWEE_RATE_LIMIT_AUTH_FAILURES,
-        client_address(request),
-        increment=True,
-    )
 
 
 def check_key_rate(request: HttpRequest, *, key_id: str) -> None:

@@ -23,8 +23,7 @@ from dewee.errors import speaks_json
 from dewee.limits import (
     Refusal,
     api_address_refusal,
-    auth_failures_refusal,
-    count_auth_failure,
+    auth_failure_refusal,
 )
 from tenancy.access import CHOSEN_WORKSPACE_ATTR, WORKSPACE_SESSION_KEY
 
@@ -80,10 +79,8 @@ def api_rate_limits(get_response: Callable[[HttpRequest], HttpResponse]) -> Call
         if (refusal := api_address_refusal(request)) is not None:
             return _rate_limited(refusal)
         response = get_response(request)
-        if response.status_code == 401:
-            if (refusal := auth_failures_refusal(request)) is not None:
-                return _rate_limited(refusal)
-            count_auth_failure(request)
+        if response.status_code == 401 and (refusal := auth_failure_refusal(request)) is not None:
+            return _rate_limited(refusal)
         return response
 
     return middleware

@@ -4,7 +4,9 @@ holds integer counters only, which is all django-ratelimit asks of a cache (add,
 Every web process of a deployment must see the same counts, and an increment must not be
 lost when two processes count at once. Django's own database cache cannot promise that (its
 incr is a read, then a write), so each operation here is one SQL statement, atomic by itself:
-an upsert that only replaces an expired counter, and ``UPDATE ... RETURNING``.
+an upsert that only replaces an expired counter, and ``UPDATE ... RETURNING``. The rate
+limits themselves count with ``count``: one upsert that adds one, or starts an expired
+counter again, and returns the count (one statement per limit and request, not two).
 
 - ``DatabaseCounters`` keeps them in a table of a Django database (the PostgreSQL
   edition's own database; the table is the ``dewee.RateCounter`` model).
@@ -37,7 +39,7 @@ _SCHEMA = (
 )
 
 
-class _Counters(BaseCache):
+class Counters(BaseCache):
     """The statements; subclasses say where they run (``_execute``)."""
 
     def __init__(self, location: str, params: dict[str, Any]) -> None:
@@ -52,6 +54,11 @@ class _Counters(BaseCache):
     def _expiry(self, timeout: float | None) -> float:
         seconds = self.get_backend_timeout(timeout)
         return float("inf") if seconds is None else float(seconds)
+
+    def _purge_now_and_then(self, now: float) -> None:
+        """Expired counters are deleted every PURGE_EVERY additions (per process)."""
+        if next(self._additions) % PURGE_EVERY == 0:
+            self._execute(f"DELETE FROM {TABLE} WHERE expires <= %s", [now])
 
     @staticmethod
     def _count(value: Any) -> int:
@@ -68,8 +75,7 @@ class _Counters(BaseCache):
     ) -> bool:
         key = self.make_and_validate_key(key, version=version)
         now = time.time()
-        if next(self._additions) % PURGE_EVERY == 0:
-            self._execute(f"DELETE FROM {TABLE} WHERE expires <= %s", [now])
+        self._purge_now_and_then(now)
         # Most calls find the window's counter there: a read, which takes no write lock.
         _, rows = self._execute(
             f"SELECT 1 FROM {TABLE} WHERE key = %s AND expires > %s", [key, now]
@@ -83,6 +89,29 @@ class _Counters(BaseCache):
             [key, self._count(value), self._expiry(timeout), now],
         )
         return changed == 1
+
+    def count(self, key: str, timeout: float, *, below: int | None = None) -> int | None:
+        """One more in the counter ``key``, in one statement (an upsert), and its count now.
+        A counter not there, or expired, starts again at 1 and lasts ``timeout`` seconds.
+        With ``below``: a counter already at ``below`` or more is left as it is, and the
+        answer is None. What the rate limits call (dewee.limits); ``add`` then ``incr`` is
+        the same count in two statements, for django-ratelimit."""
+        key = self.make_and_validate_key(key)
+        now = time.time()
+        self._purge_now_and_then(now)
+        expired = f"{TABLE}.expires <= %s"
+        sql = (
+            f"INSERT INTO {TABLE} (key, value, expires) VALUES (%s, 1, %s) "
+            f"ON CONFLICT (key) DO UPDATE SET value = CASE WHEN {expired} THEN 1 "
+            f"ELSE {TABLE}.value + 1 END, "
+            f"expires = CASE WHEN {expired} THEN excluded.expires ELSE {TABLE}.expires END"
+        )
+        params: list[Any] = [key, self._expiry(timeout), now, now]
+        if below is not None:
+            sql += f" WHERE {expired} OR {TABLE}.value < %s"
+            params += [now, below]
+        _, rows = self._execute(f"{sql} RETURNING value", params)
+        return int(rows[0][0]) if rows else None
 
     def set(
         self,
@@ -138,7 +167,7 @@ class _Counters(BaseCache):
         self._execute(f"DELETE FROM {TABLE}", [])
 
 
-class DatabaseCounters(_Counters):
+class DatabaseCounters(Counters):
     """Counters in a Django database: LOCATION is its alias (``default``). Each statement
     commits by itself, outside any transaction of the request."""
 
@@ -149,7 +178,7 @@ class DatabaseCounters(_Counters):
             return cursor.rowcount, rows
 
 
-class SQLiteFileCounters(_Counters):
+class SQLiteFileCounters(Counters):
     """Counters in a SQLite file of their own: LOCATION is its path, created readable by
     Dewee's user only. One connection per thread; WAL, so counting never waits on a
     reader, and every statement is a transaction of its own."""

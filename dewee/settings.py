@@ -411,7 +411,8 @@ DEWEE_WORKER_HEARTBEAT_MAX_AGE_SECS = int(
 )
 # Jobs a workspace's key may have waiting in the worker's queue (the API's maintenance
 # trigger); a trigger past it is refused 429 too_many_jobs. 0: no cap. A job queued this
-# long ago and still not started is taken to be lost and no longer counts.
+# long ago and still not started is taken to be lost and no longer counts; so is one a worker
+# took and did not start within DEWEE_RUN_STALE_SECS (the worker died in between).
 DEWEE_MAX_QUEUED_JOBS = int(os.environ.get("DEWEE_MAX_QUEUED_JOBS", 20))
 DEWEE_QUEUED_JOB_STALE_SECS = int(os.environ.get("DEWEE_QUEUED_JOB_STALE_SECS", 3600))
 Q_CLUSTER = {

@@ -163,11 +163,12 @@ def list_facts(request: HttpRequest, params: Query[FactListParams]) -> dict:
     response=ChangePageOut,
     summary="What changed in the facts between two times",
     description="The changes to the facts dated in [since, until): facts added, disputed, "
-    "resolved (accepted or rejected), superseded (no longer current, kept as history: "
-    "replaced or ended), deleted and restored. Newest first (ties: by fact id, then kind, "
-    "descending); `next_cursor` continues after the last item. Each change carries the fact "
-    "as it is now. Each kind is dated by the fact's last such change (a fact deleted twice "
-    "shows its last deletion). Reading changes records no access.",
+    "resolved (accepted or rejected), superseded (replaced by another value), ended, "
+    "called off (a change to come), undone (a decision taken back), resumed (current again "
+    "after an undo), reopened, deleted and restored. Newest first; `next_cursor` continues "
+    "after the last item. Each change carries the fact as it is now. Every change keeps its "
+    "own time (a fact deleted twice shows both deletions). Reading changes records no "
+    "access.",
     auth=READ,
 )
 def list_changes(request: HttpRequest, params: Query[ChangeParams]) -> dict:
@@ -230,6 +231,24 @@ def reopen_fact(request: HttpRequest, fact_id: int, payload: ReopenIn) -> dict:
     access = request_access(request)
     fact = queries.get_fact(access=access, fact_id=fact_id)
     fact = services.reopen_fact(fact=fact, reason=payload.reason, actor=access.actor)
+    return queries.fact_detail(fact)
+
+
+@router.post(
+    "/facts/{int:fact_id}/undo",
+    response={200: FactDetailOut, 409: ErrorOut},
+    summary="Undo your own accept or reject",
+    description="Within DEWEE_UNDO_SECONDS of the decision, by the same key or person that "
+    "made it: an accepted fact waits again as disputed and the value it replaced is current "
+    "again; a rejected one waits again. 409 `undo_refused` (with the reason) when the "
+    "window passed, someone else decided, the slot changed since, or the fact's latest "
+    "change is no accept or reject (re-confirmed, reopened, restored, deleted, ended).",
+    auth=WRITE,
+)
+def undo_fact(request: HttpRequest, fact_id: int) -> dict:
+    access = request_access(request)
+    fact = queries.get_fact(access=access, fact_id=fact_id)
+    fact = services.undo_resolution(fact=fact, actor=access.actor)
     return queries.fact_detail(fact)
 
 

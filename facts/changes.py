@@ -1,21 +1,24 @@
-"""What changed in the facts between two times: each change dated by the fact's own
-timestamps, read with one query whatever the window holds.
+"""What changed in the facts between two times: each change is one period of a fact's
+status (FactPeriod) beginning in the window, dated and named by what began it, read with
+one query whatever the window holds.
 
 A change is a fact and one thing that happened to it at a time ``at``:
 
-- ``added``: recorded (``recorded_at``) and not disputed when recorded;
-- ``disputed``: recorded as a disputed value, waiting for review (``recorded_at``);
-- ``resolved``: a disputed value settled (``disputed_until``): ``accepted`` when it was
-  believed from that moment, else ``rejected``;
-- ``superseded``: stopped being the current value of its slot and kept as history
-  (``believed_until``): replaced by another value, or ended;
-- ``deleted`` (``deleted_at``) and ``restored`` (``restored_at``: undeleted, or current
-  again because the value that replaced it was erased with its memories).
+- ``added``: recorded as its slot's current value; ``disputed``: recorded as a disputed
+  value, waiting for review;
+- ``resolved``: a disputed value settled: ``accepted`` (by a person, or corroborated by new
+  evidence) or ``rejected``;
+- ``superseded``: replaced by another value of its slot, kept as history; ``ended``: said
+  to end ("I left Dropbox"); ``called_off``: a change still to come, called off;
+- ``undone``: an accept or a reject taken back, the value waiting again; ``resumed``: the
+  value an undone accept (or a called-off change) had replaced, current again;
+- ``reopened``: a rejected value taken back into use;
+- ``deleted`` and ``restored`` (undeleted, or current again because the value that replaced
+  it was erased with its memories).
 
-Each column keeps the last time only: a fact deleted twice shows its last deletion, and a
-fact restored as the current value shows no earlier "superseded". A deletion is never also
-shown as the "resolved" or "superseded" it caused. Deletions before ``deleted_at`` existed
-are dated from their audit events where those are kept (facts migration 0006).
+Every change keeps its own time and kind: a fact deleted twice shows both deletions, and a
+restored one still shows when it was superseded. A deletion older than dated deletions is
+shown at the earliest time it can have happened, marked ``time_known: false``.
 """
 
 import base64
@@ -26,11 +29,12 @@ from enum import StrEnum
 from typing import Any
 
 from django.db import connection
-from django.db.models import Case, CharField, F, Q, QuerySet, Value, When
+from django.db.models import Q, QuerySet
 
 from dewee.errors import InvalidInput
 from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit
-from facts.models import KEY_MAX_CHARS, Fact, Status
+from facts.models import KEY_MAX_CHARS, Fact, FactPeriod, Status
+from facts.models import Change as PeriodChange
 from facts.queries import fact_to_dict
 from tenancy.models import Agent
 from tenancy.validation import DB_ID_MAX, clean_text, nfc_user, user_forms
@@ -41,40 +45,44 @@ class ChangeKind(StrEnum):
     DISPUTED = "disputed"
     RESOLVED = "resolved"
     SUPERSEDED = "superseded"
+    ENDED = "ended"
+    CALLED_OFF = "called_off"
+    UNDONE = "undone"
+    RESUMED = "resumed"
+    REOPENED = "reopened"
     DELETED = "deleted"
     RESTORED = "restored"
 
 
-def _not_the_deletion(column: str) -> Q:
-    """The change dated by ``column`` is not the deletion itself (deleting a current or a
-    disputed fact also sets its ``believed_until`` or ``disputed_until``). A deleted fact
-    with no deletion date (older than ``deleted_at``) is left out: it cannot be told."""
-    return (
-        Q(deleted_at__isnull=True) & ~Q(status=Status.DELETED)
-        | Q(deleted_at__lt=F(column))
-        | Q(deleted_at__gt=F(column))
-    )
-
-
-WAS_DISPUTED = Q(status=Status.DISPUTED) | Q(disputed_until__isnull=False)
-
-# Each kind: the column that dates it, and which facts it applies to.
-KIND_RULES: dict[ChangeKind, tuple[str, Q]] = {
-    ChangeKind.ADDED: ("recorded_at", ~WAS_DISPUTED),
-    ChangeKind.DISPUTED: ("recorded_at", WAS_DISPUTED),
-    ChangeKind.RESOLVED: ("disputed_until", _not_the_deletion("disputed_until")),
-    ChangeKind.SUPERSEDED: ("believed_until", _not_the_deletion("believed_until")),
-    ChangeKind.DELETED: ("deleted_at", Q()),
-    ChangeKind.RESTORED: ("restored_at", Q()),
+# Each kind: the periods it names (what began them, and for a recording, the status then).
+KIND_PERIODS: dict[ChangeKind, Q] = {
+    ChangeKind.ADDED: Q(change=PeriodChange.RECORDED) & ~Q(status=Status.DISPUTED),
+    ChangeKind.DISPUTED: Q(change=PeriodChange.RECORDED, status=Status.DISPUTED),
+    ChangeKind.RESOLVED: Q(
+        change__in=[PeriodChange.ACCEPTED, PeriodChange.CORROBORATED, PeriodChange.REJECTED]
+    ),
+    ChangeKind.SUPERSEDED: Q(change=PeriodChange.SUPERSEDED),
+    ChangeKind.ENDED: Q(change=PeriodChange.ENDED),
+    ChangeKind.CALLED_OFF: Q(change=PeriodChange.CALLED_OFF),
+    ChangeKind.UNDONE: Q(change=PeriodChange.UNDONE),
+    ChangeKind.RESUMED: Q(change=PeriodChange.RESUMED),
+    ChangeKind.REOPENED: Q(change=PeriodChange.REOPENED),
+    ChangeKind.DELETED: Q(change=PeriodChange.DELETED),
+    ChangeKind.RESTORED: Q(change__in=[PeriodChange.RESTORED, PeriodChange.REPLACED_BY_ERASED]),
 }
 
-# A dispute settled by being believed (accepted, or corroborated by a new source) became
-# current at that very moment; otherwise it was rejected (or deleted, left out above).
-_RESOLUTION = Case(
-    When(believed_from=F("disputed_until"), then=Value("accepted")),
-    default=Value("rejected"),
-    output_field=CharField(),
-)
+
+def _kind_of(period: FactPeriod) -> tuple[ChangeKind, str | None]:
+    """The change ``period`` stands for, and for a resolved dispute how it was settled."""
+    if period.change == PeriodChange.RECORDED:
+        return (ChangeKind.DISPUTED if period.status == Status.DISPUTED else ChangeKind.ADDED), None
+    if period.change in (PeriodChange.ACCEPTED, PeriodChange.CORROBORATED):
+        return ChangeKind.RESOLVED, "accepted"
+    if period.change == PeriodChange.REJECTED:
+        return ChangeKind.RESOLVED, "rejected"
+    if period.change == PeriodChange.REPLACED_BY_ERASED:
+        return ChangeKind.RESTORED, None
+    return ChangeKind(period.change), None
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,10 @@ class Change:
     fact: Fact
     # For "resolved": "accepted" or "rejected"; None otherwise.
     resolution: str | None = None
+    # The period that records it (its id orders changes of one moment), and whether its
+    # time is known (a deletion older than dated deletions is not).
+    period_id: int = 0
+    time_known: bool = True
 
 
 @dataclass(frozen=True)
@@ -131,88 +143,49 @@ def change_filters(
     return ChangeFilters(since=since, until=until, user=user, kinds=parse_kinds(kind))
 
 
-# The cursor: the last change's time (microseconds since the epoch), fact id and kind.
+# The cursor: the last change's time (microseconds since the epoch) and period id.
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
 
 def encode_change_cursor(change: Change) -> str:
     micros = (change.at - _EPOCH) // _MICROSECOND
-    raw = f"c{micros}:{change.fact.pk}:{change.kind.value}"
+    raw = f"p{micros}:{change.period_id}"
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def decode_change_cursor(cursor: str) -> tuple[datetime, int, str]:
+def decode_change_cursor(cursor: str) -> tuple[datetime, int]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        if not raw.startswith("c"):
+        if not raw.startswith("p"):
             raise ValueError(raw)
-        micros, fact_id, kind = raw[1:].split(":")
-        if not 1 <= int(fact_id) <= DB_ID_MAX:
+        micros, period_id = raw[1:].split(":")
+        if not 1 <= int(period_id) <= DB_ID_MAX:
             raise ValueError(raw)
-        return _EPOCH + int(micros) * _MICROSECOND, int(fact_id), ChangeKind(kind).value
+        return _EPOCH + int(micros) * _MICROSECOND, int(period_id)
     except (ValueError, binascii.Error, UnicodeDecodeError, OverflowError):
         raise InvalidInput("cursor", "is not a cursor this server returned") from None
 
 
-def _branch(
-    facts: QuerySet[Fact], kind: ChangeKind, filters: ChangeFilters, after: Any
-) -> QuerySet[Any, Any]:
-    """The changes of one ``kind``: each fact's id, the change's time, kind and (for a
-    resolved dispute) how it was settled. Typed loosely: the annotations are not fields of
-    Fact, and the union is ordered by them."""
-    column, applies = KIND_RULES[kind]
-    rows = (
-        facts.order_by()
-        .filter(applies)
-        .filter(**{f"{column}__gte": filters.since, f"{column}__lt": filters.until})
-    )
+def _periods(
+    periods: QuerySet[FactPeriod], filters: ChangeFilters, after: tuple[datetime, int] | None
+) -> QuerySet[FactPeriod]:
+    """The periods of ``filters``' kinds (and user) begun in the window, after the cursor."""
+    kinds = Q()
+    for kind in filters.kinds:
+        kinds |= KIND_PERIODS[kind]
+    periods = periods.filter(kinds, started_at__gte=filters.since, started_at__lt=filters.until)
+    if filters.user is not None:
+        periods = periods.filter(fact__user_ref__in=user_forms(filters.user))
     if after is not None:
-        # Newest first: the rows after the cursor's (time, fact, kind) position.
-        at, fact_id, last_kind = after
-        older = Q(**{f"{column}__lt": at}) | Q(**{column: at, "id__lt": fact_id})
-        if kind.value < last_kind:
-            older |= Q(**{column: at, "id": fact_id})
-        rows = rows.filter(older)
-    resolution = _RESOLUTION if kind == ChangeKind.RESOLVED else Value("")
-    return rows.annotate(
-        change_at=F(column),
-        change_kind=Value(kind.value, output_field=CharField()),
-        change_resolution=resolution,
-    ).values("id", "change_at", "change_kind", "change_resolution")
+        at, period_id = after
+        periods = periods.filter(Q(started_at__lt=at) | Q(started_at=at, id__lt=period_id))
+    return periods.order_by("-started_at", "-id")
 
 
-def _of_user(facts: QuerySet[Fact], filters: ChangeFilters) -> QuerySet[Fact]:
-    return facts if filters.user is None else facts.filter(user_ref__in=user_forms(filters.user))
-
-
-# Up to this many agents, PostgreSQL reads each agent's changes of each kind from its own
-# index range; beyond, one range per kind over every agent (read whole, then sorted).
+# Up to this many agents, PostgreSQL reads each agent's page from its own (agent, time)
+# index range; beyond, one range over every agent.
 AGENT_BRANCHES_MAX = 20
-
-
-def _limited_branches(
-    agents: QuerySet[Agent] | list[Agent], filters: ChangeFilters, after: Any, limit: int
-) -> list[QuerySet[Any, Any]]:
-    """PostgreSQL: each branch reads at most one page, newest first, from its (agent, time)
-    index, so a busy window costs no more than a quiet one. Measured with bench/changes.py:
-    two agents of 100,000 facts, every agent's first page 256 ms as one range per kind, 55
-    ms as one per agent and kind."""
-    agent_ids = [a.pk for a in agents]
-    if len(agent_ids) <= AGENT_BRANCHES_MAX:
-        scopes = [Fact.objects.filter(agent_id=agent_id) for agent_id in agent_ids]
-    else:
-        scopes = [Fact.objects.filter(agent_id__in=agent_ids)]
-    if not scopes:
-        scopes = [Fact.objects.none()]
-    branches = [
-        _branch(_of_user(facts, filters), kind, filters, after)
-        for facts in scopes
-        for kind in filters.kinds
-    ]
-    if len(branches) == 1:  # no union: the outer order and limit are the branch's own
-        return branches
-    return [branch.order_by("-change_at", "-id")[: limit + 1] for branch in branches]
 
 
 def list_changes(
@@ -223,30 +196,40 @@ def list_changes(
     limit: int = DEFAULT_PAGE_SIZE,
 ) -> ChangePage:
     """The changes to the facts of ``agents`` (of ``filters.user`` only, when given) dated
-    in [since, until), newest first (then by fact id and kind, descending), ``limit`` per
-    page; ``next_cursor`` continues after the last. Two queries (on PostgreSQL, a third
-    for the agents' ids): one over every kind of change (a UNION ALL of index range
-    reads), one for the facts they name."""
+    in [since, until), newest first (then by period, descending), ``limit`` per page;
+    ``next_cursor`` continues after the last. Two queries (on PostgreSQL with few agents, a
+    UNION ALL of one index range per agent, each at most a page): the periods, then the
+    facts they name."""
     limit = clean_limit(limit)
     after = decode_change_cursor(cursor) if cursor else None
-    if connection.features.supports_slicing_ordering_in_compound:
-        branches = _limited_branches(agents, filters, after, limit)
+    agent_ids = [a.pk for a in agents]
+    if connection.features.supports_slicing_ordering_in_compound and (
+        1 < len(agent_ids) <= AGENT_BRANCHES_MAX
+    ):
+        branches = [
+            _periods(FactPeriod.objects.filter(agent_id=agent_id), filters, after)[: limit + 1]
+            for agent_id in agent_ids
+        ]
+        union = branches[0].union(*branches[1:], all=True)
+        rows = list(union.order_by("-started_at", "-id")[: limit + 1])
     else:
-        facts = _of_user(Fact.objects.filter(agent__in=agents), filters)
-        branches = [_branch(facts, kind, filters, after) for kind in filters.kinds]
-    union = branches[0].union(*branches[1:], all=True) if len(branches) > 1 else branches[0]
-    # The kind breaks the tie of one fact changed twice at one moment, so the order is total.
-    rows = list(union.order_by("-change_at", "-id", "-change_kind")[: limit + 1])
-    loaded = Fact.objects.select_related("agent__workspace").in_bulk([r["id"] for r in rows])
-    changes = [
-        Change(
-            kind=ChangeKind(row["change_kind"]),
-            at=row["change_at"],
-            fact=loaded[row["id"]],
-            resolution=row["change_resolution"] or None,
+        rows = list(
+            _periods(FactPeriod.objects.filter(agent_id__in=agent_ids), filters, after)[: limit + 1]
         )
-        for row in rows[:limit]
-    ]
+    loaded = Fact.objects.select_related("agent__workspace").in_bulk([r.fact_id for r in rows])
+    changes = []
+    for period in rows[:limit]:
+        kind, resolution = _kind_of(period)
+        changes.append(
+            Change(
+                kind=kind,
+                at=period.started_at,
+                fact=loaded[period.fact_id],
+                resolution=resolution,
+                period_id=period.pk,
+                time_known=period.started_known,
+            )
+        )
     next_cursor = encode_change_cursor(changes[-1]) if len(rows) > limit else None
     return ChangePage(items=changes, next_cursor=next_cursor)
 
@@ -255,6 +238,7 @@ def change_to_dict(change: Change, *, now: datetime | None = None) -> dict[str, 
     return {
         "kind": change.kind.value,
         "at": change.at,
+        "time_known": change.time_known,
         "resolution": change.resolution,
         "fact": fact_to_dict(change.fact, now=now),
     }

@@ -10,7 +10,8 @@ true now" uses the first.
 from datetime import datetime, timedelta
 
 from django.db import models
-from django.db.models import Case, F, OuterRef, Q, Value, When
+from django.db.models import Case, F, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce
 
 from facts.slots import SLOT_FIELDS, Slot
 from tenancy.models import Agent
@@ -98,10 +99,8 @@ class FactQuerySet(models.QuerySet["Fact"]):
         return self.filter(in_force_at(moment))
 
     def believed_at(self, moment: datetime) -> "FactQuerySet":
-        """Facts that were the current value of their slot at ``moment``."""
-        return self.filter(believed_from__lte=moment).filter(
-            Q(believed_until__isnull=True) | Q(believed_until__gt=moment)
-        )
+        """Facts that were the current value of their slot at ``moment`` (their periods)."""
+        return self.with_status_at(moment).filter(**{"status_then": Status.CURRENT})
 
     def valid_at(self, moment: datetime, *, status_field: str = "status") -> "FactQuerySet":
         """Facts true in the world at ``moment`` (valid time), as far as the agent knows:
@@ -127,10 +126,13 @@ class FactQuerySet(models.QuerySet["Fact"]):
 
     def with_status_at(self, moment: datetime) -> "FactQuerySet":
         """Facts recorded by ``moment``, each annotated ``status_then``: the status it had at
-        ``moment`` (transaction time). Current while believed; disputed from its recording
-        until it was settled (``disputed_until``) or believed; otherwise the status it has
-        now. One edge is not recorded: a history fact deleted later reads as deleted from
-        the time it stopped being believed."""
+        ``moment`` (transaction time), read from its periods (FactPeriod), exact at every
+        instant whatever came after (undo, reopen, delete, restore). A fact with no periods
+        (written by hand, outside the services) falls back to its columns: current while
+        believed, disputed from its recording until settled, otherwise its status now."""
+        period = FactPeriod.objects.filter(fact=OuterRef("pk"), started_at__lte=moment).filter(
+            Q(ended_at__isnull=True) | Q(ended_at__gt=moment)
+        )
         believed_then = Q(believed_from__lte=moment) & (
             Q(believed_until__isnull=True) | Q(believed_until__gt=moment)
         )
@@ -142,12 +144,15 @@ class FactQuerySet(models.QuerySet["Fact"]):
         )
         # Recorded by then; a record imported with an earlier belief counts from that.
         existed = Q(recorded_at__lte=moment) | Q(believed_from__lte=moment)
+        from_columns = Case(
+            When(believed_then, then=Value(Status.CURRENT.value)),
+            When(disputed_then, then=Value(Status.DISPUTED.value)),
+            default=F("status"),
+            output_field=models.CharField(),
+        )
         return self.filter(existed).annotate(
-            status_then=Case(
-                When(believed_then, then=Value(Status.CURRENT.value)),
-                When(disputed_then, then=Value(Status.DISPUTED.value)),
-                default=F("status"),
-                output_field=models.CharField(),
+            status_then=Coalesce(
+                Subquery(period.values("status")[:1]), from_columns, output_field=models.CharField()
             )
         )
 
@@ -284,6 +289,60 @@ class Fact(models.Model):
     @property
     def slot(self) -> Slot:
         return Slot.of(self)
+
+
+class Change(models.TextChoices):
+    """What began a period of a fact's status (``FactPeriod.change``)."""
+
+    RECORDED = "recorded"  # stored: current or disputed from the start
+    SUPERSEDED = "superseded"  # replaced by another value of its slot
+    ENDED = "ended"  # said to end ("I left Dropbox")
+    CALLED_OFF = "called_off"  # a change to come, called off
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    CORROBORATED = "corroborated"  # a disputed value that more evidence made current
+    UNDONE = "undone"  # an accept or a reject taken back: waiting again
+    RESUMED = "resumed"  # current again: what replaced it was undone or called off
+    REOPENED = "reopened"
+    DELETED = "deleted"
+    RESTORED = "restored"
+    REPLACED_BY_ERASED = "replaced_by_erased"  # current again: its successor was erased
+
+
+class FactPeriod(models.Model):
+    """One stretch of transaction time in which a fact had one status: the agent's record
+    of its belief, exact at every instant. A fact's periods follow each other without gaps
+    from its recording; the last is open (``ended_at`` null). ``started_known`` false: a
+    change older than this record whose time is unknown (a deletion before deletions were
+    dated), counted from the earliest it can have happened, the end of the period before."""
+
+    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="periods")
+    # The fact's agent, repeated: the periods of one agent are read in one range.
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=16, choices=Status.choices)
+    change = models.CharField(max_length=24, choices=Change.choices)
+    started_at = models.DateTimeField()
+    started_known = models.BooleanField(default=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    actor = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        ordering = ["fact_id", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["fact"], condition=Q(ended_at__isnull=True), name="fact_one_open_period"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=Status.values), name="fact_period_status_known"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["fact", "started_at"], name="fact_period_fact_idx"),
+            models.Index(fields=["agent", "started_at"], name="fact_period_agent_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"fact {self.fact_id}: {self.status} ({self.change}) from {self.started_at}"
 
 
 class FactSource(models.Model):

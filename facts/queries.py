@@ -14,7 +14,7 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, keyset_page
 from facts.exceptions import FactNotFound, ReceiptNotFound
-from facts.models import Fact, FactQuerySet, FactSource, Status, in_force_at
+from facts.models import Fact, FactPeriod, FactQuerySet, FactSource, Status, in_force_at
 from facts.rules import days_until_stale, freshness, freshness_label, policy_half_lives
 from language.values import display_value
 from memory.models import Memory
@@ -456,7 +456,19 @@ def fact_detail(fact: Fact) -> dict[str, Any]:
         **fact_to_dict(this, now=now),
         "sources": [source_to_dict(s) for s in this.sources.all()],
         "history": [fact_to_dict(f, now=now) for f in chain],
+        "periods": [period_to_dict(p) for p in FactPeriod.objects.filter(fact=this)],
         "events": [event_to_dict(e) for e in events],
+    }
+
+
+def period_to_dict(period: FactPeriod) -> dict[str, Any]:
+    return {
+        "status": period.status,
+        "change": period.change,
+        "started_at": period.started_at,
+        "started_known": period.started_known,
+        "ended_at": period.ended_at,
+        "actor": period.actor,
     }
 
 

@@ -132,9 +132,29 @@ class EventOut(Schema):
     created_at: datetime
 
 
+class PeriodOut(Schema):
+    status: Status
+    change: str = Field(
+        description="What began it: recorded, superseded, ended, called_off, accepted, "
+        "rejected, corroborated, undone, resumed, reopened, deleted, restored, "
+        "replaced_by_erased."
+    )
+    started_at: datetime
+    started_known: bool = Field(
+        description="False for a change older than this record whose time is unknown: "
+        "counted from the earliest it can have happened (started_at)."
+    )
+    ended_at: datetime | None
+    actor: str
+
+
 class FactDetailOut(FactOut):
     sources: list[SourceOut]
     history: list[FactOut]
+    periods: list[PeriodOut] = Field(
+        description="This fact's status over time, one period after another from its "
+        "recording: what the agent held at every instant."
+    )
     events: list[EventOut]
 
 
@@ -165,8 +185,25 @@ class RestoreOut(Schema):
 
 
 class ChangeOut(Schema):
-    kind: Literal["added", "disputed", "resolved", "superseded", "deleted", "restored"]
+    kind: Literal[
+        "added",
+        "disputed",
+        "resolved",
+        "superseded",
+        "ended",
+        "called_off",
+        "undone",
+        "resumed",
+        "reopened",
+        "deleted",
+        "restored",
+    ]
     at: datetime = Field(description="When it happened.")
+    time_known: bool = Field(
+        True,
+        description="False for a deletion older than dated deletions: `at` is then the "
+        "earliest it can have happened.",
+    )
     resolution: Literal["accepted", "rejected"] | None = Field(
         None, description="For a resolved dispute: how it was settled."
     )

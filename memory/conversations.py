@@ -18,6 +18,7 @@ from django.db import connection
 from django.db.models import OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from dewee.timeparse import shifted
 from memory.models import Memory
 from memory.sql import any_of, epoch_seconds
 from tenancy.models import Agent
@@ -228,7 +229,7 @@ def previous_sessionless(
         stored = Memory.objects.filter(
             agent=agent,
             session__isnull=True,
-            created_at__gte=min(times) - gap,
+            created_at__gte=shifted(min(times), -gap),
             created_at__lte=max(times),
         )
         stored = stored.filter(user_ref=user) if user else stored.filter(user_ref__isnull=True)

@@ -237,7 +237,11 @@ class DeduplicateIn(StrictSchema):
     memory_type: MemoryType | None = Field(
         None, description="Only memories of this type (narrows agents of over 5,000)."
     )
-    dry_run: StrictBool = False
+    dry_run: StrictBool | None = Field(
+        None,
+        description="true: only preview. false: merge, but only with confirm (else 400).",
+    )
+    confirm: StrictBool = Field(False, description="Must be true to merge; otherwise a preview.")
 
 
 class DuplicateGroupOut(Schema):
@@ -273,7 +277,11 @@ class RecallIn(StrictSchema):
     max_importance: UnitFloat | None = None
     since: StrictStr | None = None
     until: StrictStr | None = None
-    explain: StrictBool = False
+    explain: StrictBool = Field(
+        False,
+        description="Give each item its explanation: the signals behind its score. Without "
+        "it, explanation is null and none is computed.",
+    )
     rerank: StrictBool = Field(True, description="Use the configured reranker, if any.")
     user: StrictStr | None = Field(
         None,

@@ -2,7 +2,7 @@
 
 from memory.services.graph import queue_graph_build as queue_graph_catch_up
 from memory.services.graph_rebuild import build_pending_graph
-from memory.services.maintenance import beat_worker_heartbeat, run_maintenance
+from memory.services.maintenance import beat_worker_heartbeat, run_maintenance, take_queued_job
 from tenancy.models import Agent, Workspace
 
 
@@ -14,7 +14,11 @@ def run_job(
     queued_job_pk: int | None = None,
 ) -> dict[str, object]:
     """Run one maintenance job (a schedule, or Run now). An agent or workspace erased since
-    the job was queued leaves nothing to do (and took its row of the queue's ledger along)."""
+    the job was queued leaves nothing to do (and took its row of the queue's ledger along).
+    A job queued on request marks its ledger row taken before anything else, so that a
+    worker dying from here to the run's start leaves a row the heartbeat rule reclaims."""
+    if queued_job_pk is not None:
+        take_queued_job(pk=queued_job_pk)
     agent = workspace = None
     if agent_pk is not None:
         agent = Agent.objects.select_related("workspace").filter(pk=agent_pk).first()

@@ -92,8 +92,9 @@ def memories_list(request: HtmxHttpRequest) -> HttpResponse:
         context |= {"agent": agent, "scope_label": _scope_label(access, agent)}
         query = form.cleaned_data["q"]
         if query and agent is not None:
+            # explain: each row's "Why" shows the signals behind its score.
             asked = RecallRequest(
-                query=query, top_k=SEARCH_TOP_K, filters=form.filters(search=True)
+                query=query, top_k=SEARCH_TOP_K, filters=form.filters(search=True), explain=True
             )
             hits = recall(agent=agent, request=asked).hits
             context["rows"] = [_row(access, h.memory, h.score, h.explanation) for h in hits]

@@ -31,9 +31,12 @@ from tenancy.services import (
     change_member_role,
     clean_key_agent_ids,
     clean_key_scopes,
+    clean_workspace_slug,
     create_agent,
     create_api_key,
+    create_workspace,
     remove_member,
+    rename_agent,
     revoke_api_key,
     update_api_key,
 )
@@ -55,15 +58,38 @@ WORKSPACE_NO_DELETE_NOTE = (
 )
 
 
+class WorkspaceAdminForm(forms.ModelForm):
+    # No Meta: the admin builds the form for Workspace with the fields it shows.
+    def clean_slug(self) -> str:
+        # Checked here to show the message on the form; create_workspace checks it again.
+        try:
+            return clean_workspace_slug(self.cleaned_data["slug"])
+        except InvalidInput as exc:
+            raise forms.ValidationError(exc.message.removeprefix(f"{exc.field}: ")) from None
+
+
 @admin.register(Workspace)
 class WorkspaceAdmin(admin.ModelAdmin):
-    """Workspaces cannot be deleted here (see WORKSPACE_NO_DELETE_NOTE)."""
+    """A new workspace is made by create_workspace, as by the CLI; its slug cannot be
+    changed afterwards (no service changes one: see clean_workspace_slug), only its name.
+    Workspaces cannot be deleted here (see WORKSPACE_NO_DELETE_NOTE)."""
 
+    form = WorkspaceAdminForm
     list_display = ["slug", "name", "created_at"]
     search_fields = ["slug", "name"]
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return ["slug"] if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if change:
+            obj.save(update_fields=["name"])
+            return
+        workspace = create_workspace(slug=obj.slug, name=obj.name)
+        obj.pk, obj.name, obj.created_at = workspace.pk, workspace.name, workspace.created_at
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = self.get_fields(request, obj)
@@ -125,13 +151,21 @@ class AgentAdminForm(forms.ModelForm):
         return metadata
 
     def clean_agent_id(self) -> str:
+        # Checked here to show the message on the form; create_agent or rename_agent checks
+        # it again.
         agent_id = self.cleaned_data["agent_id"]
-        if self.instance.pk is not None and agent_id == self.instance.agent_id:
+        renamed = self.instance.pk is not None
+        if renamed and agent_id == self.instance.agent_id:
             return agent_id  # an older agent keeps its id, '/' and all, until renamed
         try:
-            return clean_new_agent_id(agent_id)
+            agent_id = clean_new_agent_id(agent_id)
         except InvalidAgentId as exc:
             raise forms.ValidationError(exc.message) from None
+        if renamed:
+            others = Agent.objects.in_workspace(self.instance.workspace)
+            if others.exclude(pk=self.instance.pk).with_id(agent_id) is not None:
+                raise forms.ValidationError("This workspace already has an agent with this id.")
+        return agent_id
 
     def clean_memory_policy(self) -> dict[str, Any]:
         # Checked here to show the message on the form; set_memory_policy checks it again.
@@ -143,10 +177,13 @@ class AgentAdminForm(forms.ModelForm):
 
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
-    """Where an operator renames an agent whose id holds a '/' (accepted before new ids
-    were refused one), which some of the API's paths cannot name. A new agent is made by
-    create_agent, a policy change goes through set_memory_policy; agents cannot be deleted
-    here (see NO_DELETE_NOTE)."""
+    """Where an operator renames an agent, e.g. one whose id holds a '/' (accepted before
+    new ids were refused one), which some of the API's paths cannot name. A new agent is
+    made by create_agent, a rename goes through rename_agent (audited; keys limited to the
+    old id follow it), a policy change through set_memory_policy. What the server keeps
+    for itself (the embedding model, the vectors' version) and the workspace (moving an
+    agent would hand it to another workspace's keys) are shown, not edited. Agents cannot
+    be deleted here (see NO_DELETE_NOTE)."""
 
     form = AgentAdminForm
     list_display = ["agent_id", "workspace", "name", "created_at"]
@@ -163,6 +200,11 @@ class AgentAdmin(admin.ModelAdmin):
             return ["workspace", "agent_id", "name", "metadata", "memory_policy"]
         return super().get_fields(request, obj)
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        if obj is None:
+            return []
+        return ["workspace", "embedding_model", "embedding_dim", "memory_version"]
+
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         return [(None, {"fields": self.get_fields(request, obj), "description": NO_DELETE_NOTE})]
 
@@ -177,10 +219,10 @@ class AgentAdmin(admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         policy = obj.memory_policy
         if change:
-            stored = Agent.objects.filter(pk=obj.pk).values_list("memory_policy", flat=True)
-            obj.memory_policy = stored.first() or {}
-            super().save_model(request, obj, form, change)
-            agent = obj
+            # Only the plain fields are saved here: the id and the policy have services.
+            obj.save(update_fields=[f for f in ("name", "metadata") if f in form.changed_data])
+            agent = rename_agent(agent=obj, agent_id=obj.agent_id, actor=admin_actor(request))
+            obj.agent_id, obj.memory_policy = agent.agent_id, agent.memory_policy
         else:
             agent = create_agent(
                 workspace=obj.workspace, agent_id=obj.agent_id, name=obj.name, metadata=obj.metadata

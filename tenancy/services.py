@@ -3,6 +3,7 @@
 import hashlib
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -62,13 +63,23 @@ def default_workspace() -> Workspace:
     return workspace
 
 
-@transaction.atomic
-def create_workspace(*, slug: str, name: str = "") -> Workspace:
-    """Slugs are lower-case letters, digits, '-' and '_', unique, at most 64 characters."""
+def clean_workspace_slug(slug: object) -> str:
+    """A new workspace's slug: 1-64 lower-case letters, digits, '-' and '_', starting with a
+    letter or digit. No service changes a slug once given: scripts and people name the
+    workspace by it (``--workspace acme``, ``acme/helpdesk``, ``?workspace=acme``), quota
+    audit events record it as their target, and renaming ``default`` would leave the CLI
+    to create a new empty one."""
     if not isinstance(slug, str) or not _SLUG_RE.match(slug):
         raise InvalidInput(
             "workspace", "must be 1-64 lower-case letters, digits, '-' or '_' (e.g. acme-prod)"
         )
+    return slug
+
+
+@transaction.atomic
+def create_workspace(*, slug: str, name: str = "") -> Workspace:
+    """Slugs follow clean_workspace_slug and are unique; the name is the slug unless given."""
+    slug = clean_workspace_slug(slug)
     name = clean_text(name, field="name", max_chars=200, required=False)
     if Workspace.objects.filter(slug=slug).exists():
         raise WorkspaceExists(f"Workspace {slug!r} already exists")
@@ -397,3 +408,81 @@ def revoke_api_key(*, key_id: int, actor: str, workspace: Workspace | None = Non
         key.save(update_fields=["revoked_at"])
         _key_event(key, actor=actor, action=AuditAction.KEY_REVOKE)
     return key
+
+
+def _id_forms(agent_id: str) -> set[str]:
+    """An id as given and in NFC and NFD: the forms a key's limit may name an agent by
+    (tenancy.access.Access.may_use_agent matches each)."""
+    return {agent_id, *(unicodedata.normalize(form, agent_id) for form in ("NFC", "NFD"))}
+
+
+@transaction.atomic
+def rename_agent(*, agent: Agent, agent_id: str, actor: str) -> Agent:
+    """Give ``agent`` the id ``agent_id``, checked as a new agent's id (clean_new_agent_id)
+    and free in its workspace as create_agent finds ids; renaming an agent to the id it has
+    changes nothing, even an id stored before today's rules. Memories, sessions and facts
+    follow the agent's row, not its id.
+
+    API keys name the agents they are limited to by id, so in the same transaction every
+    unrevoked key of the workspace whose limit names the old id (in any normal form) is
+    changed to name the new one instead: a key the operator limited to this agent keeps
+    reaching it, under its new id only, and no limit is left naming the old id, which a
+    later agent could take and so inherit the key. (Invalidating those limits instead
+    would stop every program using such a key at the rename.) A key whose limit already
+    named the new id (limits may name agents not created yet) reaches the agent from now
+    on; the event lists those keys.
+
+    Audited: ``agent.rename`` with the ids before and after and the keys concerned, and
+    ``key.update`` for each key changed, as update_api_key records it."""
+    agent = Agent.objects.select_for_update().select_related("workspace").get(pk=agent.pk)
+    old_id = agent.agent_id
+    if agent_id == old_id:
+        return agent  # an agent stored before ids were checked keeps its id as it is
+    new_id = clean_new_agent_id(agent_id)
+    if new_id == old_id:
+        return agent
+    taken = Agent.objects.in_workspace(agent.workspace).exclude(pk=agent.pk).with_id(new_id)
+    if taken is not None:
+        raise AgentExists(f"Agent id {new_id!r} is already taken in this workspace")
+    agent.agent_id = new_id
+    try:
+        with transaction.atomic():
+            agent.save(update_fields=["agent_id"])
+    except IntegrityError:
+        raise AgentExists(f"Agent id {new_id!r} is already taken in this workspace") from None
+    old_forms, new_forms = _id_forms(old_id), _id_forms(new_id)
+    # An agent stored before ids were normalised may share the old id's other form: the
+    # limits that name it keep doing so, and name the renamed agent as well.
+    others = Agent.objects.in_workspace(agent.workspace).exclude(pk=agent.pk)
+    shared = others.filter(agent_id__in=old_forms).exists()
+    keys = ApiKey.objects.select_for_update().active().filter(workspace_id=agent.workspace_id)
+    moved, already = [], []
+    for key in keys.order_by("pk"):
+        if not old_forms.intersection(key.agent_ids):
+            if new_forms.intersection(key.agent_ids):
+                already.append(key.pk)
+            continue
+        before = list(key.agent_ids)
+        if shared:
+            key.agent_ids = list(dict.fromkeys([*before, new_id]))
+        else:
+            key.agent_ids = list(dict.fromkeys(new_id if a in old_forms else a for a in before))
+        key.save(update_fields=["agent_ids"])
+        _key_event(
+            key,
+            actor=actor,
+            action=AuditAction.KEY_UPDATE,
+            changes={"agents": [before, list(key.agent_ids)]},
+            reason=f"agent {old_id!r} renamed {new_id!r}",
+        )
+        moved.append(key.pk)
+    record_event(
+        workspace_id=agent.workspace_id,
+        agent=agent,
+        actor=actor,
+        action=AuditAction.AGENT_RENAME,
+        target_type="agent",
+        target_id=str(agent.pk),
+        details={"before": old_id, "after": new_id, "keys_moved": moved, "keys_gained": already},
+    )
+    return agent

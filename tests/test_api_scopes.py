@@ -142,7 +142,7 @@ def test_a_write_key_stores_but_cannot_forget_merge_or_run_maintenance(workspace
     memory_id = stored.json()["id"]
     refusals = [
         ("/v1/memories/forget", {"agent_id": agent.agent_id, "ids": [memory_id]}),
-        ("/v1/memories/deduplicate", {"agent_id": agent.agent_id}),
+        ("/v1/memories/deduplicate", {"agent_id": agent.agent_id, "confirm": True}),
         ("/v1/memories/consolidate", {"agent_id": agent.agent_id, "memory_ids": [memory_id]}),
         ("/v1/facts/forget", {"agent_id": agent.agent_id, "user": "u1", "confirm": True}),
         ("/v1/admin/autopilot/trigger", {}),

@@ -3,13 +3,18 @@ dashboard sign-ins per address and per username (dewee.limits), counted in the s
 web process shares (dewee.rate_counters)."""
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import caches
 from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
+from dewee import rate_counters
+from dewee.rate_counters import TABLE, Counters, SQLiteFileCounters
 from memory.models import Memory
 from tenancy.models import AuditEvent
 from tests.factories import make_key, make_workspace
@@ -138,6 +143,55 @@ def test_a_limit_set_to_0_is_off(db, settings):
         assert api_get("/v1/agents", key, ATTACKER).status_code == 200
 
 
+# What the limiter costs ---------------------------------------------------------------------
+
+
+@contextmanager
+def limiter_statements(monkeypatch) -> Iterator[list[str]]:
+    """The statements the block runs on the rate limits' counters: on PostgreSQL in the
+    main database (the connection the counters use), on SQLite in their own file."""
+    monkeypatch.setattr(rate_counters, "PURGE_EVERY", 10**9)  # no purge in the middle
+    statements: list[str] = []
+    store = caches["rate_limits"]
+    if isinstance(store, SQLiteFileCounters):
+        counters = store._connection()
+        counters.set_trace_callback(statements.append)
+        try:
+            yield statements
+        finally:
+            counters.set_trace_callback(None)
+        return
+    with CaptureQueriesContext(connection) as captured:
+        yield statements
+    statements.extend(q["sql"] for q in captured.captured_queries if TABLE in q["sql"])
+
+
+def test_an_api_request_runs_one_limiter_statement_per_rule(db, monkeypatch):
+    key = make_key(make_workspace("acme"))
+    for _ in range(2):  # the window's counters new, then there
+        with limiter_statements(monkeypatch) as statements:
+            assert api_get("/v1/agents", key, ATTACKER).status_code == 200
+        assert len(statements) == 2, statements  # the address's rate, the key's
+
+
+def test_a_failing_key_runs_one_limiter_statement_per_rule(db, monkeypatch, settings):
+    settings.DEWEE_RATE_LIMIT_AUTH_FAILURES = "2/m"
+    for status in (401, 401, 429, 429):
+        with limiter_statements(monkeypatch) as statements:
+            assert api_get("/v1/agents", "dw_wrong", ATTACKER).status_code == status
+        # The address's rate, then its failed attempts: checked and counted at once.
+        assert len(statements) == 2, statements
+
+
+def test_an_address_over_its_rate_runs_one_limiter_statement(db, monkeypatch, settings):
+    settings.DEWEE_RATE_LIMIT_ADDRESS = "1/m"
+    key = make_key(make_workspace("acme"))
+    assert api_get("/v1/agents", key, ATTACKER).status_code == 200
+    with limiter_statements(monkeypatch) as statements:
+        assert_rate_limited(api_get("/v1/agents", key, ATTACKER))
+    assert len(statements) == 1, statements
+
+
 # Sign-in ------------------------------------------------------------------------------------
 
 
@@ -195,6 +249,16 @@ def test_successful_sign_ins_do_not_count(operator, settings):
         assert sign_in(client, "ops", "correct horse battery").status_code == 302
 
 
+def test_a_failed_sign_in_reads_each_rule_once_and_counts_it_once(operator, monkeypatch, settings):
+    settings.DEWEE_SIGNIN_FAILURES_USERNAME = "1/15m"
+    with limiter_statements(monkeypatch) as statements:
+        assert sign_in(Client(REMOTE_ADDR=ATTACKER), "ops", "wrong").status_code == 200
+    assert len(statements) == 4, statements  # address and username, before and after
+    with limiter_statements(monkeypatch) as statements:
+        assert sign_in(Client(REMOTE_ADDR=ATTACKER), "ops", "wrong").status_code == 429
+    assert len(statements) == 2, statements  # refused: read, not counted
+
+
 # The counters ---------------------------------------------------------------------------------
 
 
@@ -237,6 +301,50 @@ def test_an_expired_counter_starts_again(db):
         store.incr("never-added")
     with pytest.raises(TypeError):
         store.set("text", "a value", 60)
+
+
+def counters() -> Counters:
+    store = caches["rate_limits"]
+    assert isinstance(store, Counters)
+    return store
+
+
+def test_count_adds_one_starts_an_expired_counter_again_and_stops_below(db):
+    store = counters()
+    assert [store.count("hits", 60) for _ in range(3)] == [1, 2, 3]
+    store.set("stale", 9, -1)  # already expired
+    assert store.count("stale", 60, below=2) == 1
+    assert store.count("stale", 60, below=2) == 2
+    assert store.count("stale", 60, below=2) is None  # used up: not counted
+    assert store.get("stale") == 2
+    assert store.count("stale", 60) == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_counts_are_all_counted_and_none_past_the_limit():
+    barrier = threading.Barrier(8)
+    answers: list[int | None] = []
+    errors: list[BaseException] = []
+
+    def count() -> None:
+        try:
+            barrier.wait()
+            for _ in range(25):
+                answers.append(counters().count("racing", 60, below=150))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=count) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert sorted(answer for answer in answers if answer is not None) == list(range(1, 151))
+    assert answers.count(None) == 50
+    assert caches["rate_limits"].get("racing") == 150
 
 
 @pytest.mark.django_db(transaction=True)

@@ -93,7 +93,8 @@ class OneAgentManyUsers(RuleBasedStateMachine):
 
     @rule()
     def deduplicate(self) -> None:
-        response = self.api.post("/v1/memories/deduplicate", {"agent_id": AGENT})
+        body = {"agent_id": AGENT, "confirm": True}
+        response = self.api.post("/v1/memories/deduplicate", body)
         assert response.status_code in (200, 404), response.content
         if response.status_code == 200:
             # Merged memories are gone; the survivors keep their owners.

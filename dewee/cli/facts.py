@@ -89,6 +89,15 @@ def register(memory_commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=reopen_fact)
 
+    p = sub.add_parser(
+        "undo",
+        help="Undo your own accept or reject of a fact, within DEWEE_UNDO_SECONDS of it.",
+    )
+    p.add_argument("--agent", required=True)
+    p.add_argument("fact_id", type=int, metavar="FACT_ID")
+    add_json_flag(p)
+    p.set_defaults(handler=undo_fact)
+
     p = sub.add_parser("delete", help="Take a fact out of use (the record stays).")
     p.add_argument("--agent", required=True)
     p.add_argument("fact_id", type=int, metavar="FACT_ID")
@@ -291,6 +300,20 @@ def _print_detail(detail: dict[str, Any]) -> None:
         ],
         widths={"value": 40},
     )
+    print("\nThis fact's status over time")
+    print_table(
+        [
+            {**p, "started_at": p["started_at"] if p["started_known"] else "unknown"}
+            for p in detail["periods"]
+        ],
+        [
+            ("status", "STATUS"),
+            ("change", "BY"),
+            ("started_at", "FROM"),
+            ("ended_at", "UNTIL"),
+            ("actor", "ACTOR"),
+        ],
+    )
 
 
 def get_fact(args: argparse.Namespace) -> None:
@@ -327,6 +350,19 @@ def reopen_fact(args: argparse.Namespace) -> None:
     else:
         slot = f"{fact.subject}.{fact.predicate}"
         print(f"Reopened fact {fact.pk}: {slot} = {fact.value} ({fact.status})")
+
+
+def undo_fact(args: argparse.Namespace) -> None:
+    access = cli_access()
+    fact = queries.get_fact(access=access, fact_id=args.fact_id, agent=access.agent(args.agent))
+    fact = services.undo_resolution(fact=fact, actor=access.actor)
+    if args.json:
+        print_json(queries.fact_detail(fact))
+    else:
+        print(
+            f"Undone: fact {fact.pk} ({fact.subject}.{fact.predicate} = {fact.value}) "
+            "waits in review again."
+        )
 
 
 def delete_fact(args: argparse.Namespace) -> None:

@@ -110,6 +110,7 @@ def search(args: argparse.Namespace) -> None:
             top_k=args.top_k,
             routing=args.routing,
             filters=RecallFilters(audience=audience_of(user=args.user, all_users=args.all_users)),
+            explain=args.explain,
         ),
     )
     rows = [

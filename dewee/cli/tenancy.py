@@ -2,6 +2,7 @@
 get in."""
 
 import argparse
+import sys
 from datetime import datetime
 from typing import Any
 
@@ -10,11 +11,11 @@ from django.utils import timezone
 
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
-from dewee.errors import InvalidInput
+from dewee.errors import ConfirmationRequired, InvalidInput
 from dewee.timeparse import parse_expiry
 from tenancy.invites import invite_hours
 from tenancy.models import DEFAULT_WORKSPACE_SLUG, ApiKey, Workspace
-from tenancy.queries import agent_to_dict, api_key_to_dict, list_api_keys
+from tenancy.queries import agent_to_dict, api_key_to_dict, get_api_key, list_api_keys
 from tenancy.services import (
     DEFAULT_KEY_SCOPES,
     create_agent,
@@ -73,6 +74,11 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=keys_update)
     p = sub.add_parser("revoke", help="Revoke a key at once.")
     p.add_argument("key_id", type=int, metavar="KEY_ID")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="Revoke without asking (required without a terminal from the next release).",
+    )
     add_json_flag(p)
     p.set_defaults(handler=keys_revoke)
 
@@ -257,7 +263,28 @@ def keys_update(args: argparse.Namespace) -> None:
         )
 
 
+def _revoke_confirmed(key_id: int) -> bool:
+    """Whoever is at a terminal confirms by typing the key's id or "yes". A script without
+    --yes is not refused yet: it revokes with a deprecation warning, so that scripts written
+    before --yes existed get one release to add it."""
+    key = get_api_key(key_id=key_id, workspace=None)
+    if not sys.stdin.isatty():
+        print(
+            "dewee: warning: 'dewee keys revoke' without --yes is deprecated; "
+            "--yes will be required in the next release",
+            file=sys.stderr,
+        )
+        return True
+    answer = input(f"Type {key.pk} or 'yes' to revoke API key #{key.pk} {key.name!r}: ")
+    return answer.strip() in {str(key.pk), "yes"}
+
+
 def keys_revoke(args: argparse.Namespace) -> None:
+    if not args.yes and not _revoke_confirmed(args.key_id):
+        raise ConfirmationRequired(
+            f"refusing to revoke API key #{args.key_id} without --yes (or typing its id or "
+            "'yes' at the prompt)"
+        )
     key = revoke_api_key(key_id=args.key_id, actor=cli_access().actor)
     if args.json:
         print_json(api_key_to_dict(key))

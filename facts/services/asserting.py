@@ -11,10 +11,10 @@ from django.utils import timezone
 
 from dewee.metrics import count_dispute_opened, count_fact_written
 from facts.exceptions import SlotBusy
-from facts.models import Fact, FactQuerySet, FactSource, Status
+from facts.models import Change, Fact, FactQuerySet, FactSource, Status
 from facts.rules import stronger_verification, trust_key
 from facts.services.claims import CheckedClaim, Claim, SourceInput, check_claim
-from facts.services.transitions import lock_slot, make_current, retire
+from facts.services.transitions import enter, lock_slot, make_current, retire
 from language.text import normalise_value
 from tenancy.models import Agent
 
@@ -120,13 +120,16 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
                 retire(
                     current,
                     status=Status.HISTORY,
+                    change=Change.SUPERSEDED,
                     actor=actor,
                     reason="superseded",
                     now=now,
                     holds_until=pending.valid_from,
                 )
             _hand_over(slot, starts=pending.valid_from or now)
-            make_current(pending, actor=actor, reason="corroborated", now=now)
+            make_current(
+                pending, change=Change.CORROBORATED, actor=actor, reason="corroborated", now=now
+            )
             return AssertResult(fact=pending, outcome=Outcome.SUPERSEDED, other=current)
         return AssertResult(fact=pending, outcome=Outcome.DISPUTED, other=current)
 
@@ -155,6 +158,7 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
             retire(
                 current,
                 status=Status.HISTORY,
+                change=Change.SUPERSEDED,
                 actor=actor,
                 reason="superseded",
                 now=now,
@@ -164,6 +168,7 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
         new.believed_from = now
         _hand_over(slot, starts=claim.valid_from or now)
     new.save()
+    enter(new, status=Status(new.status), change=Change.RECORDED, actor=actor, now=now)
     _add_source(new, claim, now)
     return AssertResult(fact=new, outcome=outcome, other=current)
 

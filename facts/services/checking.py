@@ -469,6 +469,10 @@ def _apply(
     return Applied(action=finding.action, outcome=str(result.outcome), fact=result.fact)
 
 
+# The years a text can be said in (its "now"); the dates it names are read from that.
+NOW_YEARS = (1000, 9000)
+
+
 def check_text(
     *,
     agent: Agent,
@@ -492,6 +496,15 @@ def check_text(
     now = now or timezone.now()
     if timezone.is_naive(now):
         raise InvalidInput("now", "must carry a time zone")
+    if not NOW_YEARS[0] <= now.year <= NOW_YEARS[1]:
+        # "tomorrow", "next month", "in two years" are read from it: near the ends of the
+        # calendar they would fall off it.
+        raise InvalidInput(
+            "now",
+            f"must fall in the years {NOW_YEARS[0]} to {NOW_YEARS[1]}: relative dates in "
+            "the text are read from it",
+            code="invalid_time",
+        )
     statements = _normalised(get_extractor()(text, now=now))
     findings = find(
         statements,

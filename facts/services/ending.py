@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from dewee.errors import InvalidInput
 from facts.exceptions import FactNotCurrent
-from facts.models import Fact, Status
+from facts.models import Change, Fact, Status
 from facts.services.erasure import forget_keys
 from facts.services.transitions import lock_slot, not_before_start, retire
 from tenancy.audit import record_event
@@ -39,7 +39,14 @@ def end_fact(*, fact: Fact, actor: str, at: datetime | None = None, reason: str 
     if fact.valid_to is None or fact.valid_to > ends:
         fact.valid_to = ends
         fact.save(update_fields=["valid_to"])
-    retire(fact, status=Status.HISTORY, actor=actor, reason=reason or "ended", now=now)
+    retire(
+        fact,
+        status=Status.HISTORY,
+        change=Change.ENDED,
+        actor=actor,
+        reason=reason or "ended",
+        now=now,
+    )
     record_event(
         workspace_id=fact.agent.workspace_id,
         agent=fact.agent,

@@ -11,7 +11,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
-from facts.models import KEY_MAX_CHARS, USER_SUBJECT, Fact, FactQuerySet, FactSource, Status
+from facts.models import KEY_MAX_CHARS, USER_SUBJECT, Change, Fact, FactQuerySet, FactSource, Status
 from facts.services.transitions import lock_slot, make_current
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction, AuditEvent, ErasureReceipt
@@ -265,7 +265,13 @@ def _reinstate_predecessor(
     if handed_over:
         fact.valid_to = None
         fact.save(update_fields=["valid_to"])
-    make_current(fact, actor=actor, reason="the value that replaced it was erased", now=now)
+    make_current(
+        fact,
+        change=Change.REPLACED_BY_ERASED,
+        actor=actor,
+        reason="the value that replaced it was erased",
+        now=now,
+    )
     fact.restored_at = now
     fact.save(update_fields=["restored_at"])
     record_event(

@@ -32,8 +32,9 @@ def reconfirm_fact(*, fact: Fact, actor: str, reason: str = "") -> Fact:
 
     Invariants: only a current fact (else ``fact_not_current``, nothing written); its
     freshness starts again (``last_confirmed_at`` = now) and its verification becomes
-    confirmed; value, sources and history are unchanged. Audited as a ``fact.resolve``
-    event with action "reconfirm", who and why."""
+    confirmed; value, sources and history are unchanged. Audited as a ``fact.reconfirm``
+    event (details action "reconfirm"), who and why: no decision on a dispute, so an undo
+    within the window refuses it rather than taking it for one."""
     reason = clean_text(reason, field="reason", max_chars=REASON_MAX_CHARS, required=False)
     lock_slot(fact.slot)
     fact = Fact.objects.select_for_update().get(pk=fact.pk)
@@ -46,7 +47,7 @@ def reconfirm_fact(*, fact: Fact, actor: str, reason: str = "") -> Fact:
         workspace_id=fact.agent.workspace_id,
         agent=fact.agent,
         actor=actor,
-        action=AuditAction.FACT_RESOLVE,
+        action=AuditAction.FACT_RECONFIRM,
         target_type="fact",
         target_id=str(fact.pk),
         details={"action": "reconfirm", "reason": reason, **forget_keys(fact)},

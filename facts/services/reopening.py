@@ -12,19 +12,36 @@ from django.db.models import Q
 from django.utils import timezone
 
 from facts.exceptions import FactNotRejected, UndoRefused, ValueAlreadyCurrent
-from facts.models import Fact, Status
+from facts.models import Change, Fact, Status
 from facts.rules import trust_key
 from facts.services.erasure import forget_keys
 from facts.services.resolving import Resolution, _locked_fact
-from facts.services.transitions import make_current, retire
+from facts.services.transitions import enter, make_current, retire
 from language.text import normalise_value
 from tenancy.audit import record_event
 from tenancy.models import AuditAction, AuditEvent
 from tenancy.validation import REASON_MAX_CHARS, clean_text
 
-# The audit actions that change a disputed fact's fate: the latest one says what an undo
-# would reverse.
-_DECISIONS = [AuditAction.FACT_RESOLVE, AuditAction.FACT_UNDO, AuditAction.FACT_REOPEN]
+# The audit actions that change a fact's fate by hand: the latest one says what an undo
+# would reverse (only an accept or a reject can be).
+_DECISIONS = [
+    AuditAction.FACT_RESOLVE,
+    AuditAction.FACT_UNDO,
+    AuditAction.FACT_REOPEN,
+    AuditAction.FACT_RECONFIRM,
+    AuditAction.FACT_RESTORE,
+    AuditAction.FACT_DELETE,
+    AuditAction.FACT_END,
+]
+# What an undo says of the latest event when it is no accept or reject.
+_NOT_UNDOABLE = {
+    AuditAction.FACT_UNDO: "its decision was already undone",
+    AuditAction.FACT_REOPEN: "it was reopened since",
+    AuditAction.FACT_RECONFIRM: "it was re-confirmed since",
+    AuditAction.FACT_RESTORE: "it was restored since",
+    AuditAction.FACT_DELETE: "it was deleted since",
+    AuditAction.FACT_END: "it was ended since",
+}
 
 
 def undo_window() -> timedelta:
@@ -41,15 +58,30 @@ class Decision:
     replaced_id: int | None
 
 
-def last_resolution(fact: Fact) -> Decision | None:
-    """The fact's latest decision if it is an accept or a reject (not yet undone or
-    reopened); None otherwise. One indexed read of the audit log."""
-    event = (
+def _latest_event(fact: Fact) -> AuditEvent | None:
+    return (
         AuditEvent.objects.filter(target_type="fact", target_id=str(fact.pk), action__in=_DECISIONS)
         .order_by("-created_at", "-id")
         .first()
     )
-    if event is None or event.action != AuditAction.FACT_RESOLVE:
+
+
+def _settled(event: AuditEvent | None) -> bool:
+    """An accept or a reject (a re-confirmation logged as a resolve before it had its own
+    action is neither)."""
+    return (
+        event is not None
+        and event.action == AuditAction.FACT_RESOLVE
+        and event.details.get("action") in {r.value for r in Resolution}
+    )
+
+
+def last_resolution(fact: Fact) -> Decision | None:
+    """The fact's latest decision if it is an accept or a reject (not yet undone, reopened,
+    re-confirmed, restored, deleted or ended); None otherwise. One indexed read of the
+    audit log."""
+    event = _latest_event(fact)
+    if event is None or not _settled(event):
         return None
     return Decision(
         action=Resolution(event.details["action"]),
@@ -74,7 +106,13 @@ def _changed_since(fact: Fact, moment: datetime, *, besides: list[int]) -> bool:
 
 def _refuse_unless_undoable(fact: Fact, decision: Decision | None, actor: str) -> None:
     if decision is None:
-        raise UndoRefused(f"Fact {fact.pk} has no accept or reject to undo")
+        event = _latest_event(fact)
+        why = _NOT_UNDOABLE.get(AuditAction(event.action)) if event is not None else None
+        if event is not None and why is None and not _settled(event):
+            why = "it was re-confirmed since"  # logged as a resolve before fact.reconfirm
+        raise UndoRefused(
+            f"Fact {fact.pk} has no accept or reject to undo" + (f": {why}" if why else "")
+        )
     if decision.actor != actor:
         raise UndoRefused(f"Only {decision.actor}, who settled fact {fact.pk}, may undo it")
     if timezone.now() - decision.at > undo_window():
@@ -119,16 +157,25 @@ def undo_resolution(*, fact: Fact, actor: str) -> Fact:
     assert moment is not None
     if _changed_since(fact, moment, besides=[replaced.pk] if replaced else []):
         raise changed
-    _back_to_review(fact, actor=actor, now=now)
+    _back_to_review(fact, change=Change.UNDONE, actor=actor, now=now)
     if replaced is not None:
-        # The replaced value's belief resumes: its record reads as believed throughout.
+        # The replaced value's belief resumes from now: its periods keep that it was history
+        # while the accepted value was believed (one current value at every instant).
         replaced.status = Status.CURRENT
+        replaced.believed_from = now
         replaced.believed_until = None
         replaced.status_changed_by = actor
         replaced.status_reason = f"restored: accepting fact {fact.pk} was undone"
         replaced.save(
-            update_fields=["status", "believed_until", "status_changed_by", "status_reason"]
+            update_fields=[
+                "status",
+                "believed_from",
+                "believed_until",
+                "status_changed_by",
+                "status_reason",
+            ]
         )
+        enter(replaced, status=Status.CURRENT, change=Change.RESUMED, actor=actor, now=now)
     record_event(
         workspace_id=fact.agent.workspace_id,
         agent=fact.agent,
@@ -145,7 +192,7 @@ def undo_resolution(*, fact: Fact, actor: str) -> Fact:
     return fact
 
 
-def _back_to_review(fact: Fact, *, actor: str, now: datetime) -> None:
+def _back_to_review(fact: Fact, *, change: Change, actor: str, now: datetime) -> None:
     """``fact`` waits for a person again; a fact that was believed stops being believed
     (retired first: the slot's one current value is checked per statement)."""
     fields = ["status", "disputed_until", "status_changed_by", "status_reason"]
@@ -157,6 +204,7 @@ def _back_to_review(fact: Fact, *, actor: str, now: datetime) -> None:
     fact.status_changed_by = actor
     fact.status_reason = "back to review"
     fact.save(update_fields=fields)
+    enter(fact, status=Status.DISPUTED, change=change, actor=actor, now=now)
 
 
 class ReopenOutcome(StrEnum):
@@ -189,7 +237,7 @@ def reopen_fact(*, fact: Fact, actor: str, reason: str = "") -> Fact:
         current.verification, current.confidence
     ):
         outcome = ReopenOutcome.DISPUTED
-        _back_to_review(fact, actor=actor, now=now)
+        _back_to_review(fact, change=Change.REOPENED, actor=actor, now=now)
     else:
         outcome = ReopenOutcome.CURRENT if current is None else ReopenOutcome.SUPERSEDED
         if current is not None:
@@ -197,11 +245,14 @@ def reopen_fact(*, fact: Fact, actor: str, reason: str = "") -> Fact:
             retire(
                 current,
                 status=Status.HISTORY,
+                change=Change.SUPERSEDED,
                 actor=actor,
                 reason=f"replaced by reopened fact {fact.pk}",
                 now=now,
             )
-        make_current(fact, actor=actor, reason=reason or "reopened", now=now)
+        make_current(
+            fact, change=Change.REOPENED, actor=actor, reason=reason or "reopened", now=now
+        )
     if reason and outcome == ReopenOutcome.DISPUTED:
         fact.status_reason = reason
         fact.save(update_fields=["status_reason"])

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from dewee.metrics import count_dispute_settled
 from facts.exceptions import FactAlreadyDeleted, FactNotDisputed
-from facts.models import Fact, Status
+from facts.models import Change, Fact, Status
 from facts.services.erasure import forget_keys
 from facts.services.transitions import lock_slot, make_current, retire
 from tenancy.audit import record_event
@@ -44,13 +44,23 @@ def resolve_fact(*, fact: Fact, action: str, actor: str, reason: str = "") -> Fa
             retire(
                 replaced,
                 status=Status.HISTORY,
+                change=Change.SUPERSEDED,
                 actor=actor,
                 reason=f"replaced by accepted fact {fact.pk}",
                 now=now,
             )
-        make_current(fact, actor=actor, reason=reason or "accepted", now=now)
+        make_current(
+            fact, change=Change.ACCEPTED, actor=actor, reason=reason or "accepted", now=now
+        )
     else:
-        retire(fact, status=Status.REJECTED, actor=actor, reason=reason or "rejected", now=now)
+        retire(
+            fact,
+            status=Status.REJECTED,
+            change=Change.REJECTED,
+            actor=actor,
+            reason=reason or "rejected",
+            now=now,
+        )
     count_dispute_settled(resolution.value)
     record_event(
         workspace_id=fact.agent.workspace_id,
@@ -78,7 +88,14 @@ def delete_fact(*, fact: Fact, actor: str, reason: str = "") -> Fact:
     if fact.status == Status.DELETED:
         raise FactAlreadyDeleted(f"Fact {fact.pk} is already deleted")
     previous = fact.status
-    retire(fact, status=Status.DELETED, actor=actor, reason=reason, now=timezone.now())
+    retire(
+        fact,
+        status=Status.DELETED,
+        change=Change.DELETED,
+        actor=actor,
+        reason=reason,
+        now=timezone.now(),
+    )
     record_event(
         workspace_id=fact.agent.workspace_id,
         agent=fact.agent,

@@ -9,10 +9,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from facts.exceptions import FactNotDeleted
-from facts.models import Fact, Status
+from facts.models import Change, Fact, Status
 from facts.services.asserting import Outcome, placement
 from facts.services.erasure import forget_keys
-from facts.services.transitions import lock_slot, make_current, retire
+from facts.services.transitions import enter, lock_slot, make_current, retire
 from language.text import normalise_value
 from tenancy.audit import record_event
 from tenancy.models import AuditAction
@@ -72,12 +72,13 @@ def restore_fact(*, fact: Fact, actor: str, reason: str = "") -> RestoreResult:
             retire(
                 current,
                 status=Status.HISTORY,
+                change=Change.SUPERSEDED,
                 actor=actor,
                 reason=f"replaced by restored fact {fact.pk}",
                 now=now,
                 holds_until=fact.valid_from,
             )
-        make_current(fact, actor=actor, reason=why, now=now)
+        make_current(fact, change=Change.RESTORED, actor=actor, reason=why, now=now)
     else:
         fact.status = Status(outcome.value)
         fact.status_changed_by = actor
@@ -88,6 +89,7 @@ def restore_fact(*, fact: Fact, actor: str, reason: str = "") -> RestoreResult:
             fact.disputed_until = None
             fields.append("disputed_until")
         fact.save(update_fields=fields)
+        enter(fact, status=fact.status, change=Change.RESTORED, actor=actor, now=now)
     fact.restored_at = now
     fact.save(update_fields=["restored_at"])
     record_event(

@@ -8,8 +8,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from facts.exceptions import ChangeNotPending
-from facts.models import Fact, Status
-from facts.services.transitions import lock_slot, not_before_start, retire
+from facts.models import Change, Fact, Status
+from facts.services.transitions import enter, lock_slot, not_before_start, retire
 
 
 def _pending(fact: Fact, at: datetime) -> Fact:
@@ -44,19 +44,36 @@ def cancel_change(
     fact = _pending(fact, at or now)
     previous = _handed_over_from(fact)
     # Retire first: the one-current-per-slot index is checked per statement.
-    retire(fact, status=Status.HISTORY, actor=actor, reason=reason or "called off", now=now)
+    retire(
+        fact,
+        status=Status.HISTORY,
+        change=Change.CALLED_OFF,
+        actor=actor,
+        reason=reason or "called off",
+        now=now,
+    )
     fact.valid_to = fact.valid_from  # an empty window: it never held
     fact.save(update_fields=["valid_to"])
     if previous is None:
         return None
+    # Its belief resumes from now; before, its periods say what it was.
     previous.status = Status.CURRENT
     previous.valid_to = None
+    previous.believed_from = now
     previous.believed_until = None
     previous.status_changed_by = actor
     previous.status_reason = f"restored: the change to fact {fact.pk} was called off"
     previous.save(
-        update_fields=["status", "valid_to", "believed_until", "status_changed_by", "status_reason"]
+        update_fields=[
+            "status",
+            "valid_to",
+            "believed_from",
+            "believed_until",
+            "status_changed_by",
+            "status_reason",
+        ]
     )
+    enter(previous, status=Status.CURRENT, change=Change.RESUMED, actor=actor, now=now)
     return previous
 
 

@@ -5,7 +5,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from facts.models import Fact, Status
+from facts.models import Change, Fact, FactPeriod, Status
 from facts.slots import Slot
 
 
@@ -22,10 +22,21 @@ def lock_slot(slot: Slot) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [slot.lock_key()])
 
 
+def enter(fact: Fact, *, status: Status, change: Change, actor: str, now: datetime) -> None:
+    """Record that ``fact`` has ``status`` from ``now`` on, begun by ``change``: its open
+    period closes at ``now`` and a new one opens (FactPeriod). Every change of a fact's
+    status goes through here, so an as-of read finds exactly one status at every instant."""
+    FactPeriod.objects.filter(fact=fact, ended_at__isnull=True).update(ended_at=now)
+    FactPeriod.objects.create(
+        fact=fact, agent_id=fact.agent_id, status=status, change=change, started_at=now, actor=actor
+    )
+
+
 def retire(
     fact: Fact,
     *,
     status: Status,
+    change: Change,
     actor: str,
     reason: str,
     now: datetime,
@@ -57,6 +68,7 @@ def retire(
     fact.status_changed_by = actor
     fact.status_reason = reason
     fact.save(update_fields=fields)
+    enter(fact, status=status, change=change, actor=actor, now=now)
 
 
 def not_before_start(fact: Fact, ends: datetime) -> datetime:
@@ -67,7 +79,7 @@ def not_before_start(fact: Fact, ends: datetime) -> datetime:
     return ends
 
 
-def make_current(fact: Fact, *, actor: str, reason: str, now: datetime) -> None:
+def make_current(fact: Fact, *, change: Change, actor: str, reason: str, now: datetime) -> None:
     """``fact`` becomes its slot's believed value from ``now``; the caller has retired the
     slot's previous current fact first (one current fact per slot, checked per statement)."""
     if fact.status == Status.DISPUTED:
@@ -87,3 +99,4 @@ def make_current(fact: Fact, *, actor: str, reason: str, now: datetime) -> None:
             "status_reason",
         ]
     )
+    enter(fact, status=Status.CURRENT, change=change, actor=actor, now=now)

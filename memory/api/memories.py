@@ -8,7 +8,7 @@ from ninja import Query, Router, Status
 from pydantic import Field
 
 from dewee.api_auth import ADMIN, READ, WRITE
-from dewee.errors import DeweeError
+from dewee.errors import ConfirmationRequired, DeweeError
 from dewee.schemas import ErrorOut
 from dewee.timeparse import parse_time
 from facts.queries import fact_to_dict, facts_learned_from
@@ -206,16 +206,28 @@ def consolidate_memories(request: HttpRequest, payload: ConsolidateIn) -> Status
     "/memories/deduplicate",
     response={200: DeduplicateOut, 422: ErrorOut},
     tags=["memories"],
-    summary="Merge an agent's exact duplicates",
+    summary="Merge an agent's exact duplicates (preview without confirm)",
     auth=ADMIN,
 )
 def deduplicate_memories(request: HttpRequest, payload: DeduplicateIn) -> dict[str, Any]:
+    """A merge cannot be undone: it needs ``"confirm": true``. Without it the answer is a
+    preview, and ``"dry_run": false`` without it (a client that merged before confirm
+    existed) is refused rather than quietly turned into a preview."""
     access = request_access(request)
+    agent = access.agent(payload.agent_id)
+    if payload.dry_run or not payload.confirm:
+        preview = services.deduplicate_memories(
+            agent=agent, actor=access.actor, memory_type=payload.memory_type, dry_run=True
+        )
+        if payload.dry_run is False:
+            raise ConfirmationRequired(
+                f"This merges {preview.merged} duplicates into {len(preview.groups)} memories "
+                'for good; send "confirm": true to proceed',
+                details=preview.as_dict(),
+            )
+        return preview.as_dict()
     report = services.deduplicate_memories(
-        agent=access.agent(payload.agent_id),
-        actor=access.actor,
-        memory_type=payload.memory_type,
-        dry_run=payload.dry_run,
+        agent=agent, actor=access.actor, memory_type=payload.memory_type
     )
     return report.as_dict()
 

@@ -221,14 +221,41 @@ class RunStatus(models.TextChoices):
     INTERRUPTED = "interrupted"
 
 
+class RunTrigger(models.TextChoices):
+    """What started a run: the worker's schedule, a request handed to the worker (Run now on
+    the dashboard, the API's trigger: memory.services.maintenance.queue_maintenance), or a
+    command run in a terminal."""
+
+    SCHEDULE = "schedule"
+    MANUAL = "manual", "Run now / API"
+    CLI = "cli", "CLI"
+
+
+def heartbeat_limit(now: datetime) -> datetime:
+    """Work a worker holds whose last sign of life is older than this has lost its worker:
+    DEWEE_RUN_STALE_SECS, a few heartbeats (DEWEE_RUN_HEARTBEAT_SECS) missed."""
+    return now - timedelta(seconds=settings.DEWEE_RUN_STALE_SECS)
+
+
+def silent_workers(now: datetime, *signs: str) -> Q:
+    """The heartbeat rule, the one test of whether the worker holding a row of work (a
+    maintenance run, a queued job it took) is gone: the row's last sign of life, the first
+    of the ``signs`` fields that is set (the last heartbeat, else when the work began), is
+    older than heartbeat_limit(now). A row with none of them set is not held by a worker."""
+    limit = heartbeat_limit(now)
+    rule, unset = Q(), Q()
+    for field in signs:
+        rule |= unset & Q(**{f"{field}__lt": limit})
+        unset &= Q(**{f"{field}__isnull": True})
+    return rule
+
+
 class MaintenanceRunQuerySet(models.QuerySet["MaintenanceRun"]):
     def stale(self, now: datetime) -> "MaintenanceRunQuerySet":
         """Runs still marked running whose heartbeat (or start, before the first beat) is
         older than DEWEE_RUN_STALE_SECS: their worker stopped mid-run."""
-        limit = now - timedelta(seconds=settings.DEWEE_RUN_STALE_SECS)
         return self.filter(
-            Q(status=RunStatus.RUNNING)
-            & (Q(heartbeat_at__lt=limit) | Q(heartbeat_at__isnull=True, started_at__lt=limit))
+            Q(status=RunStatus.RUNNING) & silent_workers(now, "heartbeat_at", "started_at")
         )
 
 
@@ -239,7 +266,9 @@ class MaintenanceRun(models.Model):
     workspace's key sees only its own share."""
 
     job = models.CharField(max_length=32, choices=MaintenanceJob.choices)
-    trigger = models.CharField(max_length=16, default="schedule")
+    trigger = models.CharField(
+        max_length=16, choices=RunTrigger.choices, default=RunTrigger.SCHEDULE
+    )
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.RUNNING)
     agent = models.ForeignKey(
         Agent, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
@@ -270,31 +299,36 @@ class MaintenanceRun(models.Model):
     def is_stale(self, now: datetime) -> bool:
         """The same test as MaintenanceRunQuerySet.stale, for a run already loaded."""
         last_sign = self.heartbeat_at or self.started_at
-        stale_secs = settings.DEWEE_RUN_STALE_SECS
-        return self.status == RunStatus.RUNNING and (now - last_sign).total_seconds() > stale_secs
+        return self.status == RunStatus.RUNNING and last_sign < heartbeat_limit(now)
+
+
+def _lost_jobs(now: datetime) -> Q:
+    """Queued longer ago than DEWEE_QUEUED_JOB_STALE_SECS and never started (the queue was
+    cleared, say), or taken by a worker that went silent before it started the run (it died
+    in between): by the heartbeat rule of runs, with the time it was taken as the last sign
+    of life, since the run's heartbeats only begin with the run."""
+    long_queued = Q(queued_at__lt=now - timedelta(seconds=settings.DEWEE_QUEUED_JOB_STALE_SECS))
+    return long_queued | silent_workers(now, "taken_at")
 
 
 class QueuedJobQuerySet(models.QuerySet["QueuedJob"]):
     def stale(self, now: datetime) -> "QueuedJobQuerySet":
-        """Queued longer ago than DEWEE_QUEUED_JOB_STALE_SECS and never started: lost (the
-        queue was cleared, say), so no longer waiting."""
-        return self.filter(
-            queued_at__lt=now - timedelta(seconds=settings.DEWEE_QUEUED_JOB_STALE_SECS)
-        )
+        """Lost (_lost_jobs), so no longer waiting: neither joined by a trigger of the same
+        job and scope nor counted against the workspace's cap."""
+        return self.filter(_lost_jobs(now))
 
     def waiting(self, now: datetime) -> "QueuedJobQuerySet":
         """Not stale: still waiting for the worker to start them."""
-        return self.filter(
-            queued_at__gte=now - timedelta(seconds=settings.DEWEE_QUEUED_JOB_STALE_SECS)
-        )
+        return self.exclude(_lost_jobs(now))
 
 
 class QueuedJob(models.Model):
     """A maintenance job handed to the worker on request (Run now, the API trigger, the CLI)
     that has not started yet: the ledger of what waits in the shared queue, per workspace.
     At most one waits per job and scope (``all``, ``workspace:<pk>`` or ``agent:<pk>``); the
-    job deletes its row when it starts. ``workspace`` is the one whose share of the queue it
-    takes: the agent's for an agent's job, none for an operator's job over every agent."""
+    job marks its row taken as the worker takes it, and deletes it as its run starts.
+    ``workspace`` is the one whose share of the queue it takes: the agent's for an agent's
+    job, none for an operator's job over every agent."""
 
     job = models.CharField(max_length=32, choices=MaintenanceJob.choices)
     scope = models.CharField(max_length=64)
@@ -306,6 +340,9 @@ class QueuedJob(models.Model):
     )
     task_id = models.CharField(max_length=64, blank=True)
     queued_at = models.DateTimeField()
+    # When a worker took it (memory.tasks.run_job); a row taken and still here was not
+    # started, and once taken too long ago (the heartbeat rule), its worker died.
+    taken_at = models.DateTimeField(null=True, blank=True)
 
     objects = QueuedJobQuerySet.as_manager()
 

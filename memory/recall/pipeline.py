@@ -36,6 +36,8 @@ class RecallRequest:
     fusion: str = Fusion.MINMAX
     weights: Weights = field(default_factory=Weights)
     filters: RecallFilters = field(default_factory=RecallFilters)
+    # Give each hit its explanation (the signals behind its score); without it none is
+    # assembled, and relevance keeps only what the score needs.
     explain: bool = False
     rerank: bool = True
 
@@ -44,7 +46,8 @@ class RecallRequest:
 class RecallHit:
     memory: Memory
     score: float
-    explanation: dict[str, Any]
+    # Only when the request asked for it (RecallRequest.explain); None otherwise.
+    explanation: dict[str, Any] | None
 
 
 @dataclass
@@ -82,7 +85,8 @@ def _rerank(
     parts: dict[int, dict[str, Any]],
     weights: Weights,
 ) -> list[ScoredRow]:
-    """The cross-encoder's score becomes the relevance of the best candidates."""
+    """The cross-encoder's score becomes the relevance of the best candidates (and their
+    ``rerank`` signal)."""
     contents = dict(
         Memory.objects.filter(pk__in=[row[1] for row in scored]).values_list("pk", "content")
     )
@@ -186,6 +190,7 @@ def recall(
         vector_weight=weight,
         fusion=fusion,
         named=named,
+        explain=request.explain,
     )
 
     # Score the pool from a few columns; load whole memories only for the winners.
@@ -216,19 +221,21 @@ def recall(
     for (score, memory_id, importance, memory_recency), memory in load_winners(
         scored=scored, top_k=request.top_k
     ):
-        explanation = {
-            "query_class": query_class.value,
-            "vector_weight": weight,
-            **parts[memory_id],
-            "importance": importance,
-            "recency": memory_recency,
-            "weights": {
-                "relevance": w.relevance,
-                "importance": w.importance,
-                "recency": w.recency,
-            },
-            "score": score,
-        }
+        explanation = None
+        if request.explain:
+            explanation = {
+                "query_class": query_class.value,
+                "vector_weight": weight,
+                **parts[memory_id],
+                "importance": importance,
+                "recency": memory_recency,
+                "weights": {
+                    "relevance": w.relevance,
+                    "importance": w.importance,
+                    "recency": w.recency,
+                },
+                "score": score,
+            }
         hits.append(RecallHit(memory=memory, score=score, explanation=explanation))
     if not record_access:
         return RecallResult(hits=hits, query_class=query_class, routing=routing)

@@ -144,27 +144,10 @@ def _superseded(agent: Agent, memory_ids: set[int]) -> set[int]:
         return {row[0] for row in cursor.fetchall()}
 
 
-def _components(
-    *,
-    vector: float | None = None,
-    vector_norm: float | None = None,
-    keyword: float | None = None,
-    keyword_norm: float | None = None,
-    fused: float = 0.0,
-) -> dict[str, Any]:
-    """A pooled memory's component scores, as its explanation shows them; the defaults are
+def _components(fused: float = 0.0) -> dict[str, Any]:
+    """A pooled memory's component scores (what its relevance is made of); the defaults are
     those of a memory only the neighbour pass brought in."""
-    return {
-        "vector": vector,
-        "vector_norm": vector_norm,
-        "keyword": keyword,
-        "keyword_norm": keyword_norm,
-        "entity": 0.0,
-        "speaker": 0.0,
-        "fused": fused,
-        "neighbour": 0.0,
-        "superseded": False,
-    }
+    return {"entity": 0.0, "speaker": 0.0, "fused": fused, "neighbour": 0.0, "superseded": False}
 
 
 def relevance(
@@ -176,27 +159,23 @@ def relevance(
     vector_weight: float,
     fusion: Fusion,
     named: dict[int, frozenset[str]] | None = None,
+    explain: bool = False,
 ) -> dict[int, dict[str, Any]]:
     """Fuse the two lists, add the neighbour pass and the entity pass: for each memory of the
     pool (and each neighbour the neighbour pass brought in), its component scores and its
     relevance (the fused score in 0..1 plus what the two passes add). ``named``: the
-    query's entities, when the caller has read them already (named_entities)."""
+    query's entities, when the caller has read them already (named_entities). With
+    ``explain``, each also holds what each search gave it (``vector``, ``vector_norm``,
+    ``keyword``, ``keyword_norm``), which only an explanation shows."""
     normalise = _rrf if fusion == Fusion.RRF else _minmax
     vector_norm, keyword_norm = normalise(vector_hits), normalise(keyword_hits)
-    vector_raw, keyword_raw = dict(vector_hits), dict(keyword_hits)
     pool = set(vector_norm) | set(keyword_norm)
     parts: dict[int, dict[str, Any]] = {}
     for memory_id in pool:
         fused = vector_weight * vector_norm.get(memory_id, 0.0) + (
             1 - vector_weight
         ) * keyword_norm.get(memory_id, 0.0)
-        parts[memory_id] = _components(
-            vector=vector_raw.get(memory_id),
-            vector_norm=vector_norm.get(memory_id),
-            keyword=keyword_raw.get(memory_id),
-            keyword_norm=keyword_norm.get(memory_id),
-            fused=fused,
-        )
+        parts[memory_id] = _components(fused)
     if NEIGHBOUR_WEIGHT > 0:
         seeds = sorted(pool, key=lambda i: -parts[i]["fused"])[:NEIGHBOUR_SEEDS]
         for seed, around in neighbours(seeds, span=NEIGHBOUR_SPAN).items():
@@ -216,4 +195,11 @@ def relevance(
             + SPEAKER_WEIGHT * entry["speaker"]
             + NEIGHBOUR_WEIGHT * entry["neighbour"]
         ) * (SUPERSEDED_FACTOR if entry["superseded"] else 1.0)
+    if explain:  # what each search gave each memory (None: it did not find it)
+        vector_raw, keyword_raw = dict(vector_hits), dict(keyword_hits)
+        for memory_id, entry in parts.items():
+            entry["vector"] = vector_raw.get(memory_id)
+            entry["vector_norm"] = vector_norm.get(memory_id)
+            entry["keyword"] = keyword_raw.get(memory_id)
+            entry["keyword_norm"] = keyword_norm.get(memory_id)
     return parts

@@ -8,6 +8,7 @@ survivor (:func:`move_fact_sources`), so that a merge erases no fact.
 """
 
 from django.db import transaction
+from django.db.models import Q
 
 from dewee.errors import InvalidInput
 
@@ -17,9 +18,10 @@ from dewee.errors import InvalidInput
 from facts.models import USER_SUBJECT, FactSource
 from facts.services import erase_facts_in_scope, erase_facts_learned_only_from, forget_scope
 from memory.exceptions import MemoryNotFound
-from memory.models import Memory, Session, SessionState
+from memory.models import Memory, MemoryEdge, Session, SessionState
 from memory.people import chunks, derived_memories
 from memory.services.entities import release_mentions
+from memory.services.graph import lock_agent_graph
 from memory.services.session_end import forget_in_summaries
 from memory.services.vectors import bump_memory_version
 from tenancy.audit import record_event
@@ -33,7 +35,21 @@ def erase_memories(
 ) -> dict[str, int]:
     """The one delete path of memories (delete, forget, expiry): delete these memories of
     ``agent`` (the caller has checked they are its own) and the facts learned only from them,
-    bump the agent's memory_version, and record one audit event for the lot."""
+    bump the agent's memory_version, and record one audit event for the lot.
+
+    Never fails because the graph worker links these memories meanwhile, and never makes it
+    fail: first the agent's graph lock (shared: deletes run side by side, a graph build or a
+    merge of the agent waits, or is waited for, whole), then the memories' rows by id, so
+    the edges read next are all there will be: a build that has not committed yet links
+    only the memories it then finds alive. Callers that lock memories themselves take the
+    graph lock before them (the expiry pass), in that one order."""
+    lock_agent_graph(agent, shared=True)
+    list(
+        Memory.objects.select_for_update()
+        .filter(pk__in=memory_ids)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
     facts_erased = erase_facts_learned_only_from(memory_ids=memory_ids, actor=actor)
     # Turns of ended sessions: their summaries must stop quoting and citing them.
     in_summaries = list(
@@ -41,8 +57,10 @@ def erase_memories(
             "pk", "session_id", "content"
         )
     )
-    # Their edges go by cascade; their entities' counts are kept right here.
+    # Their entities' counts are kept right here. Their edges are deleted by a statement of
+    # their own, after the rows' lock, rather than by the cascade's read of them.
     release_mentions(memory_ids=memory_ids)
+    MemoryEdge.objects.filter(Q(source_id__in=memory_ids) | Q(target_id__in=memory_ids)).delete()
     Memory.objects.filter(pk__in=memory_ids).delete()
     bump_memory_version(agent)
     if in_summaries:

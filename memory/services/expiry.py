@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from memory.models import Memory
 from memory.services.erasure import erase_memories
+from memory.services.graph import lock_agent_graph
 from memory.services.passes import PassResult
 from tenancy.models import Agent
 
@@ -47,6 +48,10 @@ def expiry_pass(
             continue
         while True:
             with transaction.atomic():
+                # The graph lock before the rows, in the order of every delete
+                # (erase_memories), so that a graph build never waits for these rows while
+                # this batch waits for it.
+                lock_agent_graph(agent, shared=True)
                 # Locked, so a recall that extends one of them (spaced repetition) either
                 # commits first, and the row no longer matches, or waits for the delete.
                 ids = list(

@@ -39,7 +39,10 @@ memory of another.
 A graph build and a merge of one agent take turns (lock_agent_graph): a merge locks the
 memories it merges and then deletes their edges and mentions, a build locks edges and
 entities and then references memories; in parallel, on PostgreSQL, each could wait for the
-other.
+other. A delete of memories (memory.services.erasure.erase_memories) takes its turn too,
+shared with other deletes: otherwise a build links a memory that a delete then takes away
+(the build fails on the edge's foreign key), or commits the edge after the delete has
+taken the memory's edges away (the delete fails on it).
 """
 
 from collections import defaultdict
@@ -55,6 +58,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django_q.tasks import async_task
 
+from dewee.timeparse import shifted
 from facts.extraction import contradicts
 from memory.conversations import speaker
 from memory.models import EdgeType, EntityMention, GraphProgress, Memory, MemoryEdge
@@ -122,9 +126,11 @@ def queue_graph_build(*, agent: Agent) -> None:
 GRAPH_LOCK_CLASS = 0x6465_7765  # "dewe"
 
 
-def lock_agent_graph(agent: Agent) -> None:
+def lock_agent_graph(agent: Agent, *, shared: bool = False) -> None:
     """In the caller's transaction, first: wait until no other graph build or merge of
     ``agent`` is running, and keep the others waiting until this transaction ends.
+    ``shared`` (a delete of memories): wait for builds and merges, and keep them waiting,
+    but let other deletes run at the same time (each locks the rows it deletes).
 
     Why: a merge locks its memories (SELECT ... FOR UPDATE), then updates their entities'
     counts and deletes their edges (by cascade); a graph build deletes and locks edges,
@@ -133,11 +139,12 @@ def lock_agent_graph(agent: Agent) -> None:
     a deadlock, one of them rolled back. One per-agent lock taken first by both gives them
     one order. A transaction-scoped advisory lock rather than a row: it needs no row to
     exist and is released by commit or rollback. Merges take it after the quota rows they
-    will check (memory.quotas.lock_quotas), as a store takes those first too. SQLite
-    serialises writers already."""
+    will check (memory.quotas.lock_quotas), as a store takes those first too; deletes take
+    it (shared) before the rows they delete. SQLite serialises writers already."""
     if connection.vendor == "postgresql":
+        function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [GRAPH_LOCK_CLASS, agent.pk])
+            cursor.execute(f"SELECT {function}(%s, %s)", [GRAPH_LOCK_CLASS, agent.pk])
 
 
 def user_q(user_ref: str | None) -> Q:
@@ -201,7 +208,7 @@ def _conversation(memory: Memory) -> Q:
 def _stored_before(agent: Agent, memory: Memory, batch_ids: list[int]) -> Memory | None:
     rows = Memory.objects.filter(agent=agent).filter(_conversation(memory))
     if memory.session_id is None:
-        rows = rows.filter(created_at__gte=memory.created_at - CONVERSATION_GAP)
+        rows = rows.filter(created_at__gte=shifted(memory.created_at, -CONVERSATION_GAP))
     # The plain bound on created_at beside the OR is what lets the (agent, created_at) index
     # serve the lookup (memory.conversations does the same).
     return (

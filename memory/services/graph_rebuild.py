@@ -32,6 +32,17 @@ REBUILD_BATCH = 500
 # that stops (a worker died, a deploy) never waits long for it.
 JOB_BATCH = 100
 JOB_BATCHES = 2
+# What a build reads of each memory.
+_BUILT_FIELDS = (
+    "id",
+    "agent",
+    "content",
+    "speaker",
+    "metadata",
+    "session",
+    "user_ref",
+    "created_at",
+)
 
 
 @dataclass
@@ -58,19 +69,19 @@ def rebuild_graph(
     total = Memory.objects.filter(agent=agent).count()
     done, last_id = 0, 0
     while True:
-        memories = list(
-            Memory.objects.filter(agent=agent, pk__gt=last_id)
-            .order_by("id")
-            .only(
-                "id", "agent", "content", "speaker", "metadata", "session", "user_ref", "created_at"
-            )[:batch_size]
-        )
-        if not memories:
-            break
-        vectors = _vectors(agent, [m.pk for m in memories])
         now = timezone.now()
         with transaction.atomic():
             lock_agent_graph(agent)
+            # Read under the lock, which deletes take too: no memory of the batch goes
+            # before its mentions and edges are committed.
+            memories = list(
+                Memory.objects.filter(agent=agent, pk__gt=last_id)
+                .order_by("id")
+                .only(*_BUILT_FIELDS)[:batch_size]
+            )
+            if not memories:
+                break
+            vectors = _vectors(agent, [m.pk for m in memories])
             nearest = nearest_stored(
                 agent=agent,
                 vectors=vectors,
@@ -115,20 +126,24 @@ def build_stored_graph(*, agent: Agent, memory_ids: list[int]) -> int:
     """The graph of memories already stored: their entities, mentions and edges, as a store
     with the graph inline would have built them. Safe to run twice: what an earlier run
     built for them is taken down first. Memories deleted since are skipped. Returns the
-    number of memories built."""
-    memories = list(
-        Memory.objects.filter(agent=agent, pk__in=memory_ids)
-        .order_by("id")
-        .only("id", "agent", "content", "speaker", "metadata", "session", "user_ref", "created_at")
-    )
-    if not memories:
-        return 0
-    ids = [m.pk for m in memories]
-    vectors = _vectors(agent, ids)
+    number of memories built.
+
+    The memories are read under the agent's graph lock, which every delete of memories
+    takes too (memory.services.erasure.erase_memories): none of them, nor of those they
+    are linked to, goes away before the edges and mentions are committed."""
     policy = get_memory_policy(agent)
     with transaction.atomic():
         # Before any row lock (a merge of the agent waits, or is waited for, whole).
         lock_agent_graph(agent)
+        memories = list(
+            Memory.objects.filter(agent=agent, pk__in=memory_ids)
+            .order_by("id")
+            .only(*_BUILT_FIELDS)
+        )
+        if not memories:
+            return 0
+        ids = [m.pk for m in memories]
+        vectors = _vectors(agent, ids)
         nearest = nearest_stored(
             agent=agent,
             vectors=vectors,

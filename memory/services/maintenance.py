@@ -26,7 +26,14 @@ from django_q.tasks import async_task
 from dewee.errors import InvalidInput
 from dewee.logs import without_values
 from memory.exceptions import TooManyJobs
-from memory.models import MaintenanceJob, MaintenanceRun, QueuedJob, RunStatus, WorkerHeartbeat
+from memory.models import (
+    MaintenanceJob,
+    MaintenanceRun,
+    QueuedJob,
+    RunStatus,
+    RunTrigger,
+    WorkerHeartbeat,
+)
 from memory.services.passes import PassResult
 from tenancy.models import Agent, Workspace
 
@@ -187,12 +194,22 @@ def beat_worker_heartbeat(*, now: datetime | None = None) -> WorkerHeartbeat:
     return beat
 
 
+def take_queued_job(*, pk: int, now: datetime | None = None) -> None:
+    """A worker took the queued job ``pk`` (memory.tasks.run_job, first of all): mark its
+    ledger row taken. Until the job's run starts (and the row goes), that time is the job's
+    last sign of life; a worker that dies in between leaves the row taken, and once the time
+    is older than the heartbeat rule of runs allows (memory.models.core.silent_workers),
+    the row no longer holds up a trigger of the same job and scope, nor counts against the
+    workspace's cap."""
+    QueuedJob.objects.filter(pk=pk).update(taken_at=now or timezone.now())
+
+
 def run_maintenance(
     *,
     job: str,
     agent: Agent | None = None,
     workspace: Workspace | None = None,
-    trigger: str = "schedule",
+    trigger: str = RunTrigger.SCHEDULE,
     dry_run: bool = False,
     queued_job_pk: int | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -204,21 +221,23 @@ def run_maintenance(
     passes themselves commit in batches, so a run killed midway leaves each memory before or
     after and the next run finishes the work. A failing pass is recorded, then re-raised so
     the worker records the failure too. A job queued on request (``queued_job_pk``) leaves
-    the queue's ledger as it starts: a new trigger queues it again. ``progress(done, total)``
-    is told of the pass's work, for the jobs whose pass reports it (decay's memories)."""
+    the queue's ledger as its run starts, in one transaction: a new trigger queues it again,
+    and a ledger row still there was not started. ``progress(done, total)`` is told of the
+    pass's work, for the jobs whose pass reports it (decay's memories)."""
     spec = JOBS[clean_jobs([job])[0]]
-    if queued_job_pk is not None:
-        QueuedJob.objects.filter(pk=queued_job_pk).delete()
     now = timezone.now()
     mark_interrupted_runs(now=now)
-    run = MaintenanceRun.objects.create(
-        job=spec.job,
-        trigger=trigger,
-        agent=agent,
-        workspace=workspace or (agent.workspace if agent else None),
-        dry_run=dry_run,
-        started_at=now,
-    )
+    with transaction.atomic():
+        if queued_job_pk is not None:
+            QueuedJob.objects.filter(pk=queued_job_pk).delete()
+        run = MaintenanceRun.objects.create(
+            job=spec.job,
+            trigger=trigger,
+            agent=agent,
+            workspace=workspace or (agent.workspace if agent else None),
+            dry_run=dry_run,
+            started_at=now,
+        )
     agents = None
     if agent is not None:
         agents = Agent.objects.filter(pk=agent.pk)
@@ -271,7 +290,10 @@ def queue_maintenance(
     queued and whether it was already waiting.
 
     Invariants: one job waits per job and scope: a trigger for one already queued and not
-    started joins it (``coalesced``) instead of queueing it twice. A workspace never has more
+    started joins it (``coalesced``) instead of queueing it twice, unless that one is lost
+    (QueuedJob.objects.stale: never taken for DEWEE_QUEUED_JOB_STALE_SECS, or taken by a
+    worker that fell silent before starting it); a lost job is forgotten and queued anew,
+    and counts no more. A workspace never has more
     than DEWEE_MAX_QUEUED_JOBS jobs waiting: past it the trigger is refused (TooManyJobs)
     and queues nothing. The count and the queueing hold the workspace's row locked on
     PostgreSQL (SQLite's IMMEDIATE transactions hold the write lock), so triggers at the same
@@ -346,7 +368,7 @@ def _queue_job(
             job,
             agent_pk=agent.pk if agent else None,
             workspace_pk=owner.pk if owner and not agent else None,
-            trigger="manual",
+            trigger=RunTrigger.MANUAL.value,
             queued_job_pk=row.pk,
             task_name=f"{SCHEDULE_PREFIX}{job} (manual)",
             group=SCHEDULE_PREFIX + "manual",

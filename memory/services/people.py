@@ -10,6 +10,7 @@ from django.db import transaction
 from memory.models import Session
 from memory.people import PersonData, chunks, find_person
 from memory.services.erasure import erase_facts_about_person, erase_memories
+from memory.services.graph import lock_agent_graph
 from tenancy.audit import record_event
 from tenancy.models import AuditAction, AuditEvent, ErasureReceipt, Workspace
 from tenancy.receipts import USER_DIGEST_KEY, user_digest
@@ -49,6 +50,10 @@ def erase_person(*, workspace: Workspace, user: str, actor: str) -> PersonErased
         if part.is_empty():
             continue
         agent = part.agent
+        # The lock every delete of memories takes before their rows (erase_memories takes it
+        # again), here before the facts' rows too: a merge of the agent holds it while it
+        # moves its memories' fact sources, which could be among these.
+        lock_agent_graph(agent, shared=True)
         erase_facts_about_person(agent=agent, user=user)
         for ids in chunks(part.memory_ids):
             erase_memories(agent=agent, memory_ids=ids, actor=actor, reason=ERASURE_REASON)

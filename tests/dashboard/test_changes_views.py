@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from facts.models import Fact, Status
+from facts.models import Fact, FactPeriod, Status
 from facts.services import delete_fact, resolve_fact
 from tenancy.models import AuditAction, AuditEvent
 from tests.dashboard.conftest import app
@@ -99,7 +99,9 @@ def test_restore_of_another_workspaces_fact_is_404(manager_client, other_agent):
 
 def test_changes_page_shows_the_last_week_by_default_linking_each_fact(manager_client, agent):
     old = state(agent, "Acme").fact
-    Fact.objects.filter(pk=old.pk).update(recorded_at=timezone.now() - timedelta(days=8))
+    eight_days_ago = timezone.now() - timedelta(days=8)
+    Fact.objects.filter(pk=old.pk).update(recorded_at=eight_days_ago)
+    FactPeriod.objects.filter(fact=old).update(started_at=eight_days_ago)
     disputed = state(agent, "Globex", verification="inferred").fact
     resolve_fact(fact=disputed, action="reject", actor="ops")
 

@@ -74,3 +74,24 @@ def test_the_admin_does_not_delete_agents_and_says_how_to_erase_one(admin_client
     page = admin_client.get(f"{CHANGELIST}{agent.pk}/change/").content.decode()
     assert "Agents are not deleted here" in page
     assert "dewee memory facts forget" in page
+
+
+def test_what_the_server_keeps_for_itself_is_shown_not_edited(admin_client, agent):
+    Agent.objects.filter(pk=agent.pk).update(
+        embedding_model="hash-256", embedding_dim=256, memory_version=7
+    )
+    change = f"{CHANGELIST}{agent.pk}/change/"
+    page = admin_client.get(change)
+    fields = page.context["adminform"].form.fields
+    for internal in ("memory_version", "embedding_model", "embedding_dim", "workspace"):
+        assert internal not in fields
+        assert f'name="{internal}"' not in page.content.decode()
+    assert "hash-256" in page.content.decode()  # shown, read-only
+    posted = {**form(agent, {}), "embedding_model": "other", "embedding_dim": "3"}
+    assert admin_client.post(change, {**posted, "memory_version": "0"}).status_code == 302
+    stored = Agent.objects.get(pk=agent.pk)
+    assert (stored.embedding_model, stored.embedding_dim, stored.memory_version) == (
+        "hash-256",
+        256,
+        7,
+    )

@@ -146,7 +146,8 @@ def test_more_than_five_thousand_candidates_are_refused_unless_narrowed(agent, a
     assert "memory_type" in error["message"]
     assert error["details"] == {"candidates": DEDUP_MAX_CANDIDATES + 3, "limit": 5000}
     response = api.post(
-        "/v1/memories/deduplicate", {"agent_id": "support-bot", "memory_type": "episodic"}
+        "/v1/memories/deduplicate",
+        {"agent_id": "support-bot", "memory_type": "episodic", "confirm": True},
     )
     assert response.status_code == 200
     assert (response.json()["candidates"], response.json()["merged"]) == (2, 1)
@@ -167,9 +168,48 @@ def test_api_deduplicate(api, other_api, cats):
         "groups": [{"kept": shout.pk, "merged": [comma.pk, plain.pk]}],
     }
     assert Memory.objects.count() == 4
-    response = api.post("/v1/memories/deduplicate", {"agent_id": "support-bot"})
+    response = api.post("/v1/memories/deduplicate", {"agent_id": "support-bot", "confirm": True})
+    assert response.status_code == 200
     assert response.json()["dry_run"] is False
     assert Memory.objects.count() == 2
+
+
+def test_api_deduplicate_only_previews_without_confirm(api, cats):
+    plain, comma, shout, _ = cats
+    response = api.post("/v1/memories/deduplicate", {"agent_id": "support-bot"})
+    assert response.status_code == 200
+    assert response.json() == {
+        "agent_id": "support-bot",
+        "candidates": 4,
+        "dry_run": True,
+        "merged": 2,
+        "groups": [{"kept": shout.pk, "merged": [comma.pk, plain.pk]}],
+    }
+    assert Memory.objects.count() == 4
+
+
+def test_api_deduplicate_refuses_dry_run_false_without_confirm(api, cats):
+    plain, comma, shout, _ = cats
+    response = api.post("/v1/memories/deduplicate", {"agent_id": "support-bot", "dry_run": False})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "confirmation_required"
+    assert error["message"] == (
+        'This merges 2 duplicates into 1 memories for good; send "confirm": true to proceed'
+    )
+    assert error["details"]["groups"] == [{"kept": shout.pk, "merged": [comma.pk, plain.pk]}]
+    assert Memory.objects.count() == 4
+    confirmed = {"agent_id": "support-bot", "dry_run": False, "confirm": True}
+    assert api.post("/v1/memories/deduplicate", confirmed).json()["merged"] == 2
+    assert Memory.objects.count() == 2
+
+
+def test_api_deduplicate_dry_run_wins_over_confirm(api, cats):
+    body = {"agent_id": "support-bot", "dry_run": True, "confirm": True}
+    response = api.post("/v1/memories/deduplicate", body)
+    assert response.status_code == 200
+    assert response.json()["dry_run"] is True
+    assert Memory.objects.count() == 4
 
 
 @pytest.mark.django_db(transaction=True)
@@ -499,7 +539,7 @@ def test_api_deduplicate_keeps_every_sessions_turns(api, agent, remember):
     for session in sessions:
         remember("Thanks, bye!", session_id=session.pk)
     remember("Thanks, bye!")
-    response = api.post("/v1/memories/deduplicate", {"agent_id": "support-bot"})
+    response = api.post("/v1/memories/deduplicate", {"agent_id": "support-bot", "confirm": True})
     assert response.status_code == 200
     assert (response.json()["candidates"], response.json()["merged"]) == (4, 0)
     for session in sessions:

@@ -129,6 +129,8 @@ def test_recall_ranks_a_flagged_memory_below_an_otherwise_equal_one(agent):
 
     assert [h.memory.pk for h in hits] == [older.pk, newer.pk]
     top, flagged = hits
+    assert top.explanation is not None
+    assert flagged.explanation is not None
     assert (top.explanation["flag_factor"], flagged.explanation["flag_factor"]) == (1.0, 0.5)
     assert flagged.score == pytest.approx(FLAGGED_FACTOR * top.score, rel=1e-6)
 

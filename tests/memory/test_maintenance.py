@@ -11,7 +11,7 @@ from django_q.models import OrmQ, Schedule
 from django_q.signing import SignedPackage
 
 from dewee.cli import main
-from memory.models import MaintenanceRun, Memory, RunStatus
+from memory.models import MaintenanceRun, Memory, RunStatus, RunTrigger
 from memory.services.maintenance import JOBS, ensure_schedules, run_maintenance
 from memory.tasks import run_job
 
@@ -212,3 +212,18 @@ def test_runs_and_feedback_are_listed_read_only_in_the_admin(admin_client, agent
     assert "decay" in page.content.decode()
     assert admin_client.get("/admin/memory/maintenancerun/add/").status_code == 403
     assert admin_client.get("/admin/memory/memoryfeedback/").status_code == 200
+
+
+def test_a_runs_trigger_is_one_of_the_choices_the_code_writes(api, agent, capsys):
+    field = MaintenanceRun._meta.get_field("trigger")
+    assert field.choices == RunTrigger.choices
+    assert set(RunTrigger.values) == {"schedule", "manual", "cli"}
+    run_job("expiry")
+    api.post("/v1/admin/autopilot/trigger", {"jobs": ["decay"], "agent_id": agent.agent_id})
+    (task,) = _queued()
+    run_job(*task["args"], **task["kwargs"])
+    assert main(["memory", "autopilot", "trigger", "--job", "dedup", "--agent", "support-bot"]) == 0
+    runs = MaintenanceRun.objects.order_by("id")
+    assert [run.trigger for run in runs] == ["schedule", "manual", "cli"]
+    for run in runs:
+        run.full_clean()  # each is one of the field's choices

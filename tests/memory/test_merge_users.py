@@ -30,7 +30,7 @@ def test_exact_dedup_merges_only_copies_of_one_user(api, agent, remember):
     (shared,) = remember(TEXT)
     (shared_again,) = remember(TEXT + "!")
 
-    response = api.post("/v1/memories/deduplicate", {"agent_id": "support-bot"})
+    response = api.post("/v1/memories/deduplicate", {"agent_id": "support-bot", "confirm": True})
 
     assert response.status_code == 200
     groups = sorted((g["kept"], g["merged"]) for g in response.json()["groups"])

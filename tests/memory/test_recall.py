@@ -144,6 +144,7 @@ def test_explain_returns_the_components_of_the_score(agent, corpus):
     result = recall(agent=agent, request=RecallRequest(query="TLS certificate", explain=True))
     best = result.hits[0]
     e = best.explanation
+    assert e is not None
     assert best.memory.content == CORPUS[2]
     assert e["vector"] > 0
     assert e["keyword"] > 0
@@ -318,10 +319,10 @@ def test_memories_above_the_best_match_do_not_tie_at_a_cap(agent):
         ],
     )
     request = RecallRequest(
-        query="lighthouse wedding venue by the harbour", top_k=3, routing="keyword"
+        query="lighthouse wedding venue by the harbour", top_k=3, routing="keyword", explain=True
     )
     hits = recall(agent=agent, request=request).hits
-    relevance = {hit.memory.pk: hit.explanation["relevance"] for hit in hits}
+    relevance = {hit.memory.pk: (hit.explanation or {})["relevance"] for hit in hits}
     best, second = sorted(pair, key=lambda m: -relevance[m.pk])
     assert relevance[best.pk] > relevance[second.pk] > 1.0
     assert [hit.memory.pk for hit in hits[:2]] == [best.pk, second.pk]

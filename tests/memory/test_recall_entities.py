@@ -39,7 +39,8 @@ def others(agent):
 
 
 def hits(agent, query, top_k=10):
-    return recall(agent=agent, request=RecallRequest(query=query, top_k=top_k)).hits
+    request = RecallRequest(query=query, top_k=top_k, explain=True)
+    return recall(agent=agent, request=request).hits
 
 
 @pytest.mark.parametrize("person", ["Caroline", "Melanie"])

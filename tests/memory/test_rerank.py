@@ -80,7 +80,9 @@ def test_recall_reranks_with_the_configured_model(agent, settings, tiny_cross_en
     settings.DEWEE_RERANK_MODEL = str(tiny_cross_encoder / "model.onnx")
     reranked = recall(agent=agent, request=RecallRequest(query=query, top_k=3, explain=True))
     assert reranked.hits[0].memory.content == "a banana"
-    assert reranked.hits[0].explanation["rerank"] > 0.8
+    explanation = reranked.hits[0].explanation
+    assert explanation is not None
+    assert explanation["rerank"] > 0.8
     off = recall(agent=agent, request=RecallRequest(query=query, top_k=3, rerank=False))
     assert off.hits[0].memory.content != "a banana"
 

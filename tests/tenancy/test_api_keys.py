@@ -117,7 +117,7 @@ def test_keys_commands_set_scopes_agents_and_expiry(capsys):
         "--never-expires",
     )  # fmt: skip
     assert (changed["scopes"], changed["agents"], changed["expires_at"]) == (["read"], [], None)
-    revoked = run_json(capsys, "keys", "revoke", str(key["id"]))
+    revoked = run_json(capsys, "keys", "revoke", str(key["id"]), "--yes")
     assert revoked["state"] == "revoked"
 
     code, _, err = run(
