@@ -8,6 +8,8 @@ store can be asked to check), interleaved in blocks so both see the same machine
 The agent holds --memories memories: 1000 stored through store_memories (bench/recall.py's
 synthetic texts), the rest copies of their rows; the measured stores go on top of them. Also
 prints the p50 of the quota check alone (check_quotas in a transaction, nothing stored).
+``--refused`` then also sets a hard memories quota at the agent's count, on the agent and
+its workspace, and prints the p50 of a store refused by it and of the refusing check alone.
 """
 
 import argparse
@@ -33,10 +35,12 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
 from bench.recall import memory_text  # noqa: E402
+from memory.exceptions import QuotaExceeded  # noqa: E402
 from memory.models import Memory  # noqa: E402
-from memory.quotas import Usage, check_quotas  # noqa: E402
+from memory.quotas import Usage, check_quotas, set_quotas  # noqa: E402
 from memory.services import MemoryInput, store_memories  # noqa: E402
-from tenancy.quotas import QUOTA_LIMIT_MAX, QuotaLimit, set_quotas  # noqa: E402
+from tenancy.models import Agent  # noqa: E402
+from tenancy.quotas import QUOTA_LIMIT_MAX, QuotaLimit  # noqa: E402
 from tenancy.services import create_agent, default_workspace  # noqa: E402
 
 KINDS = ("memories", "storage_bytes", "metadata_bytes")
@@ -51,6 +55,7 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=20_000)
     parser.add_argument("--stores", type=int, default=400, help="measured stores per setting")
     parser.add_argument("--block", type=int, default=25)
+    parser.add_argument("--refused", action="store_true", help="also time refused writes")
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     workspace = default_workspace()
@@ -117,6 +122,38 @@ def main() -> None:
             f"{connection.vendor}  {label:42}  store p50 {p50_ms(times[on]):6.2f} ms  "
             f"check p50 {p50_ms(checks[on]):6.2f} ms  ({len(times[on])} stores)"
         )
+
+    if args.refused:
+        refused(agent, args.stores, rng, day + timedelta(minutes=n))
+
+
+def refused(agent: Agent, stores: int, rng: random.Random, when: datetime) -> None:
+    """Stores and checks refused by a hard memories quota that is full."""
+    full = Memory.objects.filter(agent=agent).count()
+    limits = {"memories": QuotaLimit(full)}
+    set_quotas(workspace=agent.workspace, agent=agent, limits=limits, actor="bench")
+    set_quotas(workspace=agent.workspace, limits=limits, actor="bench")
+    times: list[float] = []
+    checks: list[float] = []
+    for _ in range(stores):
+        item = MemoryInput(content=memory_text(rng, when))
+        began = time.perf_counter()
+        try:
+            store_memories(agent=agent, items=[item])
+        except QuotaExceeded:
+            times.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        try:
+            with transaction.atomic():
+                check_quotas(agent=agent, adding=Usage(1, 200, 10))
+        except QuotaExceeded:
+            checks.append(time.perf_counter() - began)
+    assert len(times) == len(checks) == stores, "a write at the full quota was not refused"
+    label = f"refused at a full hard quota ({full})"
+    print(
+        f"{connection.vendor}  {label:42}  store p50 {p50_ms(times):6.2f} ms  "
+        f"check p50 {p50_ms(checks):6.2f} ms  ({stores} stores)"
+    )
 
 
 if __name__ == "__main__":

@@ -98,6 +98,10 @@ FACTS_WRITTEN = Counter(
 FACTS_LEARNED = Counter(
     "dewee_facts_learned", "Facts written from what users said (a facts check applied)."
 )
+ENTITIES_SKIPPED = Counter(
+    "dewee_entities_skipped",
+    "New entities not made because a hard entities quota was full (the store went on).",
+)
 DISPUTES_OPENED = Counter(
     "dewee_fact_disputes_opened", "Disputed facts recorded: a value waiting for a decision."
 )
@@ -201,6 +205,11 @@ def count_dispute_opened() -> None:
 def count_facts_learned(count: int) -> None:
     if count:
         transaction.on_commit(lambda: FACTS_LEARNED.inc(count))
+
+
+def count_entities_skipped(count: int) -> None:
+    if count:
+        transaction.on_commit(lambda: ENTITIES_SKIPPED.inc(count))
 
 
 def count_dispute_settled(action: str) -> None:

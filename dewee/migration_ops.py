@@ -1,8 +1,29 @@
-"""Migration operations for schema that only one database engine has."""
+"""Migration operations for schema that only one database engine has, and for indexes on
+the tables that grow with use."""
 
 from typing import Any
 
+from django.contrib.postgres.operations import AddIndexConcurrently
 from django.db import migrations
+
+# The tables that grow with use (one row per fact, source, memory, event...): building an
+# index on one of them with a plain CREATE INDEX blocks its writes for the whole build, so
+# a migration adds one with ConcurrentAddIndex, or raw SQL with CREATE INDEX CONCURRENTLY,
+# in a migration with ``atomic = False`` (tests/test_migrations_indexes.py checks this).
+LARGE_TABLES = {
+    "facts_fact",
+    "facts_factsource",
+    "facts_factperiod",
+    "memory_memory",  # with its embeddings and search_vector (SQLite: the memory_fts table)
+    "memory_memorytag",
+    "memory_memoryfeedback",
+    "memory_session",
+    "memory_entity",
+    "memory_entitymention",
+    "memory_memoryedge",
+    "memory_importancesnapshot",
+    "memory_auditevent",
+}
 
 
 class RunSQLOn(migrations.RunSQL):
@@ -22,3 +43,21 @@ class RunSQLOn(migrations.RunSQL):
 
     def describe(self) -> str:
         return f"Raw SQL for {self.vendor} only"
+
+
+class ConcurrentAddIndex(AddIndexConcurrently):
+    """AddIndex built with CREATE INDEX CONCURRENTLY on PostgreSQL, so the table's writes
+    go on during the build; a plain AddIndex elsewhere (SQLite has no such build, and its
+    writers wait for any schema change anyway). Its migration needs ``atomic = False``."""
+
+    def database_forwards(self, app_label: str, schema_editor: Any, *args: Any) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_forwards(app_label, schema_editor, *args)
+        else:
+            migrations.AddIndex.database_forwards(self, app_label, schema_editor, *args)
+
+    def database_backwards(self, app_label: str, schema_editor: Any, *args: Any) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_backwards(app_label, schema_editor, *args)
+        else:
+            migrations.AddIndex.database_backwards(self, app_label, schema_editor, *args)

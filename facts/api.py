@@ -1,6 +1,6 @@
 """REST endpoints for facts: thin adapters over facts.services and facts.queries."""
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from ninja import Query, Router, Schema
 from pydantic import Field
@@ -28,6 +28,7 @@ from facts.schemas import (
     RestoreIn,
     RestoreOut,
 )
+from memory.api.common import quota_warnings_out
 from tenancy.access import request_access
 from tenancy.models import Scope
 from tenancy.queries import receipt_to_dict
@@ -83,7 +84,7 @@ class ChangeParams(Schema):
 @router.post(
     "/facts", response={200: AssertOut, 409: ErrorOut}, summary="Assert a fact", auth=WRITE
 )
-def assert_fact(request: HttpRequest, payload: FactAssertIn) -> dict:
+def assert_fact(request: HttpRequest, response: HttpResponse, payload: FactAssertIn) -> dict:
     access = request_access(request)
     agent = access.agent(payload.agent_id)
     claim = services.Claim(
@@ -104,6 +105,7 @@ def assert_fact(request: HttpRequest, payload: FactAssertIn) -> dict:
         source=services.SourceInput(**payload.source.model_dump()),
         actor=access.actor,
     )
+    quota_warnings_out(response, list(result.warnings))
     return {
         "outcome": result.outcome,
         "fact": queries.fact_to_dict(result.fact),

@@ -229,6 +229,9 @@ class Fact(models.Model):
         ]
         indexes = [
             models.Index(fields=["agent", "status", "-id"], name="fact_agent_status_idx"),
+            # A facts quota's check reads the agent's facts past its running count's last
+            # id (memory.quotas): a range of this index, whatever the agent's size.
+            models.Index(fields=["agent", "id"], name="fact_agent_id_idx"),
             models.Index(
                 fields=["agent", "user_ref", "subject", "predicate", "-id"],
                 name="fact_agent_user_slot_idx",

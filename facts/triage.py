@@ -6,16 +6,24 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from dewee.pagination import keyset_page
 from facts.models import Fact, FactQuerySet, FactSource
-from facts.queries import bounded_count, fact_to_dict, review_item
+from facts.queries import COUNT_CAP, bounded_count, fact_to_dict, review_item
 from facts.slots import Slot
 from tenancy.access import Access
 from tenancy.models import Agent, AuditAction, AuditEvent, Workspace
 
 GROUPED_QUEUE_LIMIT = 50
+# A predicate prefix shared by at most this many disputes is read through its index
+# (facts 0011) and sorted oldest first, a few milliseconds. Walking the disputes oldest
+# first instead reads every older dispute of other predicates on the way: 40,000 of them
+# for "EMP" at a million facts (30-60 ms), where a commoner prefix fills a page soon.
+FEW_DISPUTES_BY_PREFIX = 5_000
+# An ordering equal to ("recorded_at", "id") that the oldest-first index cannot serve.
+SORTED_OLDEST_FIRST = (Coalesce("recorded_at", "recorded_at").asc(), "id")
 RESOLVED_PAGE_SIZE = 25
 # What "resolved by me" lists: the decisions on disputed facts, and their reversals.
 DECISION_ACTIONS = [AuditAction.FACT_RESOLVE, AuditAction.FACT_UNDO, AuditAction.FACT_REOPEN]
@@ -119,8 +127,17 @@ def grouped_review_queue(
     queries whatever the length: the count, the disputes (each slot's current fact found by
     a subquery), their sources, the current facts, theirs."""
     matching = disputes_matching(access, filters)
-    disputed = list(_with_current(matching).order_by("recorded_at", "id")[:limit])
-    return _groups(disputed), bounded_count(matching)
+    order: tuple[Any, ...] = ("recorded_at", "id")
+    if filters.predicate:
+        # One unordered count (the prefix's index) tells rare from common and is the total.
+        counted = matching.order_by()[: max(FEW_DISPUTES_BY_PREFIX, COUNT_CAP) + 1].count()
+        total = min(counted, COUNT_CAP + 1)
+        if counted <= FEW_DISPUTES_BY_PREFIX:
+            order = SORTED_OLDEST_FIRST
+    else:
+        total = bounded_count(matching)
+    disputed = list(_with_current(matching).order_by(*order)[:limit])
+    return _groups(disputed), total
 
 
 def slot_group(fact: Fact) -> dict[str, Any] | None:

@@ -34,7 +34,7 @@ _WORD = re.compile(r"(?<![\w@.'’/-])[A-Za-z]{3,24}(?![\w@/-]|\.\w|['’](?!s\b
 # What ends a sentence before a capitalised word that may be a typo rather than a name.
 _SENTENCE_END = re.compile(r"(?:^|[.!?:\n])[\s\"'(]{0,3}$")
 # What follows the first of a list of names: "Mateus, Inês and Beatriz".
-_LISTED_NEXT = re.compile(r"\s*+(?:,|&|and\b)")
+_LISTED_NEXT = re.compile(r"(?<!\s)\s*+(?:,|&|and\b)")
 # Words of this length or more may carry two typos.
 LONG_WORD = 8
 # The words on each side of a word that a place's name may take with it ("Ho Chi Minh City").

@@ -215,8 +215,12 @@ class QuotaForm(forms.Form):
                 max_value=QUOTA_LIMIT_MAX,
                 help_text="Blank: no limit.",
             )
+            # Not required: a page from before a kind existed sends no mode for it.
             self.fields[f"{kind}_mode"] = forms.ChoiceField(
-                label=f"{label} mode", choices=QuotaMode.choices, initial=QuotaMode.HARD
+                label=f"{label} mode",
+                choices=QuotaMode.choices,
+                initial=QuotaMode.HARD,
+                required=False,
             )
 
     def rows(self) -> list[tuple[forms.BoundField, forms.BoundField]]:
@@ -227,7 +231,9 @@ class QuotaForm(forms.Form):
         return {
             kind: None
             if data[f"{kind}_limit"] is None
-            else QuotaLimit(limit=data[f"{kind}_limit"], mode=data[f"{kind}_mode"])
+            else QuotaLimit(
+                limit=data[f"{kind}_limit"], mode=data[f"{kind}_mode"] or QuotaMode.HARD
+            )
             for kind in QuotaKind.values
         }
 

@@ -26,11 +26,11 @@ from dewee.dashboard import (
     render_page,
 )
 from memory.forms import QuotaForm, quota_form_initial
-from memory.quotas import quota_overview
+from memory.quotas import quota_overview, set_quotas
 from tenancy.access import Access
 from tenancy.exceptions import WorkspaceNotFound
 from tenancy.models import Agent, Workspace
-from tenancy.quotas import quota_limits, set_quotas
+from tenancy.quotas import quota_limits
 
 
 def _scope(access: Access, workspace_slug: str, agent_id: str) -> tuple[Workspace, Agent | None]:

@@ -308,6 +308,9 @@ class QuotaKind(models.TextChoices):
     MEMORIES = "memories"
     STORAGE_BYTES = "storage_bytes", "Storage bytes"
     METADATA_BYTES = "metadata_bytes", "Metadata bytes"
+    SESSIONS = "sessions"
+    FACTS = "facts"
+    ENTITIES = "entities"
 
 
 class QuotaMode(models.TextChoices):
@@ -333,9 +336,9 @@ class Quota(models.Model):
     mode = models.CharField(max_length=8, choices=QuotaMode.choices, default=QuotaMode.HARD)
     updated_at = models.DateTimeField(auto_now=True)
     updated_by = models.CharField(max_length=255, blank=True)
-    # The scope's usage of this kind as last counted (null: not yet), over its memories up
-    # to id ``counted_to_id``; with those stored since, an upper bound of the usage that
-    # spares a write a full count while it is far from the limit (memory.quotas).
+    # The scope's usage of this kind over its rows up to id ``counted_to_id``, kept as they
+    # are deleted or grow (null: not yet counted, or dropped by a write it cannot follow);
+    # with the rows stored since, the usage, without a count of the scope (memory.quotas).
     counted = models.BigIntegerField(null=True, blank=True, editable=False)
     counted_to_id = models.BigIntegerField(default=0, editable=False)
 

@@ -7,9 +7,9 @@ from typing import Any
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
 from dewee.errors import InvalidInput
-from memory.quotas import QuotaReport, quota_overview, quota_report
+from memory.quotas import QuotaReport, quota_overview, quota_report, set_quotas
 from tenancy.models import DEFAULT_WORKSPACE_SLUG, Agent, QuotaKind, QuotaMode, Workspace
-from tenancy.quotas import QuotaLimit, set_quotas
+from tenancy.quotas import QuotaLimit
 from tenancy.services import get_workspace
 
 OFF = "off"
@@ -111,9 +111,8 @@ def quota_set(args: argparse.Namespace) -> None:
     given = {kind: getattr(args, kind) for kind in QuotaKind.values}
     limits = {kind: parse_limit(kind, text) for kind, text in given.items() if text is not None}
     if not limits:
-        raise InvalidInput(
-            "quota", "give at least one of --memories, --storage-bytes, --metadata-bytes"
-        )
+        options = ", ".join(f"--{kind.replace('_', '-')}" for kind in QuotaKind.values)
+        raise InvalidInput("quota", f"give at least one of {options}")
     workspace, agent = _scope(args)
     set_quotas(workspace=workspace, agent=agent, limits=limits, actor=cli_access().actor)
     report = quota_report(workspace=workspace, agent=agent)

@@ -16,6 +16,7 @@ from facts.rules import stronger_verification, trust_key
 from facts.services.claims import CheckedClaim, Claim, SourceInput, check_claim
 from facts.services.transitions import enter, lock_slot, make_current, retire
 from language.text import normalise_value
+from memory.quotas import QuotaWarning, Usage, check_quotas, lock_quotas
 from tenancy.models import Agent
 
 # Attempts before a contended slot is reported as busy. Each retry sees the committed
@@ -37,6 +38,8 @@ class AssertResult:
     # The fact this one replaced (superseded), or the current value it waits against
     # (disputed); None otherwise.
     other: Fact | None = None
+    # Soft quotas the new fact went over (memory.quotas); it was written.
+    warnings: tuple[QuotaWarning, ...] = ()
 
 
 def _trusted_at_least_as(candidate: Fact | CheckedClaim, current: Fact) -> bool:
@@ -133,6 +136,9 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
             return AssertResult(fact=pending, outcome=Outcome.SUPERSEDED, other=current)
         return AssertResult(fact=pending, outcome=Outcome.DISPUTED, other=current)
 
+    # Only a new row counts against a facts quota: confirming a value held, or backing
+    # one that waits, is never refused.
+    warnings = tuple(check_quotas(agent=agent, adding=Usage(facts=1)))
     new = Fact(
         **claim.slot.lookup(),
         value=claim.value,
@@ -170,7 +176,7 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
     new.save()
     enter(new, status=Status(new.status), change=Change.RECORDED, actor=actor, now=now)
     _add_source(new, claim, now)
-    return AssertResult(fact=new, outcome=outcome, other=current)
+    return AssertResult(fact=new, outcome=outcome, other=current, warnings=warnings)
 
 
 def _lost_slot_race(error: IntegrityError) -> bool:
@@ -190,12 +196,18 @@ def assert_fact(*, agent: Agent, claim: Claim, source: SourceInput, actor: str) 
     confirms the current fact and adds the source; a different value at least as trusted
     becomes current and the old one history; a less trusted value is stored disputed.
     Concurrent callers on one slot are serialised; a lost race is retried here, so callers
-    only see ``slot_busy`` under extreme contention.
+    only see ``slot_busy`` under extreme contention. A new fact row (not a confirmation)
+    is checked against the ``facts`` quotas of the agent and its workspace: over a hard one
+    it is QuotaExceeded and nothing is written; over a soft one the result's ``warnings``
+    say so.
     """
     checked = check_claim(agent=agent, claim=claim, source=source)
     for _attempt in range(_SLOT_ATTEMPTS):
         try:
             with transaction.atomic():
+                # The quotas' lock before the slot's, in the order of a store (which may
+                # learn facts): a new fact checks them under the slot's lock.
+                lock_quotas(agent)
                 lock_slot(checked.slot)
                 result = _assert_in_locked_slot(agent, checked, actor)
                 count_fact_written(result.outcome.value)

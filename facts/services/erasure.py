@@ -13,6 +13,7 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from facts.models import KEY_MAX_CHARS, USER_SUBJECT, Change, Fact, FactQuerySet, FactSource, Status
 from facts.services.transitions import lock_slot, make_current
+from memory.quotas import lock_quotas, release_quota_usage
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction, AuditEvent, ErasureReceipt
 from tenancy.receipts import hashed_scope
@@ -152,8 +153,10 @@ def erase_facts_in_scope(*, agent: Agent, scope: ForgetScope) -> dict:
     caller's transaction."""
     counts = count_forgettable(agent=agent, scope=scope)
     facts = scope.facts(agent)
-    fact_ids = [str(pk) for pk in facts.values_list("pk", flat=True)]
+    pks = list(facts.values_list("pk", flat=True))
+    fact_ids = [str(pk) for pk in pks]
     FactSource.objects.filter(fact__in=facts).delete()
+    release_quota_usage(agent=agent, model=Fact, ids=pks)
     facts.delete()
     scope.events(agent).delete()
     # Events that name a fact by id only (older ones, without forget_keys in their details).
@@ -167,6 +170,7 @@ def forget_facts(*, agent: Agent, scope: ForgetScope, actor: str) -> ErasureRece
     rejected and deleted, with their sources and the audit events about them. Only the
     receipt (scope, counts, who, when) remains; it names the user by an HMAC of their id
     (tenancy.receipts), never the id itself."""
+    lock_quotas(agent)  # first, as a store takes it: the facts it counts go
     counts = erase_facts_in_scope(agent=agent, scope=scope)
     receipt = ErasureReceipt.objects.create(
         workspace_id=agent.workspace_id,
@@ -220,6 +224,9 @@ def erase_facts_learned_only_from(*, memory_ids: list[int], actor: str) -> int:
         AuditEvent.objects.filter(
             target_type="fact", target_id__in=[str(pk) for pk in erased_ids]
         ).delete()
+        for agent in Agent.objects.filter(pk__in={fact.agent_id for fact in erased}):
+            mine = [fact.pk for fact in erased if fact.agent_id == agent.pk]
+            release_quota_usage(agent=agent, model=Fact, ids=mine)
         Fact.objects.filter(pk__in=erased_ids).delete()
     FactSource.objects.filter(memory_id__in=memory_ids).delete()
     now = timezone.now()

@@ -4,12 +4,13 @@ check that a list's query string names only filters it knows."""
 from dataclasses import replace
 from typing import Any, Protocol
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import Schema
 
 from dewee.errors import InvalidInput
 from dewee.timeparse import parse_time
 from memory.queries import MemoryPage, memory_to_dict
+from memory.quotas import QuotaWarning
 from memory.recall import ALL_USERS, RecallFilters
 from tenancy.validation import clean_user
 
@@ -72,3 +73,14 @@ def refuse_unknown_params(request: HttpRequest, params: type[Schema], *also: str
             f"unknown query parameter; this list takes {', '.join(sorted(known))}",
             code="unknown_parameter",
         )
+
+
+def quota_warnings_out(
+    response: HttpResponse, warnings: list[QuotaWarning]
+) -> list[dict[str, Any]]:
+    """Soft-quota warnings for the body, and in a header for clients that read no body."""
+    if warnings:
+        response["Dewee-Quota-Warning"] = ", ".join(
+            f"{w.scope} {w.kind} {w.usage}/{w.limit}" for w in warnings
+        )
+    return [w.as_dict() for w in warnings]

@@ -14,7 +14,13 @@ from dewee.timeparse import parse_time
 from facts.queries import fact_to_dict, facts_learned_from
 from memory import services
 from memory.api.agents import MemoryListParams
-from memory.api.common import list_filters, memory_page, recall_filters, refuse_unknown_params
+from memory.api.common import (
+    list_filters,
+    memory_page,
+    quota_warnings_out,
+    recall_filters,
+    refuse_unknown_params,
+)
 from memory.models import Memory
 from memory.queries import (
     get_memory,
@@ -81,15 +87,6 @@ def _learning(requested: str | None) -> Learning | None:
     return Learning(requested) if requested is not None else None
 
 
-def _warn(response: HttpResponse, warnings: list[QuotaWarning]) -> list[dict[str, Any]]:
-    """Soft-quota warnings for the body, and in a header for clients that read no body."""
-    if warnings:
-        response["Dewee-Quota-Warning"] = ", ".join(
-            f"{w.scope} {w.kind} {w.usage}/{w.limit}" for w in warnings
-        )
-    return [w.as_dict() for w in warnings]
-
-
 @router.post(
     "/memories",
     response={201: StoredOut, 409: ErrorOut},
@@ -108,7 +105,9 @@ def store_memory(request: HttpRequest, response: HttpResponse, payload: StoreMem
         learning=learning,
         quota_warnings=warnings,
     )
-    return Status(201, {**_stored(memory, learning), "warnings": _warn(response, warnings)})
+    return Status(
+        201, {**_stored(memory, learning), "warnings": quota_warnings_out(response, warnings)}
+    )
 
 
 class MemoriesParams(MemoryListParams):
@@ -161,7 +160,7 @@ def store_batch(request: HttpRequest, response: HttpResponse, payload: BatchIn) 
         quota_warnings=warnings,
     )
     items = [_stored(m, learning) for m in memories]
-    return Status(201, {"items": items, "warnings": _warn(response, warnings)})
+    return Status(201, {"items": items, "warnings": quota_warnings_out(response, warnings)})
 
 
 @router.post(
@@ -249,7 +248,7 @@ def patch_memory(
         memory=memory, quota_warnings=warnings, actor=access.actor, **changes
     )
     stored = get_memory(access=access, memory_id=memory.pk)
-    return {**memory_to_dict(stored), "warnings": _warn(response, warnings)}
+    return {**memory_to_dict(stored), "warnings": quota_warnings_out(response, warnings)}
 
 
 @router.delete(

@@ -11,9 +11,10 @@ from pydantic import Field
 
 from dewee.api_auth import ADMIN, READ
 from dewee.schemas import StrictSchema
-from memory.quotas import quota_overview, quota_report
+from memory.quotas import quota_overview, quota_report, set_quotas
 from tenancy.access import request_access
-from tenancy.quotas import QUOTA_LIMIT_MAX, QuotaLimit, set_quotas
+from tenancy.models import QuotaKind
+from tenancy.quotas import QUOTA_LIMIT_MAX, QuotaLimit
 
 router = Router()
 
@@ -29,6 +30,9 @@ class QuotasIn(StrictSchema):
     memories: QuotaLimitIn | None = None
     storage_bytes: QuotaLimitIn | None = None
     metadata_bytes: QuotaLimitIn | None = None
+    sessions: QuotaLimitIn | None = None
+    facts: QuotaLimitIn | None = None
+    entities: QuotaLimitIn | None = None
 
 
 class QuotaOut(Schema):
@@ -53,13 +57,12 @@ class QuotaOverviewOut(Schema):
 
 
 def _limits(payload: QuotasIn) -> dict[str, QuotaLimit | None]:
+    values: dict[str, QuotaLimitIn | None] = {
+        kind: getattr(payload, kind) for kind in QuotaKind.values
+    }
     return {
         kind: QuotaLimit(limit=value.limit, mode=value.mode) if value is not None else None
-        for kind, value in (
-            ("memories", payload.memories),
-            ("storage_bytes", payload.storage_bytes),
-            ("metadata_bytes", payload.metadata_bytes),
-        )
+        for kind, value in values.items()
     }
 
 

@@ -2,7 +2,7 @@
 
 from typing import Any, Literal
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
@@ -10,7 +10,7 @@ from dewee.api_auth import READ, WRITE
 from dewee.errors import ConfirmationRequired
 from dewee.schemas import ErrorOut
 from memory import services
-from memory.api.common import memory_page, refuse_unknown_params
+from memory.api.common import memory_page, quota_warnings_out, refuse_unknown_params
 from memory.context import ContextRequest, build_context
 from memory.queries import (
     get_session,
@@ -18,6 +18,7 @@ from memory.queries import (
     list_sessions,
     session_to_dict,
 )
+from memory.quotas import QuotaWarning
 from memory.recall import ALL_USERS, RecallFilters
 from memory.schemas import (
     ContextIn,
@@ -57,16 +58,19 @@ def sessions(request: HttpRequest, params: Query[SessionListParams]) -> dict[str
 
 
 @router.post("/sessions", response={201: SessionOut}, tags=["sessions"], auth=WRITE)
-def start_session(request: HttpRequest, payload: SessionIn) -> Status:
+def start_session(request: HttpRequest, response: HttpResponse, payload: SessionIn) -> Status:
     """Start a session; a new agent id creates the agent, as a first stored memory does."""
     workspace = request_access(request).workspace_for_agent(payload.agent_id)
+    warnings: list[QuotaWarning] = []
     session = services.start_session_as(
         workspace=workspace,
         agent_id=payload.agent_id,
         user=payload.user,
         metadata=payload.metadata,
         idle_timeout_secs=payload.idle_timeout_secs,
+        quota_warnings=warnings,
     )
+    quota_warnings_out(response, warnings)
     return Status(201, session_to_dict(session, memory_count=0))
 
 

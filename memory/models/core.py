@@ -46,6 +46,9 @@ class Session(models.Model):
         ordering = ["-id"]
         indexes = [
             models.Index(fields=["agent", "state", "-id"], name="session_agent_state_idx"),
+            # A sessions quota's check reads the agent's sessions past its running count's
+            # last id (memory.quotas): a range of this index, whatever the agent's size.
+            models.Index(fields=["agent", "id"], name="session_agent_id_idx"),
             # A person's newest sessions across agents (memory.person_queries).
             models.Index(fields=["user_ref", "-id"], name="session_user_idx"),
         ]

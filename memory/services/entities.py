@@ -11,8 +11,13 @@ Rules:
 - ``mention_count`` is the number of memories that mention the entity. An entity whose last
   mention goes (its memories deleted, expired, merged away or edited) is deleted with it.
 - The speaker of a memory is a person entity mentioned by it (``as_speaker``).
+- A hard ``entities`` quota (memory.quotas) never fails the store, edit or graph build
+  that names a new entity: entities are made while it has room, the rest are not made,
+  nor their mentions written (logged, and counted in ``dewee_entities_skipped_total``).
+  Entities already held keep gaining mentions. A soft quota makes them all.
 """
 
+import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,11 +25,15 @@ from datetime import datetime
 
 from django.db.models import F
 
+from dewee.metrics import count_entities_skipped
 from language.entities import Entity as FoundEntity
 from language.entities import entity_key, extract_entities, is_role
 from memory.models import Entity, EntityMention, EntityType, Memory
+from memory.quotas import hard_quota_room, release_quota_usage
 from memory.services.policy import MemoryPolicy
-from tenancy.models import Agent
+from tenancy.models import Agent, QuotaKind
+
+logger = logging.getLogger(__name__)
 
 ALIASES_MAX = 20
 
@@ -82,6 +91,17 @@ def _search_keys(key: str, aliases: Iterable[str]) -> str:
 
 
 def _create(agent: Agent, wanted: list[tuple[str, str]], names: dict, when: datetime) -> None:
+    room = hard_quota_room(agent=agent, kind=QuotaKind.ENTITIES)
+    if room is not None and len(wanted) > room:
+        logger.info(
+            "entities quota full: %d new entities of agent %s not made",
+            len(wanted) - room,
+            agent.pk,
+        )
+        count_entities_skipped(len(wanted) - room)
+        wanted = wanted[:room]
+    if not wanted:
+        return
     Entity.objects.bulk_create(
         [
             Entity(
@@ -105,7 +125,8 @@ def _resolve(
 ) -> dict[tuple[str, str], Entity]:
     """The entity row of each ``(type, key)``, found, promoted or created by the rules of
     the module docstring: typed ones first, so that an untyped name of the same batch joins
-    them. Locked for the count updates that follow."""
+    them. Locked for the count updates that follow. Those a full hard entities quota kept
+    from being made are left out."""
     keys = {key for _, key in wanted}
 
     def load() -> dict[tuple[str, str], Entity]:
@@ -134,8 +155,12 @@ def _resolve(
     if missing:
         _create(agent, missing, names, when)
         rows = load()
-    resolved = {w: rows[w] for w in typed}
-    resolved.update({w: best.get(w[1]) or rows[w] for w in untyped})
+    # A wanted entity a full entities quota kept from being made has no row: no mention.
+    resolved = {w: rows[w] for w in typed if w in rows}
+    for w in untyped:
+        found = best.get(w[1]) or rows.get(w)
+        if found is not None:
+            resolved[w] = found
     return resolved
 
 
@@ -157,7 +182,9 @@ def add_mentions(*, agent: Agent, found: Sequence[tuple[Memory, list[Mention]]])
     touched: dict[int, Entity] = {}
     for memory, mentions in found:
         for m in mentions:
-            entity = resolved[(m.type, m.key)]
+            entity = resolved.get((m.type, m.key))
+            if entity is None:
+                continue
             if entity.pk not in touched and entity.mention_count == 0:
                 # Just made (or left at none): seen first and last by what mentions it now.
                 entity.first_seen = entity.last_seen = memory.created_at
@@ -199,9 +226,11 @@ def add_mentions(*, agent: Agent, found: Sequence[tuple[Memory, list[Mention]]])
     return len(rows)
 
 
-def release_mentions(*, memory_ids: Sequence[int]) -> None:
-    """Before these memories (or their old text) go: take their mentions off their
-    entities' counts and delete the mentions; entities left with none are deleted."""
+def release_mentions(*, agent: Agent, memory_ids: Sequence[int]) -> None:
+    """Before these memories of ``agent`` (or their old text) go: take their mentions off
+    their entities' counts and delete the mentions; entities left with none are deleted,
+    and leave the running counts of entities quotas (memory.quotas.release_quota_usage,
+    whose lock every caller holds already: it took the quotas' lock first)."""
     mentions = EntityMention.objects.filter(memory_id__in=list(memory_ids))
     lost: dict[int, int] = defaultdict(int)
     for entity_id in mentions.values_list("entity_id", flat=True):
@@ -214,4 +243,9 @@ def release_mentions(*, memory_ids: Sequence[int]) -> None:
         by_loss[n].append(entity_id)
     for n, entity_ids in by_loss.items():
         Entity.objects.filter(pk__in=entity_ids).update(mention_count=F("mention_count") - n)
-    Entity.objects.filter(pk__in=list(lost), mention_count=0).delete()
+    gone = list(
+        Entity.objects.filter(pk__in=list(lost), mention_count=0).values_list("pk", flat=True)
+    )
+    if gone:
+        release_quota_usage(agent=agent, model=Entity, ids=gone)
+        Entity.objects.filter(pk__in=gone).delete()

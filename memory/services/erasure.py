@@ -20,6 +20,7 @@ from facts.services import erase_facts_in_scope, erase_facts_learned_only_from, 
 from memory.exceptions import MemoryNotFound
 from memory.models import Memory, MemoryEdge, Session, SessionState
 from memory.people import chunks, derived_memories
+from memory.quotas import lock_quotas, release_quota_usage
 from memory.services.entities import release_mentions
 from memory.services.graph import lock_agent_graph
 from memory.services.session_end import forget_in_summaries
@@ -43,6 +44,8 @@ def erase_memories(
     the edges read next are all there will be: a build that has not committed yet links
     only the memories it then finds alive. Callers that lock memories themselves take the
     graph lock before them (the expiry pass), in that one order."""
+    # The quotas' lock first, as a store takes it: what they count goes now.
+    lock_quotas(agent)
     lock_agent_graph(agent, shared=True)
     list(
         Memory.objects.select_for_update()
@@ -59,8 +62,9 @@ def erase_memories(
     )
     # Their entities' counts are kept right here. Their edges are deleted by a statement of
     # their own, after the rows' lock, rather than by the cascade's read of them.
-    release_mentions(memory_ids=memory_ids)
+    release_mentions(agent=agent, memory_ids=memory_ids)
     MemoryEdge.objects.filter(Q(source_id__in=memory_ids) | Q(target_id__in=memory_ids)).delete()
+    release_quota_usage(agent=agent, model=Memory, ids=memory_ids)
     Memory.objects.filter(pk__in=memory_ids).delete()
     bump_memory_version(agent)
     if in_summaries:
@@ -148,11 +152,13 @@ def delete_session(*, session: Session, actor: str, reason: str = "") -> dict[st
     audit event, under the rule of a memory's deletion reason."""
     reason = clean_text(reason, field="reason", max_chars=REASON_MAX_CHARS, required=False)
     agent = session.agent
+    lock_quotas(agent)
     counts = {"sessions": 1, "memories": 0, "facts": 0}
     for ids in chunks(session_erasure_ids(session)):
         erased = erase_memories(agent=agent, memory_ids=ids, actor=actor, reason=reason)
         counts["memories"] += erased["memories"]
         counts["facts"] += erased["facts"]
+    release_quota_usage(agent=agent, model=Session, ids=[session.pk])
     Session.objects.filter(pk=session.pk).delete()
     record_event(
         workspace_id=agent.workspace_id,

@@ -8,6 +8,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from memory.models import Memory
+from memory.quotas import lock_quotas
 from memory.services.erasure import erase_memories
 from memory.services.graph import lock_agent_graph
 from memory.services.passes import PassResult
@@ -50,7 +51,8 @@ def expiry_pass(
             with transaction.atomic():
                 # The graph lock before the rows, in the order of every delete
                 # (erase_memories), so that a graph build never waits for these rows while
-                # this batch waits for it.
+                # this batch waits for it. The quotas' lock before both, as a store takes it.
+                lock_quotas(agent)
                 lock_agent_graph(agent, shared=True)
                 # Locked, so a recall that extends one of them (spaced repetition) either
                 # commits first, and the row no longer matches, or waits for the delete.

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.models import EdgeType, Entity, EntityMention, GraphProgress, Memory, MemoryEdge
+from memory.quotas import forget_quota_counts, lock_quotas
 from memory.services.entities import allowed_entities, memory_mentions, release_mentions
 from memory.services.graph import (
     NEIGHBOURS_MAX,
@@ -24,7 +25,7 @@ from memory.services.graph import (
     nearest_stored,
 )
 from memory.services.policy import get_memory_policy
-from tenancy.models import Agent
+from tenancy.models import Agent, QuotaKind
 
 REBUILD_BATCH = 500
 # What one graph job of the worker builds before it hands over to a new job: batches of
@@ -62,6 +63,9 @@ def rebuild_graph(
     """Rebuild ``agent``'s entities, mentions and built edges; ``progress(done, total)``
     after each batch. Returns the counts of the rebuilt graph."""
     with transaction.atomic():
+        # The quotas' lock before the graph's, as a merge takes them (merging.lock_merge):
+        # the entities an entities quota counts go, and are made again under it below.
+        forget_quota_counts(agent=agent, kinds=[QuotaKind.ENTITIES])
         lock_agent_graph(agent)
         Entity.objects.filter(agent=agent).delete()
         MemoryEdge.objects.filter(agent=agent).exclude(type=EdgeType.LINKED_BY).delete()
@@ -71,6 +75,7 @@ def rebuild_graph(
     while True:
         now = timezone.now()
         with transaction.atomic():
+            lock_quotas(agent)
             lock_agent_graph(agent)
             # Read under the lock, which deletes take too: no memory of the batch goes
             # before its mentions and edges are committed.
@@ -133,7 +138,9 @@ def build_stored_graph(*, agent: Agent, memory_ids: list[int]) -> int:
     are linked to, goes away before the edges and mentions are committed."""
     policy = get_memory_policy(agent)
     with transaction.atomic():
-        # Before any row lock (a merge of the agent waits, or is waited for, whole).
+        # Before any row lock (a merge of the agent waits, or is waited for, whole), after
+        # the quotas' (as a merge): what an earlier run built may go, new entities be made.
+        lock_quotas(agent)
         lock_agent_graph(agent)
         memories = list(
             Memory.objects.filter(agent=agent, pk__in=memory_ids)
@@ -152,7 +159,7 @@ def build_stored_graph(*, agent: Agent, memory_ids: list[int]) -> int:
             before_id=ids[0],
             users=[m.user_ref for m in memories],
         )
-        release_mentions(memory_ids=ids)
+        release_mentions(agent=agent, memory_ids=ids)
         MemoryEdge.objects.filter(agent=agent, source_id__in=ids, type__in=_OWN_EDGES).delete()
         MemoryEdge.objects.filter(agent=agent, target_id__in=ids, type=EdgeType.PRECEDES).delete()
         for memory in memories:
@@ -190,7 +197,9 @@ def build_pending_graph(*, agent: Agent, max_batches: int | None = None) -> Grap
     caught_up = GraphCaughtUp()
     for _ in range(JOB_BATCHES if max_batches is None else max_batches):
         with transaction.atomic():
-            # First: build_stored_graph takes it again, and it must come before the row.
+            # First: build_stored_graph takes it again, and it must come before the row;
+            # the quotas' lock before it, as build_stored_graph takes that first too.
+            lock_quotas(agent)
             lock_agent_graph(agent)
             progress = GraphProgress.objects.select_for_update().get(agent=agent)
             ids = list(

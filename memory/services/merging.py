@@ -42,7 +42,7 @@ from memory.embeddings.engine import Embedder
 from memory.exceptions import MemoryNotFound, MixedUsers
 from memory.merge_candidates import merge_user
 from memory.models import Memory, MemoryFeedback, MemoryTag, MemoryType
-from memory.quotas import Usage, check_quotas, lock_quotas
+from memory.quotas import Usage, check_quotas, lock_quotas, release_quota_usage
 from memory.services.entities import release_mentions
 from memory.services.erasure import move_fact_sources
 from memory.services.graph import lock_agent_graph
@@ -75,7 +75,8 @@ def _absorbed_texts(memory: Memory) -> list[dict[str, Any]]:
 
 def lock_merge(agent: Agent) -> None:
     """Before a merge locks its memories: the agent's and workspace's quota rows (which a
-    merge checks, as a store does first of all), then the agent's graph lock
+    merge checks, and whose counts its deletions update, as a store does first of all),
+    then the agent's graph lock
     (memory.services.graph.lock_agent_graph), so that a merge and a graph build never
     deadlock over the memories, their edges and entities."""
     lock_quotas(agent)
@@ -199,7 +200,8 @@ def merge_into(
     # Votes and flags on a copy are votes on what the survivor says: its history keeps them.
     MemoryFeedback.objects.filter(memory_id__in=ids).update(memory_id=target.pk)
     # The absorbed memories' edges go by cascade; their entities' counts are kept right.
-    release_mentions(memory_ids=ids)
+    release_mentions(agent=target.agent, memory_ids=ids)
+    release_quota_usage(agent=target.agent, model=Memory, ids=ids)
     Memory.objects.filter(pk__in=ids).delete()
     bump_memory_version(target.agent)
     record_event(

@@ -9,6 +9,7 @@ from django.db import transaction
 
 from memory.models import Session
 from memory.people import PersonData, chunks, find_person
+from memory.quotas import lock_quotas, release_quota_usage
 from memory.services.erasure import erase_facts_about_person, erase_memories
 from memory.services.graph import lock_agent_graph
 from tenancy.audit import record_event
@@ -52,12 +53,15 @@ def erase_person(*, workspace: Workspace, user: str, actor: str) -> PersonErased
         agent = part.agent
         # The lock every delete of memories takes before their rows (erase_memories takes it
         # again), here before the facts' rows too: a merge of the agent holds it while it
-        # moves its memories' fact sources, which could be among these.
+        # moves its memories' fact sources, which could be among these. The quotas' lock
+        # before it, as a store and a merge take it.
+        lock_quotas(agent)
         lock_agent_graph(agent, shared=True)
         erase_facts_about_person(agent=agent, user=user)
         for ids in chunks(part.memory_ids):
             erase_memories(agent=agent, memory_ids=ids, actor=actor, reason=ERASURE_REASON)
         for ids in chunks(part.session_ids):
+            release_quota_usage(agent=agent, model=Session, ids=ids)
             Session.objects.filter(pk__in=ids).delete()
         Session.objects.filter(pk__in=list(part.summary_session_ids)).update(summary="")
         Session.objects.filter(pk__in=list(part.metadata_session_ids)).update(metadata={})

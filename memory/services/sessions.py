@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from dewee.errors import InvalidInput
 from memory.models import Session, SessionState
+from memory.quotas import QuotaWarning, Usage, check_quotas
 from tenancy.models import Agent, Workspace
 from tenancy.services import ensure_agent
 from tenancy.validation import clean_agent_id, clean_metadata, clean_text, clean_user
@@ -38,14 +39,22 @@ def start_session(
     user: str = "",
     metadata: dict[str, Any] | None = None,
     idle_timeout_secs: int | None = None,
+    quota_warnings: list[QuotaWarning] | None = None,
 ) -> Session:
-    """``idle_timeout_secs``: None for the server default, 0 for never."""
-    return Session.objects.create(
-        agent=agent,
-        user_ref=clean_user(user),
-        metadata=clean_metadata(metadata),
-        idle_timeout_secs=_clean_timeout(idle_timeout_secs),
-    )
+    """``idle_timeout_secs``: None for the server default, 0 for never. Checked against the
+    ``sessions`` quotas of the agent and its workspace first (memory.quotas.check_quotas):
+    over a hard one it is QuotaExceeded and nothing is written; over a soft one the
+    warnings go into ``quota_warnings``."""
+    user_ref = clean_user(user)
+    metadata = clean_metadata(metadata)
+    timeout = _clean_timeout(idle_timeout_secs)
+    with transaction.atomic():
+        warnings = check_quotas(agent=agent, adding=Usage(sessions=1))
+        if quota_warnings is not None:
+            quota_warnings.extend(warnings)
+        return Session.objects.create(
+            agent=agent, user_ref=user_ref, metadata=metadata, idle_timeout_secs=timeout
+        )
 
 
 def start_session_as(
@@ -55,16 +64,21 @@ def start_session_as(
     user: str = "",
     metadata: dict[str, Any] | None = None,
     idle_timeout_secs: int | None = None,
+    quota_warnings: list[QuotaWarning] | None = None,
 ) -> Session:
     """Start a session of the agent ``agent_id`` of ``workspace``, which it creates when
     new, as a first stored memory does: in one transaction, so a refused start (bad user,
-    metadata or timeout) leaves no agent behind."""
+    metadata or timeout, a full hard quota) leaves no agent behind."""
     agent = Agent.objects.in_workspace(workspace).with_id(clean_agent_id(agent_id))
     with transaction.atomic():
         if agent is None:
             agent = ensure_agent(workspace=workspace, agent_id=agent_id)
         return start_session(
-            agent=agent, user=user, metadata=metadata, idle_timeout_secs=idle_timeout_secs
+            agent=agent,
+            user=user,
+            metadata=metadata,
+            idle_timeout_secs=idle_timeout_secs,
+            quota_warnings=quota_warnings,
         )
 
 

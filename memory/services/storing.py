@@ -430,7 +430,9 @@ def update_memory(
         fields = [*changes, "updated_at"]
         if resized:
             size = memory_size_of(stored, new_tags if new_tags is not None else old_tags)
-            warnings = check_quotas(agent=stored.agent, adding=size - before, existing=True)
+            warnings = check_quotas(
+                agent=stored.agent, adding=size - before, existing=True, memory_id=stored.pk
+            )
             if quota_warnings is not None:
                 quota_warnings.extend(warnings)
             stored.stored_bytes = size.storage_bytes
@@ -489,7 +491,7 @@ def memory_size_of(memory: Memory, tags: list[str]) -> Usage:
 
 def _remention(memory: Memory, entities: list[Entity], policy: MemoryPolicy) -> None:
     """New text, new mentions: the old ones leave their entities' counts; edges stay."""
-    release_mentions(memory_ids=[memory.pk])
+    release_mentions(agent=memory.agent, memory_ids=[memory.pk])
     mentions = memory_mentions(found=entities, speaker=memory.speaker, policy=policy)
     if graph_on_store():
         add_mentions(agent=memory.agent, found=[(memory, mentions)])

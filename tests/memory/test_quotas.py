@@ -80,11 +80,17 @@ def test_usage_sums_the_agents_memories_and_the_workspace_sums_its_agents(agent,
         "memories": 2,
         "storage_bytes": 3 + 10 + 4 + 1,
         "metadata_bytes": 10,
+        "sessions": 0,
+        "facts": 0,
+        "entities": 0,
     }
     assert workspace_usage(workspace).as_dict() == {
         "memories": 3,
         "storage_bytes": 20,
         "metadata_bytes": 10,
+        "sessions": 0,
+        "facts": 0,
+        "entities": 0,
     }
 
 
@@ -240,8 +246,15 @@ def test_without_quotas_usage_is_still_shown(api, agent):
         "workspace": "acme",
         "agent_id": None,
         "flagged": False,
-        "usage": {"memories": 1, "storage_bytes": 13, "metadata_bytes": 10},
-        "quotas": {"memories": None, "storage_bytes": None, "metadata_bytes": None},
+        "usage": {
+            "memories": 1,
+            "storage_bytes": 13,
+            "metadata_bytes": 10,
+            "sessions": 0,
+            "facts": 0,
+            "entities": 0,
+        },
+        "quotas": dict.fromkeys(QuotaKind.values),
     }
 
 

@@ -121,12 +121,27 @@ class FactEvent(Model):
 
 
 @dataclass(frozen=True, kw_only=True)
+class FactPeriod(Model):
+    """One stretch of time in which a fact had one status, and what began it."""
+
+    COMPONENT = "PeriodOut"
+    status: str
+    change: str
+    started_at: str
+    started_known: bool
+    ended_at: str | None
+    actor: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class FactDetail(Fact):
-    """A fact with its sources, its earlier values and what happened to it."""
+    """A fact with its sources, its earlier values, its status over time and what happened
+    to it."""
 
     COMPONENT = "FactDetailOut"
     sources: list[FactSource]
     history: list[Fact]
+    periods: list[FactPeriod]
     events: list[FactEvent]
 
 
