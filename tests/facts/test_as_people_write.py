@@ -115,13 +115,13 @@ def test_contacts_and_diets_as_typed(text, expected):
         "do you love salsa dancing?",
         "my sister can't stand horror films",
         "enjoy your weekend!",  # a wish for someone else
-        "my manager at Brightwater Labs",  # someone else's title (where I work: below)
         "the manager now",
     ],
 )
 def test_the_traps_beside_them_state_nothing(text):
-    assert {s for s in said(text) if s[0] != "employer"} == set()
+    assert said(text) == set()
 
 
 def test_a_manager_at_a_company_is_where_i_work_not_my_title():
+    # Someone else's title ("my manager"), the speaker's workplace.
     assert said("my manager at Brightwater Labs") == {("employer", "", "Brightwater Labs")}
