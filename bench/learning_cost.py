@@ -10,7 +10,7 @@ order and cutting at a word. Three measures, in one process on the same machine:
 
 - the check: POST /v1/facts/check (apply false) of each message for an agent holding a few
   facts about the user; p50 and p95 over --checks messages;
-- the extractor alone: facts.extraction.extract() of the same messages (p50, p95);
+- the extractor alone: language.extraction.extract() of the same messages (p50, p95);
 - the store: POST /v1/memories of one message at a time for a user, with ``extract_facts``
   "sync" (learned before the answer) and "off", interleaved round by round (--rounds of
   --stores each) so both see the same machine; the median rate of each and their ratio.
@@ -105,7 +105,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from facts.extraction import extract
+    from language.extraction import extract
     from tenancy.services import create_agent, default_workspace
 
     call_command("migrate", verbosity=0)

@@ -69,9 +69,9 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from facts.extraction import extract
     from facts.services import check_text
     from language import parse as parsing
+    from language.extraction import extract
     from memory.services import MemoryInput, store_memories
     from memory.signals import Learning
     from tenancy.services import create_agent, default_workspace

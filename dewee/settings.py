@@ -502,9 +502,9 @@ DEWEE_SESSION_SUMMARISER = os.environ.get(
 DEWEE_SUMMARISER_URL = os.environ.get("DEWEE_SUMMARISER_URL", "")
 DEWEE_SUMMARISER_TIMEOUT_SECS = float(os.environ.get("DEWEE_SUMMARISER_TIMEOUT_SECS", 30))
 # Facts learned from text: "rules" (local, no model, no network) or "llm", an
-# OpenAI-compatible chat completions API the operator runs or rents (facts.extraction.llm).
+# OpenAI-compatible chat completions API the operator runs or rents (language.extraction.llm).
 DEWEE_FACTS_EXTRACTOR = os.environ.get("DEWEE_FACTS_EXTRACTOR", "rules")
-# The learned clause classifier (facts/extraction/classifier.py) beside the rules: vetoes a
+# The learned clause classifier (language/extraction/classifier.py) beside the rules: vetoes a
 # statement in a clause it is sure states nothing about the speaker; false: the rules alone.
 DEWEE_CLAUSE_CLASSIFIER = _env_bool("DEWEE_CLAUSE_CLASSIFIER", True)
 DEWEE_FACTS_LLM_URL = os.environ.get("DEWEE_FACTS_LLM_URL", "")

@@ -1,5 +1,5 @@
 """Parsing of the times that users type: ISO 8601, with ``Z`` or an offset; naive is UTC.
-And moving such a time by a span without leaving the years 1 to 9999 (``shifted``)."""
+(Moving such a time by a span within the years 1 to 9999 is ``language.moments.shifted``.)"""
 
 import re
 from datetime import UTC, date, datetime, timedelta
@@ -40,22 +40,6 @@ def parse_time(raw: str | datetime | None, *, field: str) -> datetime | None:
             field, f"{raw!r} falls outside the years 1 to 9999 in UTC", code="invalid_time"
         ) from None
     return value
-
-
-# The first and last instants a datetime can hold, in UTC: where ``shifted`` stops.
-EARLIEST = datetime.min.replace(tzinfo=UTC)
-LATEST = datetime.max.replace(tzinfo=UTC)
-
-
-def shifted(moment: datetime, delta: timedelta) -> datetime:
-    """``moment + delta``, stopped at EARLIEST or LATEST. A client may give any time in the
-    years 1 to 9999 (0001-01-01 for "long ago" is common), and a window reaching a gap
-    before or after it would otherwise raise OverflowError; as a bound, the first or last
-    instant selects the same rows as the time beyond it would."""
-    try:
-        return moment + delta
-    except OverflowError:
-        return EARLIEST if delta < timedelta(0) else LATEST
 
 
 _DURATION = re.compile(r"^(\d{1,6})\s*([hdw])$")

@@ -8,8 +8,8 @@ class FactsConfig(AppConfig):
     def ready(self) -> None:
         from django.core import checks
 
-        from facts.extraction.llm import check_extractor
         from facts.learning import memories_stored_listener
+        from language.extraction.llm import check_extractor
         from memory.signals import memories_stored
 
         # Facts are learned from every stored memory about a user (see facts.learning).

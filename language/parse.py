@@ -1,6 +1,6 @@
 """An optional dependency parse of English: spaCy with the small English pipeline
 (en_core_web_sm), when both are installed (``make parser``; requirements-parser.txt). The
-rules of facts/extraction work without it; with it they also read the structure of a
+rules of language/extraction work without it; with it they also read the structure of a
 sentence: who is its subject, what is negated or only supposed, which names belong to which
 noun ("my son jake", "my kids are tane and mere").
 

@@ -22,32 +22,23 @@ from email.utils import parseaddr
 import phonenumbers
 from django.conf import settings
 
+from language.moments import MONTHS
+
 # An address as mail systems take it: a local part of the usual characters, a domain of
 # labels with a dot between them, each part within the lengths RFC 5321 allows. Stricter
 # than RFC 5322 on purpose: what people type.
 _EMAIL = re.compile(
     r"[A-Za-z0-9._%+'-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}"
 )
+# An address as it appears in running text, not glued to a word before it ("x.ana@..." is
+# read whole): what the extractor and the entity tagger find before it is checked.
+EMAIL_IN_TEXT = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # Around an address or a number in running text: quotes, brackets, end of sentence.
 _AROUND = " \t\r\n.,;:!?\"'()[]{}<>«»“”‘’"
 # Read after blanks are collapsed to one space, so one optional space on each side.
 _SEPARATORS = re.compile(r" ?([-./]) ?")
 # Digits a phone number has at least and at most (E.164 allows 15).
 PHONE_MIN_DIGITS, PHONE_MAX_DIGITS = 7, 15
-_MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
 _ISO_DAY = re.compile(r"(?P<year>\d{4}|-)-(?P<month>\d{2})-(?P<day>\d{2})")
 
 
@@ -142,7 +133,7 @@ def display_value(predicate: str, value: str) -> str | None:
     match = _ISO_DAY.fullmatch(value.strip())
     if match is None or normalise_birthday(value) is None:
         return None
-    month = _MONTHS[int(match.group("month")) - 1]
+    month = MONTHS[int(match.group("month")) - 1]
     day = int(match.group("day"))
     return (
         f"{day} {month}" if match.group("year") == "-" else f"{day} {month} {match.group('year')}"

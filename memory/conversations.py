@@ -18,7 +18,7 @@ from django.db import connection
 from django.db.models import OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from dewee.timeparse import shifted
+from language.moments import shifted
 from memory.models import Memory
 from memory.sql import any_of, epoch_seconds
 from tenancy.models import Agent

@@ -16,8 +16,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from django.db.models import Q, QuerySet
 
-from facts.extraction import contradicts
 from language.entities import ENTITY_PREFIX, is_entity_tag
+from language.extraction import contradicts
 from memory.models import MaintenanceJob, MaintenanceRun, Memory, MemoryTag, RunStatus
 from tenancy.models import Agent
 

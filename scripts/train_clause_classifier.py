@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Build the labelled clauses the clause classifier (facts/extraction/classifier.py) learns
+"""Build the labelled clauses the clause classifier (language/extraction/classifier.py) learns
 from, embed them with the local model and fit a softmax regression over the sentence vector.
 
 The data is generated here from templates and word lists written for it, plus hand-written
@@ -1069,7 +1069,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dewee.settings")
     django.setup()
-    from facts.extraction.classifier import DEFAULT_WEIGHTS, PROBES
+    from language.extraction.classifier import DEFAULT_WEIGHTS, PROBES
     from memory.embeddings import get_embedder
 
     out = args.out or DEFAULT_WEIGHTS

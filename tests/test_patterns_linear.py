@@ -17,11 +17,11 @@ from datetime import UTC, datetime
 import pytest
 
 from bench import regex_adversary
-from facts.extraction import extract
-from facts.extraction.patterns import _title
 from facts.learning import users_words
 from facts.services import check_text
 from language.entities import extract_entities, speaker_of
+from language.extraction import extract
+from language.extraction.patterns import _title
 from memory.models import Memory
 from memory.people import mentions
 from tests.conftest import ApiClient
@@ -42,11 +42,11 @@ CAP = 10.0
 PATTERNS = regex_adversary.collect()
 # The calls whose pattern is made at run time, each tested below.
 BY_HAND = {
-    "facts.extraction.dates._rx",  # compiles the patterns of _FUTURE_TIMES (collected)
-    "facts.extraction.endings._rx",  # compiles the ending patterns (collected)
-    "facts.extraction.grammar.rx",  # compiles EMPLOYER, JOB_TITLE, PLACE, ... (collected)
-    "facts.extraction.patterns._title",  # test_job_title_cut_is_linear
-    "facts.extraction.rescheduling._rules",  # tests/facts/test_changes_as_typed.py
+    "language.extraction.dates._rx",  # compiles the patterns of _FUTURE_TIMES (collected)
+    "language.extraction.endings._rx",  # compiles the ending patterns (collected)
+    "language.extraction.grammar.rx",  # compiles EMPLOYER, JOB_TITLE, PLACE, ... (collected)
+    "language.extraction.patterns._title",  # test_job_title_cut_is_linear
+    "language.extraction.rescheduling._rules",  # tests/facts/test_changes_as_typed.py
     "facts.learning.users_words",  # test_check_text_and_learning_of_a_whole_text_are_fast
     "memory.people.mentions",  # test_mentions_is_linear
 }
@@ -69,9 +69,9 @@ def test_patterns_are_collected():
     names = {found.name for found in PATTERNS}
     # A few from each app, so that a broken walk of the modules cannot pass unnoticed.
     for expected in (
-        "facts.extraction.clauses.CLAUSE_BREAK",
-        "facts.extraction.patterns.JOB_TITLE[9]",
-        "facts.extraction.endings.PET_GONE",
+        "language.extraction.clauses.CLAUSE_BREAK",
+        "language.extraction.patterns.JOB_TITLE[9]",
+        "language.extraction.endings.PET_GONE",
         "language.attribution._DRAFT_INTRO",
         "language.entities.names._NAME_CONTEXT",
         "language.entities.speaker._LEADING_SPEAKER",

@@ -19,9 +19,6 @@ from django.utils import timezone
 
 from dewee.errors import InvalidInput
 from dewee.metrics import count_facts_learned
-from facts.extraction import Statement
-from facts.extraction.llm import get_extractor
-from facts.extraction.semantic import map_predicates
 from facts.models import (
     EXCERPT_MAX_CHARS,
     KEY_MAX_CHARS,
@@ -30,12 +27,15 @@ from facts.models import (
     SourceKind,
     Status,
 )
+from facts.predicate_meaning import map_predicates
 from facts.queries import fact_detail
 from facts.rules import category_for, trust_key
 from facts.services.asserting import assert_fact
 from facts.services.claims import Claim, SourceInput, check_source
 from facts.services.ending import end_fact
 from facts.services.scheduling import cancel_change, move_change
+from language.extraction import Statement
+from language.extraction.llm import get_extractor
 from language.text import normalise_value
 from language.values import normalised
 from tenancy.models import Agent

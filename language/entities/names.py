@@ -5,6 +5,8 @@
 
 import re
 
+from language.moments import MONTHS, WEEKDAYS
+
 # Capitalised words that name nothing: sentence openers, function words, the labels notes
 # and logs start lines with ("Error:", "Contact:", "User:"), the commonest imperatives, which
 # a plural noun after them would otherwise pass off as a name ("Check logs" reads like "Ann
@@ -41,13 +43,11 @@ _NOT_NAMES_TEXT = """
     Take Put Move Delete Create Start Stop Wait Find Show Give Share Save Cancel Confirm
     Connection Server Request Response Build Deployment Service Database Job Backup Upload
     Download Login Test Tests Payment Order Invoice Refund Ticket
-    Monday Tuesday Wednesday Thursday Friday Saturday Sunday
     Morning Afternoon Evening Night Weekend Weekends Week Weeks Month Months Year Years Day Days
     Everybody People Folks Guys Family Kids Friends Parents
     University College Institute Foundation Company Corporation Inc Ltd Corp Street Avenue
-    January February March April May June July August September October November December
 """
-_NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
+_NOT_NAMES = frozenset((*_NOT_NAMES_TEXT.split(), *MONTHS, *WEEKDAYS))
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[-'’][A-Z]?[a-z]+)*\b")
 _POSSESSIVE = re.compile(r"['’]s$")
 # "Don't", "You're", "We'll": contractions, never names.

@@ -6,13 +6,16 @@ version is never also a phone number.
 
 import re
 
-_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+from language.moments import MONTHS
+from language.values import EMAIL_IN_TEXT
+
+_MONTH = rf"(?:{'|'.join(month[:3] for month in MONTHS)})[a-z]*\.?"
 
 # Tagged as they are. Order matters only for which kind a value is listed under first.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # Only from the start of a run of address characters: from each of its positions, a long
     # run without "@" would be read again and again. (Leading dots and signs are cut below.)
-    ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
+    ("email", re.compile(EMAIL_IN_TEXT.pattern + r"\b")),
     ("url", re.compile(r"\bhttps?://[^\s<>\"')\]]+", re.IGNORECASE)),
     (
         "uuid",

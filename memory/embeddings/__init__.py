@@ -5,7 +5,13 @@ model that made them. ``export`` builds the built-in model from pinned PyPI file
 loads and runs it (or an operator-supplied ONNX model).
 """
 
-from memory.embeddings.engine import Embedder, get_embedder
+from memory.embeddings.engine import Embedder, embedder_if_available, get_embedder
 from memory.embeddings.export import EmbeddingModelUnavailable, build_model
 
-__all__ = ["Embedder", "EmbeddingModelUnavailable", "build_model", "get_embedder"]
+__all__ = [
+    "Embedder",
+    "EmbeddingModelUnavailable",
+    "build_model",
+    "embedder_if_available",
+    "get_embedder",
+]

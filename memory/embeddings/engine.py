@@ -295,3 +295,12 @@ def _create(config: EmbedderConfig) -> Embedder:
         batch_size=config.batch_size,
         max_tokens=config.max_tokens,
     )
+
+
+def embedder_if_available() -> Embedder | None:
+    """``get_embedder()``, or None when no model can be loaded: for the readers of text that
+    are extra to the rules and stay off without one (language.encoder)."""
+    try:
+        return get_embedder()
+    except EmbeddingModelUnavailable:
+        return None

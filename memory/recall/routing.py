@@ -5,6 +5,7 @@ import re
 from enum import StrEnum
 
 from language.entities import query_names
+from language.moments import MONTHS, WEEKDAYS
 from memory.recall.keyword_search import keyword_terms
 
 
@@ -31,8 +32,7 @@ class Fusion(StrEnum):
 _TEMPORAL = re.compile(
     r"\b(when|what (?:time|date|year|month|day)|how long|ago|before|after|since|until|during|"
     r"yesterday|today|tomorrow|last (?:week|month|year|night)|next (?:week|month|year)|"
-    r"(?:19|20)\d\d|january|february|march|april|may|june|july|august|september|october|"
-    r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    rf"(?:19|20)\d\d|{'|'.join(MONTHS + WEEKDAYS).lower()})\b",
     re.IGNORECASE,
 )
 _MULTI_HOP = re.compile(

@@ -22,7 +22,7 @@ Edges, each bounded per new memory so the graph stays O(n):
   sharing more entities first.
 - ``supersedes`` (newer -> older, weight cosine): a related memory with cosine >=
   SUPERSEDES_MIN_COSINE that shares an entity with it and that it does not contradict
-  (facts.extraction.contradicts): a newer wording of the same thing. Recall demotes the
+  (language.extraction.contradicts): a newer wording of the same thing. Recall demotes the
   older.
 - ``linked_by``: only by hand (memory.services.links).
 
@@ -58,8 +58,8 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django_q.tasks import async_task
 
-from dewee.timeparse import shifted
-from facts.extraction import contradicts
+from language.extraction import contradicts
+from language.moments import shifted
 from memory.conversations import speaker
 from memory.models import EdgeType, EntityMention, GraphProgress, Memory, MemoryEdge
 from memory.models.graph import NAMED_TYPES

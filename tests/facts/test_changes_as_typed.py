@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import pytest
 
 from bench import regex_adversary
-from facts.extraction import extract
-from facts.extraction.rescheduling import _RULES
 from facts.models import Fact, Status
+from language.extraction import extract
+from language.extraction.rescheduling import _RULES
 from tests.factories import state
 
 pytestmark = pytest.mark.django_db

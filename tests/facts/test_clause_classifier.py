@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from facts.extraction import classifier
-from facts.extraction.extractor import extract
+from language.extraction import classifier
+from language.extraction.extractor import extract
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2031, 3, 4, 12, tzinfo=UTC)

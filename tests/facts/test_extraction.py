@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from facts.extraction import extract
+from language.extraction import extract
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 

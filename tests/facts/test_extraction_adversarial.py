@@ -4,7 +4,7 @@
 import time
 from datetime import UTC, datetime
 
-from facts.extraction import extract
+from language.extraction import extract
 
 NOW = datetime(2030, 6, 12, 12, tzinfo=UTC)
 

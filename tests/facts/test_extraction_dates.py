@@ -5,8 +5,8 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from facts.extraction import extract
-from facts.extraction.dates import find_date, future_start
+from language.extraction import extract
+from language.extraction.dates import find_date, future_start
 
 # A Wednesday.
 WEDNESDAY = datetime(2030, 6, 12, 15, 0, tzinfo=UTC)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from facts.extraction import extract
+from language.extraction import extract
 from tests.facts.test_extraction import NOW, said
 
 

@@ -1,4 +1,4 @@
-"""facts.extraction.structure: what the optional parse adds to the rules (names of the
+"""language.extraction.structure: what the optional parse adds to the rules (names of the
 speaker's relatives and pets, verbs sharing the speaker as subject) and what it never adds
 (other people's, negated, supposed or past ones). With DEWEE_PARSER=off the rules read alone
 and these sentences still extract without error."""
@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from facts.extraction import extract
 from facts.models import Fact
+from language.extraction import extract
 from language.parse import installed_model
 
 NOW = datetime(2031, 3, 4, 12, tzinfo=UTC)

@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.core.checks import run_checks
 
-from facts.extraction.llm import check_extractor
 from facts.models import Fact, Status
+from language.extraction.llm import check_extractor
 from tests.factories import state
 
 pytestmark = pytest.mark.django_db

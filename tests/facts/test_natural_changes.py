@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from facts.extraction import extract
 from facts.models import Fact
 from facts.services import check_text
+from language.extraction import extract
 from tests.factories import state
 
 NOW = datetime(2030, 6, 12, 12, tzinfo=UTC)

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from facts.extraction import extract
 from facts.models import Fact, Status
+from language.extraction import extract
 from tests.factories import state
 
 pytestmark = pytest.mark.django_db

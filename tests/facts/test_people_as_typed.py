@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from facts.extraction import extract
 from facts.models import Fact
+from language.extraction import extract
 from tests.factories import state
 
 pytestmark = pytest.mark.django_db

@@ -3,8 +3,8 @@ capitals; what the user capitalised is kept."""
 
 import pytest
 
-from facts.extraction import extract
-from facts.extraction.statements import written_as_a_name
+from language.extraction import extract
+from language.extraction.statements import written_as_a_name
 from language.places import city, country, place_name
 
 

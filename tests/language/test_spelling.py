@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 import pytest
 
 from bench import facts_quality as fq
-from facts.extraction import extract
-from facts.extraction.keywords import key_words, typos_read
 from facts.models import Fact
 from facts.services import check_text
+from language.extraction import extract
+from language.extraction.keywords import key_words, typos_read
 from language.spelling import Speller, distance
 from tests.factories import state
 
@@ -89,7 +89,7 @@ def test_the_distance_counts_a_swap_as_one_edit():
     assert distance("abc", "abc") == 0
 
 
-# ---- the extractor's key words (facts.extraction.keywords) --------------------------------
+# ---- the extractor's key words (language.extraction.keywords) --------------------------------
 
 
 def test_the_key_words_come_from_the_rules_and_their_word_lists():

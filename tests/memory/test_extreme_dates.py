@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils.dateparse import parse_datetime
 
-from dewee.timeparse import EARLIEST, LATEST, shifted
+from language.moments import EARLIEST, LATEST, shifted
 
 pytestmark = pytest.mark.django_db
 

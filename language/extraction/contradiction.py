@@ -4,8 +4,8 @@ should be restarted" embed close together, yet say opposite things)."""
 
 from datetime import datetime
 
-from facts.extraction import clauses
-from facts.extraction.extractor import extract
+from language.extraction import clauses
+from language.extraction.extractor import extract
 from language.text import normalise_value
 
 

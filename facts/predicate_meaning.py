@@ -5,7 +5,7 @@ predicate's names and clearly closer than to any other predicate's."""
 
 import numpy as np
 
-from facts.extraction.vocabulary import PREDICATE_NAMES
+from language.extraction.vocabulary import PREDICATE_NAMES
 from memory.embeddings import get_embedder
 
 # Precision first: "works_for" ~ "works for" scores near 1.0; related but different names

@@ -4,11 +4,11 @@ disconnected"). An address or number without such an owner may be anyone's."""
 
 import re
 
-from facts.extraction.statements import EXPLICIT, Statement, ending
-from facts.extraction.statements import statement as said
-from language.values import normalise_phone
+from language.extraction.statements import EXPLICIT, Statement, ending
+from language.extraction.statements import statement as said
+from language.values import EMAIL_IN_TEXT, normalise_phone
 
-EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+EMAIL = EMAIL_IN_TEXT
 PHONE = re.compile(r"\+?(?:\(\d+\)\s*)?\d[\d\s().-]{4,}\d")
 _AT_ME = r"\bi(?:'m|\s+am)\s+(?:reachable\s+|available\s+)?(?:at|on|via)\s+"
 EMAIL_OWNER = re.compile(

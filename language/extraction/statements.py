@@ -6,7 +6,7 @@ import string
 from dataclasses import dataclass
 from datetime import datetime
 
-from facts.extraction.vocabulary import NAME_CONNECTORS, PET_SPECIES, STOP_WORDS
+from language.extraction.vocabulary import NAME_CONNECTORS, PET_SPECIES, STOP_WORDS
 from language.places import place_name
 from language.text import normalise_value
 

@@ -9,9 +9,9 @@ the check applies it only to a change the agent holds for later in one of them
 import re
 from datetime import datetime
 
-from facts.extraction import clauses as traps
-from facts.extraction.dates import future_start
-from facts.extraction.statements import EXPLICIT, Statement
+from language.extraction import clauses as traps
+from language.extraction.dates import future_start
+from language.extraction.statements import EXPLICIT, Statement
 
 _PLACE = ("city", "country")
 _JOB = ("employer", "job_title")

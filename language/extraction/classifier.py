@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from facts.extraction.statements import Statement
+from language import encoder
+from language.extraction.statements import Statement
 
 logger = logging.getLogger(__name__)
 
@@ -39,13 +40,13 @@ _models: dict[int, _Model | None] = {}
 
 @dataclass(frozen=True, eq=False)
 class _Model:
-    embedder: object
+    embedder: encoder.Encoder
     classes: tuple[str, ...]
     weights: np.ndarray
     bias: np.ndarray
 
     def probabilities(self, text: str) -> dict[str, float]:
-        vector = np.asarray(self.embedder.embed([text])[0], np.float32)  # type: ignore[attr-defined]
+        vector = np.asarray(self.embedder.embed([text])[0], np.float32)
         logits = vector @ self.weights + self.bias
         p = np.exp(logits - logits.max())
         p /= p.sum()
@@ -58,13 +59,13 @@ def enabled() -> bool:
     return settings.configured and bool(getattr(settings, "DEWEE_CLAUSE_CLASSIFIER", True))
 
 
-def _load(embedder: object, path: Path = DEFAULT_WEIGHTS) -> _Model | None:
+def _load(embedder: encoder.Encoder, path: Path = DEFAULT_WEIGHTS) -> _Model | None:
     with np.load(path) as data:
         classes = tuple(str(c) for c in data["classes"])
         weights = data["weights"].astype(np.float32)
         bias = data["bias"].astype(np.float32)
         probes = data["probes"].astype(np.float32)
-    ours = np.asarray(embedder.embed(list(PROBES)), np.float32)  # type: ignore[attr-defined]
+    ours = np.asarray(embedder.embed(list(PROBES)), np.float32)
     if ours.shape != probes.shape or float(np.min(np.sum(ours * probes, axis=1))) < _SAME_MODEL:
         logger.info("Clause classifier off: the embedding model is not the one it was trained on.")
         return None
@@ -72,12 +73,8 @@ def _load(embedder: object, path: Path = DEFAULT_WEIGHTS) -> _Model | None:
 
 
 def _model() -> _Model | None:
-    from memory.embeddings import get_embedder
-    from memory.embeddings.export import EmbeddingModelUnavailable
-
-    try:
-        embedder = get_embedder()
-    except EmbeddingModelUnavailable:
+    embedder = encoder.current()
+    if embedder is None:
         return None
     key = id(embedder)
     if key not in _models:

@@ -6,17 +6,18 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from facts.extraction import clauses as traps
-from facts.extraction import corrections
-from facts.extraction.chat import spelled_out
-from facts.extraction.classifier import vetted
-from facts.extraction.contacts import EMAIL
-from facts.extraction.dates import future_start
-from facts.extraction.endings import endings
-from facts.extraction.fragments import INTRO, forms_read
-from facts.extraction.keywords import typos_read
-from facts.extraction.kinship import KIN_WORDS
-from facts.extraction.patterns import (
+from language.attribution import own_words
+from language.extraction import clauses as traps
+from language.extraction import corrections
+from language.extraction.chat import spelled_out
+from language.extraction.classifier import vetted
+from language.extraction.contacts import EMAIL
+from language.extraction.dates import future_start
+from language.extraction.endings import endings
+from language.extraction.fragments import INTRO, forms_read
+from language.extraction.keywords import typos_read
+from language.extraction.kinship import KIN_WORDS
+from language.extraction.patterns import (
     STATEMENT_RULES,
     birthday,
     birthday_on,
@@ -25,13 +26,12 @@ from facts.extraction.patterns import (
     with_craft_named,
     workplace,
 )
-from facts.extraction.people import is_unnamed, named_later, presupposed
-from facts.extraction.rescheduling import rescheduled
-from facts.extraction.sarcasm import ironic_spans, playful_spans, unironic, within_any
-from facts.extraction.signature import signature
-from facts.extraction.statements import Statement, is_lowercase_text
-from facts.extraction.structure import merged as structure_merged
-from language.attribution import own_words
+from language.extraction.people import is_unnamed, named_later, presupposed
+from language.extraction.rescheduling import rescheduled
+from language.extraction.sarcasm import ironic_spans, playful_spans, unironic, within_any
+from language.extraction.signature import signature
+from language.extraction.statements import Statement, is_lowercase_text
+from language.extraction.structure import merged as structure_merged
 from language.parse import available as parser_available
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})

@@ -9,7 +9,7 @@ leniently there)."""
 
 import re
 
-from facts.extraction.vocabulary import JOB_WORDS
+from language.extraction.vocabulary import JOB_WORDS
 
 # Whole words, matched case-insensitively.
 SPELLINGS = {

@@ -3,8 +3,8 @@ no model. ``extract(text)`` returns :class:`Statement` items; ``traps`` are the 
 (questions, hypotheticals, plans, other people, the past, negation, reported speech) that
 state nothing."""
 
-from facts.extraction.contradiction import contradicts
-from facts.extraction.extractor import extract, extract_clause
-from facts.extraction.statements import MULTI_VALUED, Statement
+from language.extraction.contradiction import contradicts
+from language.extraction.extractor import extract, extract_clause
+from language.extraction.statements import MULTI_VALUED, Statement
 
 __all__ = ["MULTI_VALUED", "Statement", "contradicts", "extract", "extract_clause"]

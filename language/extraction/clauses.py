@@ -2,8 +2,9 @@
 
 import re
 
-from facts.extraction.fragments import is_speakers, speaker_items
-from facts.extraction.vocabulary import PET_SPECIES
+from language.extraction.fragments import is_speakers, speaker_items
+from language.extraction.vocabulary import PET_SPECIES
+from language.moments import MONTH_STEMS, WEEKDAY_STEMS
 
 _ABBREVIATIONS = (
     r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bJr\.)"
@@ -187,8 +188,7 @@ FUTURE = re.compile(
     r"i'm marrying|i am marrying|getting married|i'm quitting|i am quitting|i'm retiring|"
     r"i am retiring|i'm resigning|i'm switching|i'm transferring|i'm becoming|i move|we move|"
     r"i relocate|i leave|"
-    r"from\s+(?:next|tomorrow|today|now|on|\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
-    r"dec|mon|tue|wed|thu|fri|sat|sun))\b",
+    rf"from\s+(?:next|tomorrow|today|now|on|\d|{MONTH_STEMS}|{WEEKDAY_STEMS}))\b",
     re.IGNORECASE,
 )
 # A verb in the past tense: a date in such a clause says when something happened, not when a

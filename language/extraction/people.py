@@ -12,9 +12,9 @@ import string
 from dataclasses import replace
 from functools import lru_cache
 
-from facts.extraction.fragments import about_someone_else
-from facts.extraction.grammar import NAME_AND_I, SPECIES_GROUP, S
-from facts.extraction.statements import (
+from language.extraction.fragments import about_someone_else
+from language.extraction.grammar import NAME_AND_I, SPECIES_GROUP, S
+from language.extraction.statements import (
     ARTICLES,
     EXPLICIT,
     LIKELY,
@@ -22,8 +22,8 @@ from facts.extraction.statements import (
     Statement,
     is_lowercase_text,
 )
-from facts.extraction.statements import statement as said
-from facts.extraction.vocabulary import (
+from language.extraction.statements import statement as said
+from language.extraction.vocabulary import (
     COMMON_WORDS,
     DIETS,
     JOB_WORDS,

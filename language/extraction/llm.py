@@ -1,6 +1,6 @@
 """An optional extractor that asks a language model the operator runs or rents, through an
 OpenAI-compatible chat completions endpoint (DEWEE_FACTS_LLM_URL). Off unless configured:
-the default extractor (facts.extraction.extract) needs no model and no network.
+the default extractor (language.extraction.extract) needs no model and no network.
 
 The model is asked for a JSON list of statements in the same vocabulary as the rules; an
 answer that is not that shape, a refusal or an unreachable endpoint falls back to the rules,
@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.checks import CheckMessage, Error
 
-from facts.extraction.extractor import extract
-from facts.extraction.statements import MULTI_VALUED, Statement, qualifier_for
+from language.extraction.extractor import extract
+from language.extraction.statements import MULTI_VALUED, Statement, qualifier_for
 
 logger = logging.getLogger(__name__)
 

@@ -7,28 +7,15 @@ import re
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, timedelta
 
+from language.moments import MONTHS as CALENDAR_MONTHS
+from language.moments import WEEKDAYS as CALENDAR_WEEKDAYS
+
 MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
+    **{name.lower(): number for number, name in enumerate(CALENDAR_MONTHS, start=1)},
+    **{name[:3].lower(): number for number, name in enumerate(CALENDAR_MONTHS, start=1)},
+    "sept": 9,
 }
-WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+WEEKDAYS = [day.lower() for day in CALENDAR_WEEKDAYS]
 NUMBER_WORDS = {
     "a": 1,
     "an": 1,

@@ -6,8 +6,8 @@ negation or supposition)."""
 
 import re
 
-from facts.extraction.statements import LIKELY, Statement, statement
-from facts.extraction.vocabulary import PET_SPECIES, STOP_WORDS
+from language.extraction.statements import LIKELY, Statement, statement
+from language.extraction.vocabulary import PET_SPECIES, STOP_WORDS
 from language.parse import Parse, Token
 
 

@@ -17,11 +17,11 @@ Nothing here imports spaCy: the parse arrives as language.parse's plain types.
 import re
 from collections.abc import Callable, Iterable
 
-from facts.extraction import clauses as traps
-from facts.extraction.kinship import KIN_WORDS, OWNERS, Reader, kin, relatives, words
-from facts.extraction.people import nationality
-from facts.extraction.statements import Statement, is_lowercase_text
-from facts.extraction.vocabulary import PET_SPECIES
+from language.extraction import clauses as traps
+from language.extraction.kinship import KIN_WORDS, OWNERS, Reader, kin, relatives, words
+from language.extraction.people import nationality
+from language.extraction.statements import Statement, is_lowercase_text
+from language.extraction.vocabulary import PET_SPECIES
 from language.parse import Parse, parse_many
 
 ReadClause = Callable[[str], list[Statement]]

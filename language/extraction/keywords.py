@@ -2,7 +2,7 @@
 "my girlfreind", "i wrok at", "moevd to", "my dauhgter", "i'm vegeterian".
 
 Not a hand list: every word written in the rules' own patterns (the verbs, nouns and cue
-words of facts/extraction's module-level regular expressions, the traps' included, so "mabye
+words of language/extraction's module-level regular expressions, the traps' included, so "mabye
 i'll move" is still a maybe), their inflections, and the closed word lists the rules check
 values against (jobs, pets, diets, languages). A word added to a rule is read through its
 typos from then on."""
@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from facts.extraction import vocabulary
-from facts.extraction.chat import SPELLINGS
-from facts.extraction.vocabulary import CRAFTS, DIETS, JOB_WORDS, LANGUAGES, PET_SPECIES
+from language.extraction import vocabulary
+from language.extraction.chat import SPELLINGS
+from language.extraction.vocabulary import CRAFTS, DIETS, JOB_WORDS, LANGUAGES, PET_SPECIES
 from language.spelling import Speller, allowed_distance, distance, english_words
 
 # The modules whose patterns are read (not the LLM, embedding or classifier helpers; not
@@ -23,7 +23,7 @@ from language.spelling import Speller, allowed_distance, distance, english_words
 # attribution of quoted, pasted and forwarded text ("got this messsage: ...").
 _MODULES = (
     *(
-        f"facts.extraction.{name}"
+        f"language.extraction.{name}"
         for name in (
             "clauses",
             "contacts",

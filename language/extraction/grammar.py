@@ -2,7 +2,7 @@
 
 import re
 
-from facts.extraction.vocabulary import PET_SPECIES
+from language.extraction.vocabulary import PET_SPECIES
 
 _ADVERBS = (
     r"just|now|recently|finally|officially|currently|actually|also|still|really|already|"

@@ -12,7 +12,7 @@ speaker's: an item after "my brother Tom, ..." is his."""
 
 import re
 
-from facts.extraction.vocabulary import DIETS, JOB_WORDS, PET_SPECIES
+from language.extraction.vocabulary import DIETS, JOB_WORDS, PET_SPECIES
 from language.places import city, country
 
 # A message that opens as an introduction: its bare items are the speaker's from its start.

@@ -17,9 +17,9 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from facts.extraction.contacts import EMAIL
-from facts.extraction.dates import birthday_value
-from facts.extraction.statements import (
+from language.extraction.contacts import EMAIL
+from language.extraction.dates import birthday_value
+from language.extraction.statements import (
     LIKELY,
     MULTI_VALUED,
     NOT_A_VALUE,
@@ -29,7 +29,7 @@ from facts.extraction.statements import (
     proper_name,
     statement,
 )
-from facts.extraction.vocabulary import (
+from language.extraction.vocabulary import (
     COUNTRIES,
     DIETS,
     JOB_WORDS,
@@ -37,6 +37,7 @@ from facts.extraction.vocabulary import (
     NOT_LIKES,
     STOP_WORDS,
 )
+from language.moments import MONTH_STEMS
 from language.places import city
 from language.values import normalised
 
@@ -386,7 +387,7 @@ _LEAD = re.compile(
 _TAIL = re.compile(r"(?:\s{1,3}(?:actually|then|lol|haha|tho|though|btw|really)){1,4}$", re.I)
 _DENIED = re.compile(r"\b(?:not|never|isn't|isnt|aren't|wasn't|no\s+longer)\b|n't\b", re.I)
 _NAMED_SINGLE = ("employer", "city", "country", "job_title", "spouse", "partner")
-_MONTHS = re.compile(r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*$", re.I)
+_MONTHS = re.compile(rf"^(?:{MONTH_STEMS})[a-z]*$", re.I)
 
 
 def bare_value(raw: str, *, hint: str | None = None) -> list[Statement]:

@@ -6,12 +6,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from dewee.timeparse import shifted
-from facts.extraction.contacts import contact
-from facts.extraction.dates import birthday_value
-from facts.extraction.grammar import I_AM, REST, S, evidence_of, rx
-from facts.extraction.people import children, pets, relationships
-from facts.extraction.statements import (
+from language.extraction.contacts import contact
+from language.extraction.dates import birthday_value
+from language.extraction.grammar import I_AM, REST, S, evidence_of, rx
+from language.extraction.people import children, pets, relationships
+from language.extraction.statements import (
     EXPLICIT,
     HOUSEHOLD,
     LIKELY,
@@ -20,8 +19,8 @@ from facts.extraction.statements import (
     listed,
     proper_name,
 )
-from facts.extraction.statements import statement as said
-from facts.extraction.vocabulary import (
+from language.extraction.statements import statement as said
+from language.extraction.vocabulary import (
     COUNTRIES,
     CRAFT_VERBS,
     CRAFTS,
@@ -34,6 +33,7 @@ from facts.extraction.vocabulary import (
     STOP_WORDS,
     TOOLS,
 )
+from language.moments import shifted
 from language.places import city, country
 
 # Lookaheads reach 300 characters, not the clause's end: from each "I" of "I've been I've

@@ -16,7 +16,7 @@ working weekends at Grunwald 🙃") takes back the taste only: the workplace it 
 import re
 from collections.abc import Sequence
 
-from facts.extraction.statements import Statement
+from language.extraction.statements import Statement
 
 # Situations people praise only in jest. Kept general (chores, waiting, delays, pain, red
 # tape): a taste for one of these, stated plainly, is rare enough to give up.

@@ -4,10 +4,10 @@ when the text does; the check ends a current fact only when that value matches i
 
 import re
 
-from facts.extraction.contacts import contact_endings
-from facts.extraction.grammar import NAME, NAME_AND_I, S_PLAIN, SPECIES_GROUP, S
-from facts.extraction.statements import Statement, ending, is_lowercase_text, phrase, proper_name
-from facts.extraction.vocabulary import (
+from language.extraction.contacts import contact_endings
+from language.extraction.grammar import NAME, NAME_AND_I, S_PLAIN, SPECIES_GROUP, S
+from language.extraction.statements import Statement, ending, is_lowercase_text, phrase, proper_name
+from language.extraction.vocabulary import (
     COMMON_WORDS,
     COUNTRIES,
     DIETS,

@@ -8,10 +8,10 @@ already taken out quoted and forwarded text, and the signatures in it)."""
 import re
 from dataclasses import dataclass
 
-from facts.extraction.contacts import EMAIL, PHONE
-from facts.extraction.patterns import _title
-from facts.extraction.statements import EXPLICIT, Statement, proper_name
-from facts.extraction.statements import statement as said
+from language.extraction.contacts import EMAIL, PHONE
+from language.extraction.patterns import _title
+from language.extraction.statements import EXPLICIT, Statement, proper_name
+from language.extraction.statements import statement as said
 
 # The message says the block is the speaker's.
 OWNED = re.compile(
