@@ -16,6 +16,7 @@ from django.http import HttpRequest
 from ninja.security import HttpBearer
 
 from dewee.limits import check_key_rate
+from dewee.replicas import note_key
 from tenancy.access import Access, access_for_key
 from tenancy.models import Scope
 from tenancy.queries import authenticate_api_key
@@ -29,6 +30,8 @@ class ApiKeyAuth(HttpBearer):
         key = authenticate_api_key(token, scope=self.scope)
         if key is None:
             return None
+        # A key that wrote lately reads the primary, to read what it wrote (dewee.replicas).
+        note_key(key.pk)
         # The key's requests count against its rate (dewee.limits); past it the request
         # is refused 429 before its view runs.
         check_key_rate(request, key_id=str(key.pk))

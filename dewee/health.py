@@ -18,6 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from dewee.limits import proxy_notice
+from dewee.replica_health import monitor, replica_aliases
 
 # Migrations are checked again at most this often once found applied (loading the
 # migration graph costs tens of milliseconds).
@@ -89,6 +90,11 @@ def readyz(request: HttpRequest) -> JsonResponse:
         "failed": failed,
         "checks": checks,
     }
+    if replica_aliases():
+        # Out of rotation is no failure: reads go to the primary meanwhile.
+        replicas = monitor()
+        replicas.ensure_running()
+        body["replicas"] = replicas.report()
     # What the operator should fix although the server can work (never a 503).
     notices = [notice for notice in (proxy_notice(),) if notice]
     if notices:

@@ -84,6 +84,12 @@ POOL_TIMEOUTS = Counter(
     "dewee_db_pool_timeouts",
     "Connection requests that waited DEWEE_DB_POOL_TIMEOUT_SECS in vain (a 503).",
 )
+READS_SERVED = Counter(
+    "dewee_db_reads_served",
+    "Requests that only read, by the database that served them (replica or primary), when "
+    "read replicas are configured.",
+    ["database"],
+)
 JOB_SECONDS = Histogram(
     "dewee_job_duration_seconds",
     "Background jobs (django-q2) run, by kind (the task's function) and outcome.",
@@ -192,6 +198,10 @@ def count_database_refusal(code: str) -> None:
     DATABASE_REFUSALS.labels(code).inc()
 
 
+def count_reads_served(database: str) -> None:
+    READS_SERVED.labels(database).inc()
+
+
 def count_fact_written(outcome: str) -> None:
     """Counted when the transaction that wrote the fact commits (a rolled-back write
     never happened); so are the others below."""
@@ -263,6 +273,34 @@ class QueueCollector:
         yield family
 
 
+class ReplicaCollector:
+    """Each read replica's lag and whether it takes reads, as the scraping process sees
+    them (every web process checks every replica: dewee.replica_health)."""
+
+    def collect(self) -> Iterator[Metric]:
+        from dewee.replica_health import monitor
+
+        replicas = monitor()
+        replicas.ensure_running()
+        report = replicas.report()
+        lag = GaugeMetricFamily(
+            "dewee_db_replica_lag_seconds",
+            "How far each read replica is behind the primary (NaN when it cannot be read).",
+            labels=["replica"],
+        )
+        rotation = GaugeMetricFamily(
+            "dewee_db_replica_in_rotation",
+            "1 when a read replica takes reads, 0 when it is out (down, or too far behind).",
+            labels=["replica"],
+        )
+        for alias, state in report.items():
+            seconds = state["lag_secs"]
+            lag.add_metric([alias], float("nan") if seconds is None else seconds)
+            rotation.add_metric([alias], 1.0 if state["in_rotation"] else 0.0)
+        yield lag
+        yield rotation
+
+
 class _FilesCollector:
     """The counts of every process of this web server and of its worker cluster."""
 
@@ -286,6 +324,8 @@ def exposition() -> bytes:
     folders = metrics_dirs.scraped_dirs()
     registry.register(_FilesCollector(folders) if folders else _ThisProcess())
     registry.register(QueueCollector())
+    if settings.DEWEE_DB_REPLICA_URLS:
+        registry.register(ReplicaCollector())
     return generate_latest(registry)
 
 

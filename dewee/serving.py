@@ -24,10 +24,18 @@ class ConnectionPlan:
     pool_size: int
     workers: int
     budget: int
+    # Read replicas: each web process pools to each of them as to the primary, and checks
+    # every database once a second on one connection per database of its own.
+    replicas: int = 0
 
     @property
     def web(self) -> int:
-        return self.web_workers * self.pool_size
+        return self.web_workers * (self.pool_size + (1 if self.replicas else 0))
+
+    @property
+    def per_replica(self) -> int:
+        """What the web processes hold on each replica (the worker reads the primary)."""
+        return self.web_workers * (self.pool_size + 1) if self.replicas else 0
 
     @property
     def worker(self) -> int:
@@ -38,10 +46,14 @@ class ConnectionPlan:
         return self.web + self.worker
 
     def describe(self) -> str:
-        return (
-            f"database connections: web {self.web_workers} x {self.pool_size} = {self.web} "
+        per_web = f"{self.pool_size}" if not self.replicas else f"({self.pool_size} + 1 check)"
+        text = (
+            f"database connections: web {self.web_workers} x {per_web} = {self.web} "
             f"+ worker {self.worker} = {self.total}, budget {self.budget}"
         )
+        if self.replicas:
+            text += f"; each of {self.replicas} replicas: {self.per_replica}"
+        return text
 
 
 def connection_plan() -> ConnectionPlan:
@@ -50,6 +62,7 @@ def connection_plan() -> ConnectionPlan:
         pool_size=settings.DEWEE_DB_POOL_SIZE,
         workers=settings.DEWEE_WORKERS,
         budget=settings.DEWEE_DB_MAX_CONNECTIONS,
+        replicas=len(settings.DEWEE_DB_REPLICA_URLS),
     )
 
 
@@ -63,7 +76,7 @@ def check_connection_budget(app_configs: Any = None, **kwargs: Any) -> list[chec
     if errors:
         return errors
     plan = connection_plan()
-    if plan.total > plan.budget:
+    if plan.total > plan.budget or plan.per_replica > plan.budget:
         errors.append(
             checks.Error(
                 f"Over the connection budget: {plan.describe()}.",
@@ -72,4 +85,35 @@ def check_connection_budget(app_configs: Any = None, **kwargs: Any) -> list[chec
                 id="dewee.E203",
             )
         )
+    return errors + check_replica_settings()
+
+
+def check_replica_settings() -> list[checks.CheckMessage]:
+    """Replicas are PostgreSQL servers beside a PostgreSQL primary, and a client that wrote
+    reads the primary for longer than a replica may lag and stay in rotation."""
+    if not settings.DEWEE_DB_REPLICA_URLS:
+        return []
+    errors: list[checks.CheckMessage] = []
+    engines = {config["ENGINE"] for config in settings.DATABASES.values()}
+    if engines != {"django.db.backends.postgresql"}:
+        errors.append(
+            checks.Error(
+                "DEWEE_DB_REPLICA_URLS needs PostgreSQL: the primary (DATABASE_URL) and every "
+                "replica must be postgres:// URLs.",
+                id="dewee.E204",
+            )
+        )
+    # A replica's lag is known as of its last check: it may have grown by one interval since.
+    bound = settings.DEWEE_DB_REPLICA_MAX_LAG_SECS + settings.DEWEE_DB_REPLICA_CHECK_SECS
+    if bound >= settings.DEWEE_DB_READ_OWN_WRITES_SECS:
+        errors.append(
+            checks.Error(
+                f"DEWEE_DB_READ_OWN_WRITES_SECS ({settings.DEWEE_DB_READ_OWN_WRITES_SECS}) must "
+                "be above DEWEE_DB_REPLICA_MAX_LAG_SECS + DEWEE_DB_REPLICA_CHECK_SECS "
+                f"({bound}): a client could read a replica that lacks its own write.",
+                id="dewee.E205",
+            )
+        )
+    if settings.DEWEE_DB_REPLICA_CHECK_SECS <= 0:
+        errors.append(checks.Error("DEWEE_DB_REPLICA_CHECK_SECS must be above 0", id="dewee.E206"))
     return errors

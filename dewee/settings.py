@@ -135,6 +135,9 @@ MIDDLEWARE = [
     "dewee.middleware.api_error_shape",
     # Before anything reads the request or the database (dewee.limits).
     "dewee.middleware.api_rate_limits",
+    # Where the request reads: a replica or the primary; answered again from the primary
+    # when a replica fails it (dewee.replicas). Inside the rate limits: counted once.
+    "dewee.replicas.replica_reads",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -248,8 +251,8 @@ def _create_private_sqlite_file(name: str) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
-def _database() -> dict[str, Any]:
-    url = os.environ.get("DATABASE_URL")
+def _database(url: str | None = None) -> dict[str, Any]:
+    url = url if url is not None else os.environ.get("DATABASE_URL")
     if not url:
         _private_var_dir()
         url = f"sqlite:///{VAR_DIR / 'dewee.sqlite3'}"
@@ -289,6 +292,28 @@ def _database() -> dict[str, Any]:
 
 
 DATABASES = {"default": _database()}
+
+# Read replicas (dewee.replicas): PostgreSQL servers streaming from the primary, comma-separated
+# URLs. Reads that may be slightly stale go to one in rotation; a client that wrote in the last
+# DEWEE_DB_READ_OWN_WRITES_SECS reads the primary. A replica further behind than
+# DEWEE_DB_REPLICA_MAX_LAG_SECS (checked every DEWEE_DB_REPLICA_CHECK_SECS) is out of
+# rotation; the window must be longer than that bound (a check says so).
+DEWEE_DB_REPLICA_URLS = [
+    url.strip() for url in os.environ.get("DEWEE_DB_REPLICA_URLS", "").split(",") if url.strip()
+]
+DEWEE_DB_READ_OWN_WRITES_SECS = float(os.environ.get("DEWEE_DB_READ_OWN_WRITES_SECS", 5))
+DEWEE_DB_REPLICA_MAX_LAG_SECS = float(os.environ.get("DEWEE_DB_REPLICA_MAX_LAG_SECS", 2))
+DEWEE_DB_REPLICA_CHECK_SECS = float(os.environ.get("DEWEE_DB_REPLICA_CHECK_SECS", 1))
+# A replica's pool waits this long for a connection before the read goes to the primary.
+DEWEE_DB_REPLICA_POOL_TIMEOUT_SECS = float(os.environ.get("DEWEE_DB_REPLICA_POOL_TIMEOUT_SECS", 1))
+for _number, _url in enumerate(DEWEE_DB_REPLICA_URLS, start=1):
+    _replica = _database(_url)
+    if "pool" in _replica["OPTIONS"]:
+        _replica["OPTIONS"]["pool"]["timeout"] = DEWEE_DB_REPLICA_POOL_TIMEOUT_SECS
+    # The test runner makes no database on a replica: it reads the primary's test database.
+    _replica["TEST"] = {"MIRROR": "default"}
+    DATABASES[f"replica{_number}"] = _replica
+DATABASE_ROUTERS = ["dewee.replicas.ReplicaRouter"]
 
 
 # Rate limits (dewee.limits), each "<count>/<period>": a period of s, m, h or d, optionally
