@@ -147,13 +147,18 @@ def replica_reads(get_response: Callable[[HttpRequest], HttpResponse]) -> Callab
         token = _current.set(reads)
         try:
             response = get_response(request)
-            if response.status_code >= 500 and (failed := _failed_replicas(reads)):
-                # A replica failed the request: out of rotation until a check finds it well,
-                # and the request answered again from the primary (a read is safe to repeat).
+            if reads.used and response.status_code >= 500:
+                # A replica that does not answer now made the request fail: out of rotation
+                # until a check finds it well. The request is answered again from the
+                # primary (a read is safe to repeat) when a replica failed it or when the
+                # database was out of reach (503), which a replica stopping mid-query can
+                # be before it stops answering.
+                failed = _failed_replicas(reads)
                 for alias in failed:
                     monitor().mark_down(alias, f"{response.status_code} on {request.path}")
-                reads.off = True
-                response = get_response(request)
+                if failed or response.status_code == 503:
+                    reads.off = True
+                    response = get_response(request)
             if reads_only:
                 count_reads_served("replica" if reads.used and not reads.off else "primary")
             else:
