@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import json
 import os
 import random
@@ -134,6 +135,46 @@ def _reads_served(port: int) -> Counter[str]:
     return served
 
 
+def _jobs_at_once(servers: list[Server], token: str, agent: str, pg: Postgres) -> dict[str, int]:
+    """Each host's worker asked at the same moment to run the same jobs (one over the
+    workspace, one over an agent: two requests the queue does not merge), then the runs
+    recorded: no two runs of a job may overlap in time, whichever hosts ran them."""
+    jobs = ["decay", "expiry", "idle_sessions"]
+    bodies = [{"jobs": jobs}, {"jobs": jobs, "agent_id": agent}]
+    answers: list[int] = []
+
+    def trigger(server: Server, body: dict[str, Any]) -> None:
+        http = Http(server.port, token, timeout=30)
+        answers.append(http.request("POST", "/v1/admin/autopilot/trigger", body).status)
+        http.close()
+
+    started = time.time()
+    threads = [
+        threading.Thread(target=trigger, args=(servers[i % len(servers)], bodies[i % 2]))
+        for i in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    time.sleep(20)  # the workers take and run them
+    with pg.connect() as conn:
+        rows = conn.execute(
+            "SELECT job, started_at, finished_at FROM memory_maintenancerun "
+            "WHERE started_at >= to_timestamp(%s) ORDER BY job, started_at",
+            [started - 1],
+        ).fetchall()
+    overlapping = 0
+    for (job, _start, end), (next_job, next_start, _end) in itertools.pairwise(rows):
+        if job == next_job and (end is None or next_start < end):
+            overlapping += 1
+    return {
+        "triggers_accepted": sum(1 for status in answers if status == 202),
+        "runs": len(rows),
+        "runs_of_a_job_overlapping": overlapping,
+    }
+
+
 def _percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0
@@ -147,7 +188,7 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
     pg = Postgres(workdir / "primary")
     (workdir / "primary").mkdir()
     replica = None
-    server = None
+    servers: list[Server] = []
     try:
         env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
         env.update(
@@ -169,13 +210,19 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
         if with_replica:
             replica = _replica_module().start_replica(pg.url(), workdir / "replica")
             env["DEWEE_DB_REPLICA_URLS"] = replica.url()
-        server = Server(env, workdir / "serve.log", secrets.token_hex(6))
-        server.start()
-        server.wait_ready(tokens[0])
+        for host in range(args.hosts):
+            # Each host its own var folder, as on its own machine; one database for all.
+            host_env = {**env, "DEWEE_VAR_DIR": str(workdir / f"var-{host}")}
+            servers.append(Server(host_env, workdir / f"serve-{host}.log", secrets.token_hex(6)))
+        for server in servers:
+            server.start()
+        for server in servers:
+            server.wait_ready(tokens[0])
+        server = servers[0]
         agents = [f"agent-{i}" for i in range(max(1, clients // 2))]
         halt = threading.Event()
         pool = [
-            Client(i, server.port, tokens[i], i < clients // 2, agents, halt)
+            Client(i, servers[i % len(servers)].port, tokens[i], i < clients // 2, agents, halt)
             for i in range(clients)
         ]
         for client in pool:
@@ -202,7 +249,10 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
         halt.set()
         for client in pool:
             client.join(timeout=40)
-        served = _reads_served(server.port)
+        served: Counter[str] = Counter()
+        for each in servers:
+            served.update(_reads_served(each.port))
+        overlaps = _jobs_at_once(servers, tokens[0], agents[0], pg) if len(servers) > 1 else None
         statuses: Counter[int] = Counter()
         for client in pool:
             statuses.update(client.statuses)
@@ -236,16 +286,17 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
             if total_reads
             else 0.0,
             **({"outage": outage} if outage else {}),
+            **({"hosts": len(servers), "maintenance": overlaps} if overlaps is not None else {}),
         }
     finally:
-        if server is not None:
+        for server in servers:
             server.stop()
         if replica is not None:
             replica.destroy()
         pg.shutdown()
-        if (workdir / "serve.log").exists():
-            kept = Path(tempfile.gettempdir()) / f"replica-bench-{clients}-{int(with_replica)}.log"
-            shutil.copy(workdir / "serve.log", kept)
+        for log_file in workdir.glob("serve-*.log"):
+            kept = f"replica-bench-{clients}-{int(with_replica)}-{log_file.name}"
+            shutil.copy(log_file, Path(tempfile.gettempdir()) / kept)
         shutil.rmtree(workdir, ignore_errors=True)
 
 
@@ -255,6 +306,9 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=30)
     parser.add_argument("--outage", action="store_true", help="Stop the replica mid-run.")
     parser.add_argument("--outage-secs", type=float, default=5)
+    parser.add_argument(
+        "--hosts", type=int, default=1, help="serve processes (web + worker) on one database."
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     results = []
@@ -281,7 +335,19 @@ def main() -> int:
             print(f"outage ({r['clients']} clients): {json.dumps(r['outage'])}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
-    failed = any(r["5xx"] or r["stale_reads_after_own_write"] or r["lost_writes"] for r in results)
+    for r in results:
+        if "maintenance" in r:
+            print(
+                f"maintenance on {r['hosts']} hosts ({r['clients']} clients): "
+                f"{json.dumps(r['maintenance'])}"
+            )
+    failed = any(
+        r["5xx"]
+        or r["stale_reads_after_own_write"]
+        or r["lost_writes"]
+        or r.get("maintenance", {}).get("runs_of_a_job_overlapping")
+        for r in results
+    )
     return 1 if failed else 0
 
 

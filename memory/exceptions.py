@@ -69,3 +69,9 @@ class MixedUsers(DeweeError):
 
     status = 400
     code = "mixed_users"
+
+
+class JobAlreadyRunning(Conflict):
+    """A run of the same maintenance job is under way, on this worker or another host's."""
+
+    code = "job_running"

@@ -1,5 +1,6 @@
 """django-q2 tasks: each takes ids, never objects, and calls one service."""
 
+from memory.exceptions import JobAlreadyRunning
 from memory.services.graph import queue_graph_build as queue_graph_catch_up
 from memory.services.graph_rebuild import build_pending_graph
 from memory.services.maintenance import beat_worker_heartbeat, run_maintenance, take_queued_job
@@ -28,9 +29,13 @@ def run_job(
         workspace = Workspace.objects.filter(pk=workspace_pk).first()
         if workspace is None:
             return {"job": job, "skipped": "workspace no longer exists"}
-    run, _ = run_maintenance(
-        job=job, agent=agent, workspace=workspace, trigger=trigger, queued_job_pk=queued_job_pk
-    )
+    try:
+        run, _ = run_maintenance(
+            job=job, agent=agent, workspace=workspace, trigger=trigger, queued_job_pk=queued_job_pk
+        )
+    except JobAlreadyRunning:
+        # Another worker (of this host or another) runs it now: its run does this one's work.
+        return {"job": job, "skipped": "a run of it is under way"}
     return {"job": job, "run": run.pk, "touched": run.touched, "counts": run.counts}
 
 

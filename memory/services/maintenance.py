@@ -25,7 +25,8 @@ from django_q.tasks import async_task
 
 from dewee.errors import InvalidInput
 from dewee.logs import without_values
-from memory.exceptions import TooManyJobs
+from memory.exceptions import JobAlreadyRunning, TooManyJobs
+from memory.job_leases import job_lease
 from memory.models import (
     MaintenanceJob,
     MaintenanceRun,
@@ -223,8 +224,42 @@ def run_maintenance(
     the worker records the failure too. A job queued on request (``queued_job_pk``) leaves
     the queue's ledger as its run starts, in one transaction: a new trigger queues it again,
     and a ledger row still there was not started. ``progress(done, total)`` is told of the
-    pass's work, for the jobs whose pass reports it (decay's memories)."""
+    pass's work, for the jobs whose pass reports it (decay's memories).
+
+    One run of a job at a time, across every worker host (memory.job_leases): while one is
+    under way, another raises JobAlreadyRunning and records nothing."""
     spec = JOBS[clean_jobs([job])[0]]
+    with job_lease(spec.job) as held:
+        if not held:
+            if queued_job_pk is not None:
+                # The request is the run under way's to answer: it leaves the ledger.
+                QueuedJob.objects.filter(pk=queued_job_pk).delete()
+            raise JobAlreadyRunning(
+                f"A {spec.job} run is under way (on this worker or another host's); "
+                "this one was not started"
+            )
+        return _run_held(
+            spec,
+            agent=agent,
+            workspace=workspace,
+            trigger=trigger,
+            dry_run=dry_run,
+            queued_job_pk=queued_job_pk,
+            progress=progress,
+        )
+
+
+def _run_held(
+    spec: JobSpec,
+    *,
+    agent: Agent | None,
+    workspace: Workspace | None,
+    trigger: str,
+    dry_run: bool,
+    queued_job_pk: int | None,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[MaintenanceRun, PassResult]:
+    """run_maintenance's work, under the job's lease."""
     now = timezone.now()
     mark_interrupted_runs(now=now)
     with transaction.atomic():
