@@ -196,6 +196,8 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
             DEWEE_DB_MAX_CONNECTIONS="100",
             DEWEE_OPERATOR="replica-bench",
             PYTHONUNBUFFERED="1",
+            # Every host signs the worker queue's tasks with the same key.
+            DEWEE_SECRET_KEY=secrets.token_urlsafe(50),
         )
         pg.start_first()
         env["DATABASE_URL"] = pg.url()
@@ -207,12 +209,28 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
             cli(env, "keys", "create", "--workspace", workspace, "--name", f"client {i}")["key"]
             for i in range(clients)
         ]
+        admin = cli(
+            env,
+            "keys",
+            "create",
+            "--workspace",
+            workspace,
+            "--name",
+            "admin",
+            "--scope",
+            "read,write,admin",
+        )["key"]
         if with_replica:
             replica = _replica_module().start_replica(pg.url(), workdir / "replica")
             env["DEWEE_DB_REPLICA_URLS"] = replica.url()
         for host in range(args.hosts):
             # Each host its own var folder, as on its own machine; one database for all.
-            host_env = {**env, "DEWEE_VAR_DIR": str(workdir / f"var-{host}")}
+            host_env = {
+                **env,
+                "DEWEE_VAR_DIR": str(workdir / ("var" if not host else f"var-{host}")),
+            }
+            if host:
+                manage(host_env, "prepare_models")  # as each machine's install does
             servers.append(Server(host_env, workdir / f"serve-{host}.log", secrets.token_hex(6)))
         for server in servers:
             server.start()
@@ -220,6 +238,10 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
             server.wait_ready(tokens[0])
         server = servers[0]
         agents = [f"agent-{i}" for i in range(max(1, clients // 2))]
+        maker = Http(server.port, admin, timeout=30)
+        for agent_id in agents:  # readers never ask for an agent that does not exist yet
+            maker.request("POST", "/v1/agents", {"agent_id": agent_id})
+        maker.close()
         halt = threading.Event()
         pool = [
             Client(i, servers[i % len(servers)].port, tokens[i], i < clients // 2, agents, halt)
@@ -252,7 +274,7 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
         served: Counter[str] = Counter()
         for each in servers:
             served.update(_reads_served(each.port))
-        overlaps = _jobs_at_once(servers, tokens[0], agents[0], pg) if len(servers) > 1 else None
+        overlaps = _jobs_at_once(servers, admin, agents[0], pg) if len(servers) > 1 else None
         statuses: Counter[int] = Counter()
         for client in pool:
             statuses.update(client.statuses)

@@ -70,6 +70,40 @@ def _worker() -> dict[str, Any]:
     return check
 
 
+QUEUE_KEY_NOTICE = (
+    "Jobs in the worker queue are signed with another secret key than this host's: every web "
+    "and worker host must have the same DEWEE_SECRET_KEY, or the jobs one host queues are "
+    "never run by the others' workers."
+)
+# How many of the oldest waiting jobs are looked at: enough to see a second key at once.
+QUEUE_KEY_SAMPLE = 20
+
+
+def queue_key_notice() -> str | None:
+    """The secret-key notice when a job in the queue was signed with another key (another
+    host's): looked at without unpickling anything, a read."""
+    from django_q import core_signing
+    from django_q.conf import Conf
+    from django_q.models import OrmQ
+
+    signer = core_signing.TimestampSigner(key=Conf.SECRET_KEY, salt=Conf.PREFIX)
+    payloads = (
+        OrmQ.objects.using(Conf.ORM)
+        .filter(key=Conf.CLUSTER_NAME)
+        .order_by("id")
+        .values_list("payload", flat=True)[:QUEUE_KEY_SAMPLE]
+    )
+    try:
+        for payload in payloads:
+            try:
+                signer.unsign(payload)
+            except core_signing.BadSignature:
+                return QUEUE_KEY_NOTICE
+    except DatabaseError:
+        return None  # the database check says what is wrong
+    return None
+
+
 @never_cache
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
@@ -96,7 +130,7 @@ def readyz(request: HttpRequest) -> JsonResponse:
         replicas.ensure_running()
         body["replicas"] = replicas.report()
     # What the operator should fix although the server can work (never a 503).
-    notices = [notice for notice in (proxy_notice(),) if notice]
+    notices = [notice for notice in (proxy_notice(), queue_key_notice()) if notice]
     if notices:
         body["notices"] = notices
     response = JsonResponse(body, status=503 if failed else 200)

@@ -273,3 +273,26 @@ def test_the_connection_budget_counts_each_replica():
     assert plan.per_replica == 2 * (8 + 1)
     assert "each of 2 replicas: 18" in plan.describe()
     assert ConnectionPlan(web_workers=2, pool_size=8, workers=2, budget=40).total == 22
+
+
+@pytest.mark.django_db
+def test_readyz_notices_jobs_signed_with_another_hosts_key():
+    """Hosts with different secret keys share one queue and cannot read each other's jobs:
+    /readyz tells the operator (a notice: the host itself works)."""
+    from django.test import Client
+    from django_q import core_signing
+    from django_q.conf import Conf
+    from django_q.models import OrmQ
+    from django_q.signing import PickleSerializer, SignedPackage
+
+    from dewee.health import QUEUE_KEY_NOTICE
+
+    OrmQ.objects.create(
+        key=Conf.CLUSTER_NAME, payload=SignedPackage.dumps({"id": "ours"}), lock=None
+    )
+    assert "notices" not in Client().get("/readyz").json()
+    foreign = core_signing.dumps(
+        {"id": "theirs"}, key="another host's key", salt=Conf.PREFIX, serializer=PickleSerializer
+    )
+    OrmQ.objects.create(key=Conf.CLUSTER_NAME, payload=foreign, lock=None)
+    assert Client().get("/readyz").json()["notices"] == [QUEUE_KEY_NOTICE]
