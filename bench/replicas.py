@@ -22,6 +22,7 @@ of the replica run and started again: still 0 5xx, and the time until reads go t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import itertools
 import json
@@ -175,6 +176,40 @@ def _jobs_at_once(servers: list[Server], token: str, agent: str, pg: Postgres) -
     }
 
 
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a process and its children, as they stand."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        total = 0.0
+        for each in [root, *root.children(recursive=True)]:
+            with contextlib.suppress(psutil.Error):
+                times = each.cpu_times()
+                total += times.user + times.system
+        return total
+    except psutil.Error:
+        return 0.0
+
+
+def _postmaster(datadir: Path) -> int | None:
+    try:
+        return int((datadir / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _cpu(pg: Postgres, replica: Any, servers: list[Server]) -> dict[str, float]:
+    """CPU seconds so far of the primary, the replica and the web and worker processes: the
+    difference over a run, per request, is what an operation costs each tier."""
+    found = {"web_and_workers": sum(_tree_cpu(server.pid) for server in servers)}
+    for part, datadir in (("primary", pg.datadir), ("replica", getattr(replica, "datadir", None))):
+        pid = _postmaster(datadir) if datadir is not None else None
+        if pid is not None:
+            found[part] = _tree_cpu(pid)
+    return found
+
+
 def _percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0
@@ -251,6 +286,7 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
             client.start()
         log(f"{clients} clients, replica {'on' if with_replica else 'off'}, {args.duration} s")
         outage: dict[str, float] = {}
+        cpu_before = _cpu(pg, replica, servers)
         started = time.monotonic()
         if with_replica and args.outage and replica is not None:
             time.sleep(args.duration / 3)
@@ -271,6 +307,7 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
         halt.set()
         for client in pool:
             client.join(timeout=40)
+        cpu_after = _cpu(pg, replica, servers)
         served: Counter[str] = Counter()
         for each in servers:
             served.update(_reads_served(each.port))
@@ -289,6 +326,11 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
         reads = [t for c in pool for t in c.times["read"]]
         writes = [t for c in pool for t in c.times["write"]]
         total_reads = served["replica"] + served["primary"]
+        requests = max(1, sum(statuses.values()))
+        cpu_ms = {
+            part: round((cpu_after[part] - cpu_before.get(part, 0.0)) * 1000 / requests, 2)
+            for part in cpu_after
+        }
         return {
             "clients": clients,
             "replica": with_replica,
@@ -307,6 +349,7 @@ def run(args: argparse.Namespace, clients: int, with_replica: bool) -> dict[str,
             "replica_share_of_read_requests": round(served["replica"] / total_reads, 3)
             if total_reads
             else 0.0,
+            "cpu_ms_per_request": cpu_ms,
             **({"outage": outage} if outage else {}),
             **({"hosts": len(servers), "maintenance": overlaps} if overlaps is not None else {}),
         }
