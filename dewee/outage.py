@@ -18,6 +18,7 @@ from django.views.decorators.csrf import requires_csrf_token
 
 from dewee.errors import speaks_json
 from dewee.metrics import count_database_refusal
+from dewee.replicas import answered_again
 
 logger = logging.getLogger("dewee.outage")
 
@@ -132,8 +133,15 @@ def _pool_cannot_connect() -> bool:
 
 
 def trouble_response(request: HttpRequest, trouble: DatabaseTrouble) -> HttpResponse:
-    logger.warning("%s on %s %s (%s)", trouble.code, request.method, request.path, trouble.cause)
-    count_database_refusal(trouble.code)
+    if answered_again():
+        # A replica failed a read: the primary answers it again (dewee.replicas), so the
+        # client is refused nothing; the replica's own line says it left rotation.
+        logger.info("%s on %s %s (%s)", trouble.code, request.method, request.path, trouble.cause)
+    else:
+        logger.warning(
+            "%s on %s %s (%s)", trouble.code, request.method, request.path, trouble.cause
+        )
+        count_database_refusal(trouble.code)
     response: HttpResponse
     if speaks_json(request.path):
         response = JsonResponse(

@@ -107,6 +107,13 @@ def _reads_only(request: HttpRequest) -> bool:
     )
 
 
+def answered_again() -> bool:
+    """Whether the request being served read a replica and will be answered again from the
+    primary if it fails: its failure is then no refusal the client sees."""
+    reads = _current.get()
+    return reads is not None and bool(reads.used) and not reads.off
+
+
 def _key_marker(key_id: object) -> str:
     return f"wrote:key:{key_id}"
 

@@ -309,7 +309,9 @@ DEWEE_DB_REPLICA_POOL_TIMEOUT_SECS = float(os.environ.get("DEWEE_DB_REPLICA_POOL
 for _number, _url in enumerate(DEWEE_DB_REPLICA_URLS, start=1):
     _replica = _database(_url)
     if "pool" in _replica["OPTIONS"]:
-        _replica["OPTIONS"]["pool"]["timeout"] = DEWEE_DB_REPLICA_POOL_TIMEOUT_SECS
+        # No connections kept open for their own sake: a replica that is down is not
+        # reconnected to in the background (and logged) while reads go elsewhere.
+        _replica["OPTIONS"]["pool"].update(min_size=0, timeout=DEWEE_DB_REPLICA_POOL_TIMEOUT_SECS)
     # The test runner makes no database on a replica: it reads the primary's test database.
     _replica["TEST"] = {"MIRROR": "default"}
     DATABASES[f"replica{_number}"] = _replica
