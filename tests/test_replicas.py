@@ -290,9 +290,10 @@ def test_readyz_notices_jobs_signed_with_another_hosts_key():
     OrmQ.objects.create(
         key=Conf.CLUSTER_NAME, payload=SignedPackage.dumps({"id": "ours"}), lock=None
     )
-    assert "notices" not in Client().get("/readyz").json()
+    # Other notices (a proxy's) may be there: this one is not.
+    assert QUEUE_KEY_NOTICE not in Client().get("/readyz").json().get("notices", [])
     foreign = core_signing.dumps(
         {"id": "theirs"}, key="another host's key", salt=Conf.PREFIX, serializer=PickleSerializer
     )
     OrmQ.objects.create(key=Conf.CLUSTER_NAME, payload=foreign, lock=None)
-    assert Client().get("/readyz").json()["notices"] == [QUEUE_KEY_NOTICE]
+    assert QUEUE_KEY_NOTICE in Client().get("/readyz").json()["notices"]

@@ -339,6 +339,12 @@ class FactAlreadyDeleted(Conflict):
     code = "fact_already_deleted"
 
 
+class JobAlreadyRunning(Conflict):
+    """A run of the same maintenance job is under way (on this worker or another host's)."""
+
+    code = "job_running"
+
+
 class FactNotDeleted(Conflict):
     """Only a deleted fact is restored."""
 
@@ -482,6 +488,7 @@ ERRORS: dict[str, type[DeweeError]] = {
         FactNotDisputed,
         FactAlreadyDeleted,
         FactNotDeleted,
+        JobAlreadyRunning,
         SlotBusy,
         FactNotCurrent,
         UndoRefused,
