@@ -168,7 +168,8 @@ def replica_reads(get_response: Callable[[HttpRequest], HttpResponse]) -> Callab
                     response = get_response(request)
             if reads_only:
                 count_reads_served("replica" if reads.used and not reads.off else "primary")
-            else:
+            elif not 400 <= response.status_code < 500:
+                # A refused request wrote nothing: there is nothing of its to read back.
                 _remember_write(reads, response)
             return response
         finally:

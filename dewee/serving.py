@@ -93,8 +93,18 @@ def check_replica_settings() -> list[checks.CheckMessage]:
     reads the primary for longer than a replica may lag and stay in rotation."""
     if not settings.DEWEE_DB_REPLICA_URLS:
         return []
+    return replica_setting_errors(
+        engines={config["ENGINE"] for config in settings.DATABASES.values()},
+        own_writes_secs=settings.DEWEE_DB_READ_OWN_WRITES_SECS,
+        max_lag_secs=settings.DEWEE_DB_REPLICA_MAX_LAG_SECS,
+        check_secs=settings.DEWEE_DB_REPLICA_CHECK_SECS,
+    )
+
+
+def replica_setting_errors(
+    *, engines: set[str], own_writes_secs: float, max_lag_secs: float, check_secs: float
+) -> list[checks.CheckMessage]:
     errors: list[checks.CheckMessage] = []
-    engines = {config["ENGINE"] for config in settings.DATABASES.values()}
     if engines != {"django.db.backends.postgresql"}:
         errors.append(
             checks.Error(
@@ -104,16 +114,16 @@ def check_replica_settings() -> list[checks.CheckMessage]:
             )
         )
     # A replica's lag is known as of its last check: it may have grown by one interval since.
-    bound = settings.DEWEE_DB_REPLICA_MAX_LAG_SECS + settings.DEWEE_DB_REPLICA_CHECK_SECS
-    if bound >= settings.DEWEE_DB_READ_OWN_WRITES_SECS:
+    if own_writes_secs <= max_lag_secs + check_secs:
         errors.append(
             checks.Error(
-                f"DEWEE_DB_READ_OWN_WRITES_SECS ({settings.DEWEE_DB_READ_OWN_WRITES_SECS}) must "
-                "be above DEWEE_DB_REPLICA_MAX_LAG_SECS + DEWEE_DB_REPLICA_CHECK_SECS "
-                f"({bound}): a client could read a replica that lacks its own write.",
+                f"DEWEE_DB_READ_OWN_WRITES_SECS ({own_writes_secs}) must be above "
+                "DEWEE_DB_REPLICA_MAX_LAG_SECS + DEWEE_DB_REPLICA_CHECK_SECS "
+                f"({max_lag_secs + check_secs}): a client could read a replica that lacks its "
+                "own write.",
                 id="dewee.E205",
             )
         )
-    if settings.DEWEE_DB_REPLICA_CHECK_SECS <= 0:
+    if check_secs <= 0:
         errors.append(checks.Error("DEWEE_DB_REPLICA_CHECK_SECS must be above 0", id="dewee.E206"))
     return errors

@@ -19,7 +19,7 @@ import pytest
 from django.core.checks import Error
 from django.db import connection
 
-from dewee.serving import ConnectionPlan, check_replica_settings
+from dewee.serving import ConnectionPlan, replica_setting_errors
 from tests.factories import make_key, make_workspace
 from tests.servers import Server, start_server, stop_server, wait_for, wait_until_serving
 
@@ -152,6 +152,11 @@ def test_reads_go_to_the_replica_and_a_client_reads_its_own_writes(tmp_path, rep
                 key=writer,
             )
             assert "after the pause" in json.dumps(recall.json())
+            # A write the server refuses wrote nothing: the key still reads the replica.
+            refused = server.request(
+                "POST", "/v1/memories", {"agent_id": "reader", "content": 7}, key=reader
+            )
+            assert refused.status == 400
             # Another key that never wrote reads the replica, which has not replayed it.
             before = _served(server).get("replica", 0)
             for _ in range(5):
@@ -246,23 +251,22 @@ def test_a_replica_that_stops_costs_no_error(tmp_path, replica):
         stop_server(server)
 
 
-def test_replicas_need_postgres_and_a_read_your_writes_window_past_the_lag(settings):
-    settings.DEWEE_DB_REPLICA_URLS = ["postgres://postgres@replica/db"]
-    settings.DATABASES = {
-        "default": {"ENGINE": "django.db.backends.sqlite3"},
-        "replica1": {"ENGINE": "django.db.backends.postgresql"},
+def test_replicas_need_postgres_and_a_read_your_writes_window_past_the_lag():
+    postgres = "django.db.backends.postgresql"
+    mixed = {"django.db.backends.sqlite3", postgres}
+    found = replica_setting_errors(engines=mixed, own_writes_secs=2, max_lag_secs=2, check_secs=1)
+    assert {error.id for error in found if isinstance(error, Error)} == {
+        "dewee.E204",
+        "dewee.E205",
     }
-    settings.DEWEE_DB_READ_OWN_WRITES_SECS = 2
-    settings.DEWEE_DB_REPLICA_MAX_LAG_SECS = 2
-    settings.DEWEE_DB_REPLICA_CHECK_SECS = 1
-    found = {error.id for error in check_replica_settings() if isinstance(error, Error)}
-    assert found == {"dewee.E204", "dewee.E205"}
-    settings.DATABASES = {
-        "default": {"ENGINE": "django.db.backends.postgresql"},
-        "replica1": {"ENGINE": "django.db.backends.postgresql"},
-    }
-    settings.DEWEE_DB_READ_OWN_WRITES_SECS = 5
-    assert check_replica_settings() == []
+    found = replica_setting_errors(
+        engines={postgres}, own_writes_secs=3, max_lag_secs=2, check_secs=0
+    )
+    assert {error.id for error in found} == {"dewee.E206"}
+    assert (
+        replica_setting_errors(engines={postgres}, own_writes_secs=5, max_lag_secs=2, check_secs=1)
+        == []
+    )
 
 
 def test_the_connection_budget_counts_each_replica():

@@ -3,6 +3,7 @@ workspace. HTTP reads the key from ``Authorization: Bearer``, stdio from DEWEE_A
 
 from dewee.errors import DeweeError
 from dewee.mcp_server.tools import Caller
+from dewee.replicas import note_key
 from tenancy.access import access_for_key
 from tenancy.exceptions import InsufficientScope
 from tenancy.models import ApiKey, Scope
@@ -25,6 +26,8 @@ def key_for_token(token: str) -> ApiKey:
             continue
         if key is None:
             break
+        # Its writes make it read the primary for a while, as a REST key's do (over HTTP).
+        note_key(key.pk)
         return key
     raise Unauthenticated("A valid API key is required: send 'Authorization: Bearer <key>'")
 
