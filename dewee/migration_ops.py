@@ -3,8 +3,11 @@ the tables that grow with use."""
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.postgres.operations import AddIndexConcurrently
 from django.db import migrations
+
+from dewee.partitions import distribution_key, partition_by_hash, partition_count
 
 # The tables that grow with use (one row per fact, source, memory, event...): building an
 # index on one of them with a plain CREATE INDEX blocks its writes for the whole build, so
@@ -61,3 +64,44 @@ class ConcurrentAddIndex(AddIndexConcurrently):
             super().database_backwards(app_label, schema_editor, *args)
         else:
             migrations.AddIndex.database_backwards(self, app_label, schema_editor, *args)
+
+
+def partitioning(table: str, column: str) -> migrations.RunPython:
+    """PostgreSQL: ``table`` hash-partitioned by ``column`` into DEWEE_DB_PARTITIONS
+    partitions (dewee.partitions; none when 0), and back to one plain table when undone.
+    Nothing on SQLite. The table is rebuilt: its writes wait for the copy."""
+
+    def forwards(apps: Any, schema_editor: Any) -> None:
+        wanted = int(settings.DEWEE_DB_PARTITIONS)
+        if schema_editor.connection.vendor != "postgresql" or wanted == 0:
+            return
+        with schema_editor.connection.cursor() as cursor:
+            if partition_count(cursor, table) != wanted:
+                partition_by_hash(cursor, table, column, wanted)
+
+    def backwards(apps: Any, schema_editor: Any) -> None:
+        if schema_editor.connection.vendor != "postgresql":
+            return
+        with schema_editor.connection.cursor() as cursor:
+            if partition_count(cursor, table):
+                partition_by_hash(cursor, table, column, 0)
+
+    return migrations.RunPython(forwards, backwards, elidable=False)
+
+
+def keyed_by(table: str, column: str) -> migrations.RunPython:
+    """PostgreSQL: ``(column, id)`` the primary key of ``table`` and of the foreign keys into
+    it (dewee.partitions.distribution_key), as Citus needs of a table it distributes by
+    ``column``; ``id`` alone again when undone. Nothing on SQLite."""
+
+    def forwards(apps: Any, schema_editor: Any) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            with schema_editor.connection.cursor() as cursor:
+                distribution_key(cursor, table, column)
+
+    def backwards(apps: Any, schema_editor: Any) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            with schema_editor.connection.cursor() as cursor:
+                distribution_key(cursor, table, column, keyed=False)
+
+    return migrations.RunPython(forwards, backwards, elidable=False)

@@ -105,7 +105,7 @@ def replica_setting_errors(
     *, engines: set[str], own_writes_secs: float, max_lag_secs: float, check_secs: float
 ) -> list[checks.CheckMessage]:
     errors: list[checks.CheckMessage] = []
-    if engines != {"django.db.backends.postgresql"}:
+    if engines != {settings.POSTGRES_ENGINE}:
         errors.append(
             checks.Error(
                 "DEWEE_DB_REPLICA_URLS needs PostgreSQL: the primary (DATABASE_URL) and every "

@@ -251,6 +251,9 @@ def _create_private_sqlite_file(name: str) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
+POSTGRES_ENGINE = "dewee.postgresql"
+
+
 def _database(url: str | None = None) -> dict[str, Any]:
     url = url if url is not None else os.environ.get("DATABASE_URL")
     if not url:
@@ -287,11 +290,20 @@ def _database(url: str | None = None) -> dict[str, Any]:
             "NAME": str(Path(tempfile.gettempdir()) / f"dewee-test-{os.getpid()}.sqlite3")
         }
     else:
+        # Django's backend, told which tables are keyed by their owner (dewee/postgresql).
+        config["ENGINE"] = POSTGRES_ENGINE
         config["OPTIONS"] = _postgres_options(config)
     return config
 
 
 DATABASES = {"default": _database()}
+
+# PostgreSQL: the tables that grow with use (memories with their vectors and keyword index,
+# facts with their versions, the audit log) are hash-partitioned into this many partitions
+# by agent (the audit log by workspace) when their migrations run (dewee.partitions), each
+# with its own indexes, so that one agent's reads use its partition's. 0 keeps plain tables.
+# Read by those migrations only: changing it later repartitions nothing.
+DEWEE_DB_PARTITIONS = int(os.environ.get("DEWEE_DB_PARTITIONS", 16))
 
 # Read replicas (dewee.replicas): PostgreSQL servers streaming from the primary, comma-separated
 # URLs. Reads that may be slightly stale go to one in rotation; a client that wrote in the last

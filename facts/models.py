@@ -333,7 +333,10 @@ class FactPeriod(models.Model):
         ordering = ["fact_id", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["fact"], condition=Q(ended_at__isnull=True), name="fact_one_open_period"
+                # With the agent, as a table distributed by agent needs (docs/SCALING.md).
+                fields=["fact", "agent"],
+                condition=Q(ended_at__isnull=True),
+                name="fact_one_open_period",
             ),
             models.CheckConstraint(
                 condition=Q(status__in=Status.values), name="fact_period_status_known"
@@ -352,6 +355,10 @@ class FactSource(models.Model):
     """One piece of provenance: where (and from whom) the agent learned a fact."""
 
     fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="sources")
+    # The fact's agent, kept on the source too: the memory it names is found by (agent,
+    # memory), which is the key of a memories table partitioned by agent (dewee.partitions).
+    # No index of its own: nothing looks sources up by agent alone.
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+", db_index=False)
     kind = models.CharField(max_length=32, choices=SourceKind.choices)
     reference = models.CharField(max_length=KEY_MAX_CHARS, blank=True)
     excerpt = models.TextField(blank=True)

@@ -168,13 +168,19 @@ def _compact_postgres(steps: _Steps, *, full: bool, analyze: bool) -> dict[str, 
     quote = connection.ops.quote_name
     tables = sorted(connection.introspection.django_table_names(only_existing=True))
     rewrite_max = int(settings.DEWEE_COMPACTION_REWRITE_MAX_MB) * 1024 * 1024
+    # A table partitioned by agent (dewee.partitions) is vacuumed, rebuilt and measured
+    # partition by partition: each is locked on its own, and the parent holds no rows.
+    parts: dict[str, list[tuple[str, int]]] = {}
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT relname, pg_total_relation_size(oid) FROM pg_class "
-            "WHERE relnamespace = current_schema()::regnamespace AND relname = ANY(%s)",
+            "SELECT p.relname, c.relname, pg_total_relation_size(c.oid) FROM pg_class c "
+            "JOIN pg_class p ON p.oid = coalesce(pg_partition_root(c.oid), c.oid) "
+            "WHERE c.relkind = 'r' AND p.relnamespace = current_schema()::regnamespace "
+            "AND p.relname = ANY(%s) ORDER BY 1, 2",
             [tables],
         )
-        sizes = dict(cursor.fetchall())
+        for table, part, size in cursor.fetchall():
+            parts.setdefault(table, []).append((part, size))
     # A configured statement timeout must not cut a rewrite of a large table short.
     steps.run("(connection)", "no statement timeout", "SET statement_timeout = 0")
     try:
@@ -183,18 +189,8 @@ def _compact_postgres(steps: _Steps, *, full: bool, analyze: bool) -> dict[str, 
                 # The planner's samples of column values (pg_statistic) become those of
                 # the live rows; the samples they replace are cleared below.
                 steps.run(table, "analyze", f"ANALYZE {quote(table)}")
-            if full:
-                steps.run(table, "vacuum full", f"VACUUM (FULL) {quote(table)}")
-            elif sizes.get(table, rewrite_max + 1) <= rewrite_max:
-                # VACUUM leaves a deleted row's bytes in its page's free space; a rewrite
-                # writes new files of the live rows only. Small: locked for a moment.
-                steps.run(table, "rewrite (small table)", f"VACUUM (FULL) {quote(table)}")
-            else:
-                # The vacuum prunes the deleted rows from the heap; it leaves their index
-                # entries to the rebuild, which writes new indexes of the live rows only
-                # (cleaning an HNSW index in place took longer than rebuilding it).
-                steps.run(table, "vacuum", f"VACUUM (INDEX_CLEANUP OFF) {quote(table)}")
-                steps.run(table, "reindex", f"REINDEX TABLE CONCURRENTLY {quote(table)}")
+            for part, size in parts.get(table, [(table, rewrite_max + 1)]):
+                _compact_table(steps, quote(part), part, size, full=full, rewrite_max=rewrite_max)
         if analyze:
             _privileged(steps, "pg_statistic", "vacuum full", "VACUUM (FULL) pg_statistic")
     finally:
@@ -208,6 +204,23 @@ def _compact_postgres(steps: _Steps, *, full: bool, analyze: bool) -> dict[str, 
         "switch": _privileged(steps, "(wal)", "switch segment", "SELECT pg_switch_wal()"),
         "checkpoint": _privileged(steps, "(database)", "checkpoint", "CHECKPOINT"),
     }
+
+
+def _compact_table(
+    steps: _Steps, quoted: str, table: str, size: int, *, full: bool, rewrite_max: int
+) -> None:
+    if full:
+        steps.run(table, "vacuum full", f"VACUUM (FULL) {quoted}")
+    elif size <= rewrite_max:
+        # VACUUM leaves a deleted row's bytes in its page's free space; a rewrite writes new
+        # files of the live rows only. Small: locked for a moment.
+        steps.run(table, "rewrite (small table)", f"VACUUM (FULL) {quoted}")
+    else:
+        # The vacuum prunes the deleted rows from the heap; it leaves their index entries
+        # to the rebuild, which writes new indexes of the live rows only (cleaning an HNSW
+        # index in place took longer than rebuilding it).
+        steps.run(table, "vacuum", f"VACUUM (INDEX_CLEANUP OFF) {quoted}")
+        steps.run(table, "reindex", f"REINDEX TABLE CONCURRENTLY {quoted}")
 
 
 def _privileged(steps: _Steps, table: str, step: str, sql: str) -> str:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.checks import Error
 from django.db import connection
 
@@ -252,7 +253,7 @@ def test_a_replica_that_stops_costs_no_error(tmp_path, replica):
 
 
 def test_replicas_need_postgres_and_a_read_your_writes_window_past_the_lag():
-    postgres = "django.db.backends.postgresql"
+    postgres = settings.POSTGRES_ENGINE
     mixed = {"django.db.backends.sqlite3", postgres}
     found = replica_setting_errors(engines=mixed, own_writes_secs=2, max_lag_secs=2, check_secs=1)
     assert {error.id for error in found if isinstance(error, Error)} == {

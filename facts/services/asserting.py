@@ -63,6 +63,7 @@ def placement(candidate: Fact | CheckedClaim, current: Fact | None) -> Outcome:
 def _add_source(fact: Fact, claim: CheckedClaim, now: datetime) -> FactSource:
     return FactSource.objects.create(
         fact=fact,
+        agent_id=fact.agent_id,
         kind=claim.source.kind,
         reference=claim.source.reference,
         excerpt=claim.source.excerpt,

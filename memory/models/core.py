@@ -170,7 +170,10 @@ class MemoryTag(models.Model):
     name = models.CharField(max_length=200)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["memory", "name"], name="memory_tag_unique")]
+        constraints = [
+            # With the agent, as a table distributed by agent needs (docs/SCALING.md).
+            models.UniqueConstraint(fields=["memory", "name", "agent"], name="memory_tag_unique")
+        ]
         indexes = [models.Index(fields=["agent", "name"], name="memory_tag_agent_name_idx")]
 
     def __str__(self) -> str:

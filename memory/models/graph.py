@@ -116,7 +116,11 @@ class EntityMention(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["entity", "memory"], name="mention_entity_memory"),
+            # With the agent (last: the index still serves lookups by entity), as a table
+            # distributed by agent needs (docs/SCALING.md).
+            models.UniqueConstraint(
+                fields=["entity", "memory", "agent"], name="mention_entity_memory"
+            ),
         ]
         indexes = [
             models.Index(fields=["memory"], name="mention_memory_idx"),
@@ -155,7 +159,9 @@ class MemoryEdge(models.Model):
     class Meta:
         ordering = ["-id"]
         constraints = [
-            models.UniqueConstraint(fields=["source", "target", "type"], name="memory_edge_unique"),
+            models.UniqueConstraint(
+                fields=["source", "target", "type", "agent"], name="memory_edge_unique"
+            ),
             models.CheckConstraint(
                 condition=~Q(source=models.F("target")), name="memory_edge_not_self"
             ),

@@ -205,16 +205,27 @@ _lexeme_shares: tuple[float, dict[str, float]] | None = None
 def _common_lexeme_shares(cursor: Any) -> dict[str, float]:
     """The table-wide share of memories holding each common lexeme, from PostgreSQL's own
     statistics (kept by ANALYZE / autovacuum; read again after CORPUS_STATS_MAX_AGE_SECS);
-    empty before the first ANALYZE."""
+    empty before the first ANALYZE. A table partitioned by agent has them per partition
+    (autovacuum never analyzes the parent): they are combined, weighed by each one's rows."""
     global _lexeme_shares
     if _lexeme_shares and time.monotonic() - _lexeme_shares[0] < CORPUS_STATS_MAX_AGE_SECS:
         return _lexeme_shares[1]
     cursor.execute(
-        "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
-        "WHERE tablename = 'memory_memory' AND attname = 'search_vector'"
+        "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, "
+        "greatest(c.reltuples, 0) FROM pg_class c "
+        "JOIN pg_stats s ON s.schemaname = current_schema() AND s.tablename = c.relname "
+        "AND s.attname = 'search_vector' AND NOT s.inherited "
+        "WHERE c.relname LIKE 'memory_memory%' AND c.relkind = 'r' "
+        "AND coalesce(pg_partition_root(c.oid), c.oid) = 'memory_memory'::regclass "
+        "AND s.most_common_elems IS NOT NULL"
     )
-    row = cursor.fetchone()
-    shares = dict(zip(row[0], row[1], strict=False)) if row and row[0] else {}
+    rows = cursor.fetchall()
+    total = sum(weight for _elems, _freqs, weight in rows)
+    shares: dict[str, float] = {}
+    for elems, freqs, weight in rows:
+        part = weight / total if total else 1 / len(rows)
+        for lexeme, share in zip(elems, freqs, strict=False):
+            shares[lexeme] = shares.get(lexeme, 0.0) + share * part
     _lexeme_shares = (time.monotonic(), shares)
     return shares
 
