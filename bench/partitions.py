@@ -73,7 +73,7 @@ def load(agents: list[tuple[int, int]], texts: list[str], vectors: list[str], mo
     """COPY ``count`` memories for each (agent pk, count)."""
     total = sum(count for _, count in agents)
     bar = progress_bar(total=total, unit="memories", description="loading", json_output=False)
-    now = datetime(2026, 1, 1, tzinfo=UTC).isoformat()
+    start = datetime(2025, 1, 1, tzinfo=UTC)
     row = 0
     for agent_pk, count in agents:
         done = 0
@@ -82,6 +82,8 @@ def load(agents: list[tuple[int, int]], texts: list[str], vectors: list[str], mo
             for _ in range(min(20_000, count - done)):
                 at = row % len(texts)
                 content = texts[at].replace("\\", "\\\\")
+                # A minute apart, as an agent's turns are (bench/recall.py does the same).
+                now = (start + timedelta(minutes=done)).isoformat()
                 chunk.write(
                     f"{agent_pk}\t{content}\tepisodic\t0.5\t{{}}\t[]\t0\t{now}\t{now}\t"
                     f"{vectors[at]}\t{model}\t0.5\t{now}\t{len(content)}\t2\n"

@@ -7,12 +7,20 @@ from django.conf import settings
 from django.contrib.postgres.operations import AddIndexConcurrently
 from django.db import migrations
 
-from dewee.partitions import distribution_key, partition_by_hash, partition_count
+from dewee.partitions import (
+    add_index_concurrently,
+    distribution_key,
+    partition_by_hash,
+    partition_count,
+    partitions_of,
+)
 
 # The tables that grow with use (one row per fact, source, memory, event...): building an
 # index on one of them with a plain CREATE INDEX blocks its writes for the whole build, so
 # a migration adds one with ConcurrentAddIndex, or raw SQL with CREATE INDEX CONCURRENTLY,
-# in a migration with ``atomic = False`` (tests/test_migrations_indexes.py checks this).
+# in a migration with ``atomic = False`` (tests/test_migrations_indexes.py checks this). The
+# partitioned ones (memories, facts, the audit log: dewee.partitions) take no CONCURRENTLY
+# on the parent: ConcurrentAddIndex builds theirs partition by partition.
 LARGE_TABLES = {
     "facts_fact",
     "facts_factsource",
@@ -54,16 +62,33 @@ class ConcurrentAddIndex(AddIndexConcurrently):
     writers wait for any schema change anyway). Its migration needs ``atomic = False``."""
 
     def database_forwards(self, app_label: str, schema_editor: Any, *args: Any) -> None:
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_forwards(app_label, schema_editor, *args)
-        else:
+        if schema_editor.connection.vendor != "postgresql":
             migrations.AddIndex.database_forwards(self, app_label, schema_editor, *args)
+            return
+        # A partitioned table (dewee.partitions) takes no concurrent build on its parent:
+        # each partition's index is built concurrently and attached.
+        _from_state, to_state = args
+        model = to_state.apps.get_model(app_label, self.model_name)
+        table = model._meta.db_table
+        with schema_editor.connection.cursor() as cursor:
+            if not partitions_of(cursor, table):
+                super().database_forwards(app_label, schema_editor, *args)
+                return
+            statement = str(self.index.create_sql(model, schema_editor))
+            add_index_concurrently(cursor, table, self.index.name, statement)
 
     def database_backwards(self, app_label: str, schema_editor: Any, *args: Any) -> None:
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_backwards(app_label, schema_editor, *args)
-        else:
+        if schema_editor.connection.vendor != "postgresql":
             migrations.AddIndex.database_backwards(self, app_label, schema_editor, *args)
+            return
+        from_state, _to_state = args
+        table = from_state.apps.get_model(app_label, self.model_name)._meta.db_table
+        with schema_editor.connection.cursor() as cursor:
+            if not partitions_of(cursor, table):
+                super().database_backwards(app_label, schema_editor, *args)
+                return
+            # A partitioned index is dropped whole (not concurrently): its partitions' go too.
+            cursor.execute(f'DROP INDEX IF EXISTS "{self.index.name}"')
 
 
 def partitioning(table: str, column: str) -> migrations.RunPython:

@@ -42,6 +42,36 @@ def partition_count(cursor: Any, table: str) -> int:
     return int(cursor.fetchone()[0])
 
 
+def partitions_of(cursor: Any, table: str) -> list[str]:
+    """The partitions of ``table``, in order (none for a plain table)."""
+    cursor.execute(
+        "SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = %s::regclass "
+        "ORDER BY inhrelid::regclass::text",
+        [table],
+    )
+    return [name.strip('"') for (name,) in cursor.fetchall()]
+
+
+def add_index_concurrently(cursor: Any, table: str, name: str, statement: str) -> None:
+    """Build the index ``statement`` ("CREATE INDEX "name" ON "table" ...") on a partitioned
+    ``table`` without blocking its writes, as PostgreSQL allows it: an empty index on the
+    parent alone, one built concurrently on each partition, each attached to it (the parent's
+    index is valid once all are). Runs outside a transaction."""
+    on = f'ON "{table}"'
+    if on not in statement or f'"{name}"' not in statement:
+        raise ValueError(f"not an index of {table} named {name}: {statement}")
+    cursor.execute(statement.replace(on, f'ON ONLY "{table}"', 1))
+    for number, part in enumerate(partitions_of(cursor, table)):
+        own = f"{name}_p{number}"
+        cursor.execute(f'DROP INDEX IF EXISTS "{own}"')  # an invalid one a failed build left
+        cursor.execute(
+            statement.replace("CREATE INDEX", "CREATE INDEX CONCURRENTLY", 1)
+            .replace(f'"{name}"', f'"{own}"', 1)
+            .replace(on, f'ON "{part}"', 1)
+        )
+        cursor.execute(f'ALTER INDEX "{name}" ATTACH PARTITION "{own}"')
+
+
 def partition_by_hash(cursor: Any, table: str, column: str, partitions: int) -> None:
     """Rebuild ``table`` as ``partitions`` hash partitions on ``column`` (0: as one plain
     table again). Its rows, ids, indexes, checks and foreign keys (both ways) survive; it

@@ -16,6 +16,7 @@ from django.db.migrations.loader import MigrationLoader
 from django.db.migrations.operations.base import Operation
 
 from dewee.migration_ops import LARGE_TABLES, ConcurrentAddIndex, RunSQLOn
+from dewee.partitions import partitions_of
 
 # Per app, the number of its latest migration when the rule came: later ones are checked.
 CHECKED_AFTER = {"dewee": 1, "tenancy": 13, "memory": 23, "facts": 10, "privacy": 1}
@@ -195,6 +196,36 @@ def test_concurrent_add_index_builds_and_drops_the_index_on_either_database():
     with connection.schema_editor(atomic=False) as editor:
         operation.database_backwards("tenancy", editor, after, before)
     assert "quota_example_idx" not in _index_names("tenancy_quota")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL partitions")
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_add_index_builds_a_partitioned_tables_index_partition_by_partition():
+    operation = ConcurrentAddIndex(
+        "memory", models.Index(fields=["agent", "importance"], name="memory_example_idx")
+    )
+    loader = MigrationLoader(connection)
+    before = loader.project_state()
+    after = before.clone()
+    operation.state_forwards("memory", after)
+    with connection.schema_editor(atomic=False) as editor:
+        operation.database_forwards("memory", editor, before, after)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT i.indisvalid, "
+            "(SELECT count(*) FROM pg_inherits WHERE inhparent = i.indexrelid) "
+            "FROM pg_index i WHERE i.indexrelid = 'memory_example_idx'::regclass"
+        )
+        valid, attached = cursor.fetchone()
+        partitions = len(partitions_of(cursor, "memory_memory"))
+    assert partitions == settings.DEWEE_DB_PARTITIONS
+    assert (valid, attached) == (True, partitions)
+    with connection.schema_editor(atomic=False) as editor:
+        operation.database_backwards("memory", editor, after, before)
+    assert not {name for name in _index_names("memory_memory") if "example" in name}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_class WHERE relname LIKE 'memory_example_idx%'")
+        assert cursor.fetchone()[0] == 0
 
 
 @pytest.mark.django_db
