@@ -9,7 +9,9 @@ dropped during the load and built after it (timed, the HNSW index apart): texts 
 an assistant's memories (bench/recall.py's), vectors of the real embedding model over a pool
 of ``--pool`` distinct texts (each text keeps its own vector), the keyword index by the
 table's generated column. Then, on the plain table, recalls through the product's recall()
-(query embedding included), alternating a small agent and the large one; then the table is
+(query embedding included), alternating a small agent and the large one, each interleaved with
+its physical reference (the query's embedding and the vector top 20 through the HNSW index,
+as bench/recall.py times it); then the table is
 partitioned by the migration's own function (dewee.partitions; the rebuild is timed) and the
 same recalls run again. The HNSW build of one partition is timed by REINDEX."""
 
@@ -35,7 +37,7 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from bench.recall import memory_text, query_text  # noqa: E402
+from bench.recall import memory_text, query_text, reference  # noqa: E402
 from dewee.cli.progress import progress_bar  # noqa: E402
 from dewee.partitions import partition_by_hash, partition_count  # noqa: E402
 from memory.embeddings.engine import get_embedder  # noqa: E402
@@ -117,13 +119,21 @@ def timed(sql: str) -> float:
 
 
 def recalls(small, large, queries: int, rng: random.Random) -> dict[str, list[float]]:
-    samples: dict[str, list[float]] = {"small": [], "large": []}
+    """Recall times of the small and the large agent, each interleaved with the physical
+    reference on the same query (bench/recall.py: the query's embedding and the vector top
+    20 through the HNSW index), which is what partitioning can change."""
+    samples: dict[str, list[float]] = {}
+    physical = {"small": reference(small), "large": reference(large)}
     for turn in range(queries + 5):
         for name, agent in (("small", small), ("large", large)):
+            query = query_text(rng)
             begun = time.perf_counter()
-            recall(agent=agent, request=RecallRequest(query=query_text(rng), top_k=10))
+            recall(agent=agent, request=RecallRequest(query=query, top_k=10))
+            middle = time.perf_counter()
+            physical[name](query)
             if turn >= 5:  # the first few warm the caches
-                samples[name].append(time.perf_counter() - begun)
+                samples.setdefault(name, []).append(middle - begun)
+                samples.setdefault(f"{name} vector", []).append(time.perf_counter() - middle)
     return samples
 
 
@@ -212,13 +222,16 @@ def main() -> None:
         f"\n## Partitioned by agent: {total:,} memories ({args.agents} agents of "
         f"{args.memories_each:,} and one of {args.large:,}), {args.partitions} partitions\n"
     )
-    print("| table | small agent recall p50 / p95 (ms) | large agent recall p50 / p95 (ms) |")
-    print("|---|---|---|")
-    print(f"| one plain table | {summary(plain['small'])} | {summary(plain['large'])} |")
     print(
-        f"| {args.partitions} partitions | {summary(partitioned['small'])} | "
-        f"{summary(partitioned['large'])} |"
+        "| table | small agent: recall p50 / p95 (ms) | its vector top 20 | "
+        "large agent: recall p50 / p95 (ms) | its vector top 20 |"
     )
+    print("|---|---|---|---|---|")
+    for label, run in (("one plain table", plain), (f"{args.partitions} partitions", partitioned)):
+        print(
+            f"| {label} | {summary(run['small'])} | {summary(run['small vector'])} | "
+            f"{summary(run['large'])} | {summary(run['large vector'])} |"
+        )
     print()
     print(
         f"- load by COPY: {loaded:.0f} s; index builds on the plain table: "

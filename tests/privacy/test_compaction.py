@@ -7,7 +7,9 @@ database of the server and is not promised clean, see docs/PRIVACY.md)."""
 
 import json
 import re
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -180,6 +182,38 @@ def leaf_tables(table: str) -> set[str]:
         return {name for (name,) in cursor.fetchall()}
 
 
+def compact_postgres(files: Callable[[], list[Path]], needles: dict[str, str], **options):
+    """compact_storage(**options), and once more if the files still hold erased data: a
+    transaction open meanwhile in the database keeps the rows it may still see in the
+    rewritten files, and the next compaction takes them out (docs/PRIVACY.md). With the
+    tables' many partitions that happened in about one run in five under parallel tests.
+    Returns the first compaction's report."""
+    no_other_snapshots()
+    report = compact_storage(**options)
+    if _found(files(), needles):
+        no_other_snapshots()
+        compact_storage(**options)
+    return report
+
+
+def no_other_snapshots(timeout: float = 30.0) -> None:
+    """Wait until no other session of this database holds a snapshot (an autovacuum's
+    ANALYZE of a new partition, typically): a rewrite keeps the deleted rows such a snapshot
+    may still see (docs/PRIVACY.md), and the test would find them."""
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.1)
+
+
 def _checkpoint() -> None:
     with connection.cursor() as cursor:
         cursor.execute("CHECKPOINT")
@@ -193,7 +227,9 @@ def test_postgres_indexes_keep_nothing_of_erased_data_after_compaction(settings)
     _checkpoint()
     assert _found(_postgres_database_files(indexes_only=True), needles)
 
-    report = compact_storage(full=False)
+    report = compact_postgres(
+        lambda: _postgres_database_files(indexes_only=True), needles, full=False
+    )
 
     assert report["wal"] == {"switch": "done", "checkpoint": "done"}
     assert _found(_postgres_database_files(indexes_only=True), needles) == {}
@@ -210,7 +246,7 @@ def test_postgres_data_files_keep_nothing_of_erased_data_after_default_compactio
     _checkpoint()
     assert _found(_postgres_database_files(), needles)
 
-    compact_storage(full=False)
+    compact_postgres(_postgres_database_files, needles, full=False)
 
     assert _found(_postgres_database_files(), needles) == {}
     assert agent.memories.filter(content__contains="weather").count() == 16
@@ -223,7 +259,7 @@ def test_postgres_data_files_keep_nothing_of_erased_data_after_full_compaction()
     _checkpoint()
     assert _found(_postgres_database_files(), needles)
 
-    compact_storage(full=True)
+    compact_postgres(_postgres_database_files, needles, full=True)
 
     assert _found(_postgres_database_files(), needles) == {}
     assert agent.memories.filter(content__contains="weather").count() == 16
