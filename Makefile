@@ -6,8 +6,10 @@ PYTHON ?= $(shell scripts/find-python)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # The suite runs on two processes (each with its own database), then the `solo` tests alone:
-# they count what a loaded server opens against a budget, and a second suite process beside
-# them pushed that count over it. `make test PARALLEL=` runs everything in one process.
+# they count a loaded server's connections against its budget, time a request against its
+# pool's wait, follow a replica's lag or need both web processes to take requests, which
+# another suite process taking the CPU would skew. `make test PARALLEL=` runs everything in
+# one process.
 PARALLEL ?= -n 2
 PYTEST_ARGS ?=
 # pytest exits 5 when a selection holds no test (e.g. PYTEST_ARGS names one file).

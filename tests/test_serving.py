@@ -48,9 +48,11 @@ from tests.servers import (
     wait_until_serving,
 )
 
-# solo: the connection budgets below are counted on a loaded server; `make test` runs these
-# tests after the others, in a process of their own, so no other suite process loads it.
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.solo]
+pytestmark = pytest.mark.django_db(transaction=True)
+# solo: the tests that count a loaded server's connections against its budget, or time a
+# request against its pool's wait; `make test` runs them after the others, in a process of
+# their own, so no other suite process takes their CPU. The rest run with the suite.
+SOLO = pytest.mark.solo
 POSTGRES_ONLY = pytest.mark.skipif(
     os.environ.get("DATABASE_URL", "").startswith("sqlite") or not os.environ.get("DATABASE_URL"),
     reason="the PostgreSQL edition's connection pool and outage handling",
@@ -73,27 +75,37 @@ def serve(tmp_path):
         print(server.tail())  # shown by pytest only when the test failed
 
 
-def _connections_now() -> int:
+def _backend_pid() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return int(cursor.fetchone()[0])
+
+
+def _connections_now(*also_not: int) -> int:
+    """Connections to the test database, leaving out this thread's and the pids named."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND NOT (pid = ANY(%s))",
+            [list(also_not)],
         )
         return int(cursor.fetchone()[0])
 
 
 class ConnectionWatch:
-    """Samples the test database's connection count from its own thread."""
+    """Samples the test database's connection count from its own thread, leaving out the
+    test's own connection (the thread that started the watch)."""
 
     def __init__(self) -> None:
         self.peak = 0
+        self.test_pid = _backend_pid()
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._watch)
 
     def _watch(self) -> None:
         try:
             while not self.stopped.wait(0.05):
-                self.peak = max(self.peak, _connections_now())
+                self.peak = max(self.peak, _connections_now(self.test_pid))
         finally:
             connection.close()
 
@@ -133,6 +145,7 @@ def _agent_traffic(server: Server, n: int) -> list[int]:
     return statuses
 
 
+@SOLO
 def test_64_concurrent_clients_get_no_5xx_and_connections_stay_in_budget(serve):
     key = make_key(make_workspace("load"))
     budget = 13  # web 2 x 4 + worker 1 + 4 = 13 at most
@@ -556,6 +569,7 @@ def test_slow_senders_are_let_go_and_cannot_hold_the_server(serve):
 
 
 @POSTGRES_ONLY
+@SOLO
 def test_a_request_that_finds_the_pool_in_use_waits_then_gets_503_busy(serve, agent):
     from memory.services import MemoryInput, store_memories
 

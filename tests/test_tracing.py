@@ -53,7 +53,6 @@ class Collector(BaseHTTPRequestHandler):
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.solo
 def test_a_configured_endpoint_gets_a_span_per_request_without_ids(tmp_path):
     pytest.importorskip("opentelemetry.sdk", reason="requirements-otel.txt is not installed")
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
