@@ -10,6 +10,7 @@ from django.db import migrations
 from dewee.partitions import (
     add_index_concurrently,
     distribution_key,
+    is_keyed,
     partition_by_hash,
     partition_count,
     partitions_of,
@@ -92,24 +93,29 @@ class ConcurrentAddIndex(AddIndexConcurrently):
 
 
 def partitioning(table: str, column: str) -> migrations.RunPython:
-    """PostgreSQL: ``table`` hash-partitioned by ``column`` into DEWEE_DB_PARTITIONS
-    partitions (dewee.partitions; none when 0), and back to one plain table when undone.
-    Nothing on SQLite. The table is rebuilt: its writes wait for the copy."""
+    """PostgreSQL: ``table`` keyed by ``(column, id)`` as Citus needs (dewee.partitions) and
+    hash-partitioned by ``column`` into DEWEE_DB_PARTITIONS partitions (when 0, the default,
+    it stays one plain table, only keyed); one plain table keyed by ``id`` again when undone.
+    Nothing on SQLite. Partitioning rebuilds the table: its writes wait for the copy."""
 
     def forwards(apps: Any, schema_editor: Any) -> None:
         wanted = int(settings.DEWEE_DB_PARTITIONS)
-        if schema_editor.connection.vendor != "postgresql" or wanted == 0:
+        if schema_editor.connection.vendor != "postgresql":
             return
         with schema_editor.connection.cursor() as cursor:
-            if partition_count(cursor, table) != wanted:
+            if wanted and partition_count(cursor, table) != wanted:
                 partition_by_hash(cursor, table, column, wanted)
+            elif not wanted and not is_keyed(cursor, table, column):
+                distribution_key(cursor, table, column)
 
     def backwards(apps: Any, schema_editor: Any) -> None:
         if schema_editor.connection.vendor != "postgresql":
             return
         with schema_editor.connection.cursor() as cursor:
             if partition_count(cursor, table):
-                partition_by_hash(cursor, table, column, 0)
+                partition_by_hash(cursor, table, column, 0, keyed=False)
+            elif is_keyed(cursor, table, column):
+                distribution_key(cursor, table, column, keyed=False)
 
     return migrations.RunPython(forwards, backwards, elidable=False)
 

@@ -72,17 +72,33 @@ def add_index_concurrently(cursor: Any, table: str, name: str, statement: str) -
         cursor.execute(f'ALTER INDEX "{name}" ATTACH PARTITION "{own}"')
 
 
-def partition_by_hash(cursor: Any, table: str, column: str, partitions: int) -> None:
+def partition_by_hash(
+    cursor: Any, table: str, column: str, partitions: int, *, keyed: bool = True
+) -> None:
     """Rebuild ``table`` as ``partitions`` hash partitions on ``column`` (0: as one plain
-    table again). Its rows, ids, indexes, checks and foreign keys (both ways) survive; it
-    all happens in one transaction, so a rebuild that fails leaves the table as it was."""
+    table again, keyed by ``(column, id)`` as distribution_key makes it, or by ``id`` alone
+    when not ``keyed``). Its rows, ids, indexes, checks and foreign keys (both ways)
+    survive; it all happens in one transaction, so a rebuild that fails leaves the table as
+    it was."""
     if partitions < 0:
         raise ValueError("the number of partitions cannot be negative")
     with transaction.atomic(using=cursor.db.alias):
-        _rebuild(cursor, table, column, partitions)
+        _rebuild(cursor, table, column, partitions, keyed=keyed or partitions > 0)
 
 
-def _rebuild(cursor: Any, table: str, column: str, partitions: int) -> None:
+def is_keyed(cursor: Any, table: str, column: str) -> bool:
+    """Whether ``table``'s primary key is ``(column, id)``."""
+    cursor.execute(
+        "SELECT array_agg(a.attname::text ORDER BY k.n) FROM pg_constraint c "
+        "CROSS JOIN LATERAL unnest(c.conkey) WITH ORDINALITY AS k(attnum, n) "
+        "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum "
+        "WHERE c.conrelid = %s::regclass AND c.contype = 'p'",
+        [table],
+    )
+    return list(cursor.fetchone()[0] or []) == [column, PRIMARY_KEY]
+
+
+def _rebuild(cursor: Any, table: str, column: str, partitions: int, *, keyed: bool) -> None:
     shape = _shape(cursor, table, column)
     _drop(cursor, shape.incoming)
     staging = f"{table}_rebuilt"
@@ -112,9 +128,9 @@ def _rebuild(cursor: Any, table: str, column: str, partitions: int) -> None:
     )
     sequence = _sequence(cursor, table)
     cursor.execute(f'ALTER SEQUENCE {sequence} RENAME TO "{table}_{PRIMARY_KEY}_seq"')
-    key = f'"{column}", "{PRIMARY_KEY}"' if partitions else f'"{PRIMARY_KEY}"'
+    key = f'"{column}", "{PRIMARY_KEY}"' if keyed else f'"{PRIMARY_KEY}"'
     cursor.execute(f'ALTER TABLE "{table}" ADD CONSTRAINT "{table}_pkey" PRIMARY KEY ({key})')
-    if partitions:
+    if keyed:
         cursor.execute(f'CREATE INDEX "{table}_id_idx" ON "{table}" ("{PRIMARY_KEY}")')
     for _name, statement in shape.indexes:
         # A partitioned table's own index reads "ON ONLY": made again, it covers every
@@ -122,7 +138,7 @@ def _rebuild(cursor: Any, table: str, column: str, partitions: int) -> None:
         cursor.execute(statement.replace(" ON ONLY ", " ON ", 1))
     for name, definition in shape.outgoing:
         cursor.execute(f'ALTER TABLE "{table}" ADD CONSTRAINT "{name}" {definition}')
-    _point(cursor, shape.incoming, table, column if partitions else None)
+    _point(cursor, shape.incoming, table, column if keyed else None)
     cursor.execute(f'ANALYZE "{table}"')
 
 

@@ -301,9 +301,11 @@ DATABASES = {"default": _database()}
 # PostgreSQL: the tables that grow with use (memories with their vectors and keyword index,
 # facts with their versions, the audit log) are hash-partitioned into this many partitions
 # by agent (the audit log by workspace) when their migrations run (dewee.partitions), each
-# with its own indexes, so that one agent's reads use its partition's. 0 keeps plain tables.
-# Read by those migrations only: changing it later repartitions nothing.
-DEWEE_DB_PARTITIONS = int(os.environ.get("DEWEE_DB_PARTITIONS", 16))
+# with its own indexes, so that one agent's reads use its partition's. 0 (the default) keeps
+# plain tables: below tens of millions of memories partitions only add planning to every
+# request (docs/SCALING.md). Read by those migrations only: docs/SCALING.md says how to
+# partition an installation later.
+DEWEE_DB_PARTITIONS = int(os.environ.get("DEWEE_DB_PARTITIONS", 0))
 
 # Read replicas (dewee.replicas): PostgreSQL servers streaming from the primary, comma-separated
 # URLs. Reads that may be slightly stale go to one in rotation; a client that wrote in the last
@@ -519,6 +521,9 @@ DEWEE_PHONE_REGION = os.environ.get("DEWEE_PHONE_REGION", "").strip().upper()
 DEWEE_CONVERSATION_GAP_MINUTES = float(os.environ.get("DEWEE_CONVERSATION_GAP_MINUTES", 30))
 DEWEE_RERANK_MODEL = os.environ.get("DEWEE_RERANK_MODEL") or None
 DEWEE_RERANK_TOKENIZER = os.environ.get("DEWEE_RERANK_TOKENIZER") or None
+# Recall's second stage (memory.recall.ranker): "learned" (the shipped model), "off", or the
+# path of a model file bench/train_ranker.py wrote.
+DEWEE_RECALL_RANKER = (os.environ.get("DEWEE_RECALL_RANKER") or "learned").strip()
 
 # Decay and maintenance (issue: memory that ages). Intervals are in seconds.
 DEWEE_DECAY_STRATEGY = os.environ.get("DEWEE_DECAY_STRATEGY", "exponential")

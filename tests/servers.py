@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
+import pytest
 from django.conf import settings
 from django.db import connection
 
@@ -25,6 +26,17 @@ BASE_DIR = Path(settings.BASE_DIR)
 # Every process a test server starts carries this variable, so a test can find them all
 # (orphans included) in /proc.
 TOKEN_VAR = "DEWEE_TEST_SERVER_TOKEN"
+
+
+ON_SQLITE = not os.environ.get("DATABASE_URL", "").startswith("postgres")
+
+
+def solo_on_sqlite(test: Callable[..., Any]) -> Callable[..., Any]:
+    """A server test run in the solo pass on SQLite only. Run beside the suite there, the
+    servers such tests start on the test database's file once left that process's own
+    connection with a disk I/O error for every later test (the file's WAL gone under it);
+    the cause was not pinned down. On PostgreSQL they run with the suite."""
+    return pytest.mark.solo(test) if ON_SQLITE else test
 
 
 def database_url() -> str:

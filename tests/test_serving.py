@@ -38,6 +38,7 @@ from memory.services.maintenance import beat_worker_heartbeat
 from tests.factories import make_key, make_workspace
 from tests.servers import (
     BASE_DIR,
+    ON_SQLITE,
     TOKEN_VAR,
     Server,
     database_url,
@@ -48,11 +49,12 @@ from tests.servers import (
     wait_until_serving,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
 # solo: the tests that count a loaded server's connections against its budget, or time a
 # request against its pool's wait; `make test` runs them after the others, in a process of
-# their own, so no other suite process takes their CPU. The rest run with the suite.
+# their own, so no other suite process takes their CPU. The rest run with the suite on
+# PostgreSQL, and solo on SQLite too (tests.servers.solo_on_sqlite).
 SOLO = pytest.mark.solo
+pytestmark = [pytest.mark.django_db(transaction=True), *([SOLO] if ON_SQLITE else [])]
 POSTGRES_ONLY = pytest.mark.skipif(
     os.environ.get("DATABASE_URL", "").startswith("sqlite") or not os.environ.get("DATABASE_URL"),
     reason="the PostgreSQL edition's connection pool and outage handling",

@@ -13,7 +13,12 @@ import pytest
 from django.conf import settings
 
 from tests.factories import make_key, make_workspace
-from tests.servers import start_server, stop_server, wait_for, wait_until_serving
+from tests.servers import (
+    start_server,
+    stop_server,
+    wait_for,
+    wait_until_serving,
+)
 
 
 def test_without_an_endpoint_nothing_of_opentelemetry_is_loaded():
@@ -52,7 +57,13 @@ class Collector(BaseHTTPRequestHandler):
         pass
 
 
+# solo on SQLite, as the servers of test_serving (see there).
 @pytest.mark.django_db(transaction=True)
+@(
+    pytest.mark.solo
+    if not os.environ.get("DATABASE_URL", "").startswith("postgres")
+    else (lambda test: test)
+)
 def test_a_configured_endpoint_gets_a_span_per_request_without_ids(tmp_path):
     pytest.importorskip("opentelemetry.sdk", reason="requirements-otel.txt is not installed")
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (

@@ -9,6 +9,7 @@ import pytest
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
+from django.test import override_settings
 from django.utils import timezone
 
 from dewee.partitions import partition_by_hash, partition_count
@@ -37,6 +38,24 @@ PARTITIONED = {
     "facts_fact": ("agent_id", ("facts", "0014_fact_partitions")),
     "memory_auditevent": ("workspace_id", ("tenancy", "0016_audit_partitions")),
 }
+
+
+# Plain tables are the default (DEWEE_DB_PARTITIONS 0): these tests partition them first.
+PARTITIONS = 4
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _partitioned(django_db_setup, django_db_blocker):
+    """The three tables partitioned into PARTITIONS, and DEWEE_DB_PARTITIONS saying so (the
+    migrations read it), for this module; plain again after it."""
+    with override_settings(DEWEE_DB_PARTITIONS=PARTITIONS), django_db_blocker.unblock():
+        with connection.cursor() as cursor:
+            for table, (column, _migration) in PARTITIONED.items():
+                partition_by_hash(cursor, table, column, PARTITIONS)
+        yield
+        with connection.cursor() as cursor:
+            for table, (column, _migration) in reversed(PARTITIONED.items()):
+                partition_by_hash(cursor, table, column, 0)
 
 
 def _migrate(target: tuple[str, str] | None) -> None:
@@ -156,8 +175,8 @@ def test_repartitioning_keeps_rows_and_indexes():
     with connection.cursor() as cursor:
         indexes = _parent_indexes(cursor)
         try:
-            partition_by_hash(cursor, "memory_memory", "agent_id", 4)
-            assert partition_count(cursor, "memory_memory") == 4
+            partition_by_hash(cursor, "memory_memory", "agent_id", 2)
+            assert partition_count(cursor, "memory_memory") == 2
             assert _parent_indexes(cursor) == indexes
             assert _rows() == rows
             assert _links() == links
