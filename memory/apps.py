@@ -11,11 +11,13 @@ class MemoryConfig(AppConfig):
         from language import encoder
         from memory.decay_curves import check_decay_settings
         from memory.embeddings import embedder_if_available
+        from memory.recall.ranker import check_ranker_setting
         from memory.services.graph import check_graph_setting
         from memory.summaries import check_summariser
 
         checks.register(check_summariser)
         checks.register(check_decay_settings)
         checks.register(check_graph_setting)
+        checks.register(check_ranker_setting)
         # The readers of text that need a sentence encoder (the clause classifier) use ours.
         encoder.provide(embedder_if_available)

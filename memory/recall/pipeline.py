@@ -1,8 +1,9 @@
 """The recall pipeline: validate the request, search both indexes, fuse and score the pool,
-rerank the best candidates when a cross-encoder is configured, load the winners and, for an
+order its best with the learned ranker (memory.recall.ranker), rerank the best candidates
+when a cross-encoder is configured, load the winners and, for an
 agent's own recall, record their use."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db.models.expressions import RawSQL
@@ -13,7 +14,8 @@ from language.entities import query_names
 from memory.embeddings.engine import Embedder, get_embedder
 from memory.models import Memory
 from memory.recall.filters import RecallFilters, candidate_memories, clean_filters
-from memory.recall.keyword_search import keyword_search
+from memory.recall.keyword_search import keyword_search, keyword_terms
+from memory.recall.ranker import RANKER_CANDIDATES, Candidate, Ranker, get_ranker, ranker_features
 from memory.recall.relevance import named_entities, relevance, speaking, without_names
 from memory.recall.routing import Fusion, QueryClass, Routing, classify_query, vector_weight
 from memory.recall.scoring import ScoredRow, Weights, best_first, flag_factor, recency_of_age
@@ -105,6 +107,58 @@ def _rerank(
         )
         rescored.append((score, memory_id, importance, memory_recency))
     return best_first(rescored, parts)
+
+
+def _second_stage(
+    ranker: Ranker | None,
+    query: str,
+    scored: list[ScoredRow],
+    parts: dict[int, dict[str, Any]],
+    placed: dict[int, Candidate],
+    vector_hits: list[tuple[int, float]],
+    keyword_hits: list[tuple[int, float]],
+    weights: Weights,
+    *,
+    explain: bool,
+) -> list[ScoredRow]:
+    """The learned ranker's order of the first stage's best RANKER_CANDIDATES (the rest
+    follow in their order): its probability becomes each one's relevance. With ``explain``
+    each of them shows its features, and with a ranker each feature's part of its logit."""
+    top, rest = scored[:RANKER_CANDIDATES], scored[RANKER_CANDIDATES:]
+    contents = dict(
+        Memory.objects.filter(pk__in=[row[1] for row in top]).values_list("pk", "content")
+    )
+    features = ranker_features(
+        parts,
+        [replace(placed[row[1]], content=contents.get(row[1], "")) for row in top],
+        {memory_id: rank for rank, (memory_id, _) in enumerate(vector_hits)},
+        {memory_id: rank for rank, (memory_id, _) in enumerate(keyword_hits)},
+        keyword_terms(query),
+    )
+    if explain:
+        for memory_id, values in features.items():
+            parts[memory_id]["features"] = values
+    if ranker is None:
+        return scored
+    rescored = []
+    for _, memory_id, importance, memory_recency in top:
+        probability = ranker.probability(features[memory_id])
+        entry = parts[memory_id]
+        entry["first_stage"] = entry["relevance"]
+        entry["relevance"] = probability
+        if explain:
+            entry["ranker"] = {
+                name: round(part, 4)
+                for name, part in ranker.contributions(features[memory_id]).items()
+            }
+        score = weights.score(
+            relevance=probability,
+            importance=importance,
+            recency=memory_recency,
+            flag_factor=entry["flag_factor"],
+        )
+        rescored.append((score, memory_id, importance, memory_recency))
+    return best_first(rescored, parts) + rest
 
 
 def load_winners(*, scored: list[ScoredRow], top_k: int) -> list[tuple[ScoredRow, Memory]]:
@@ -199,11 +253,13 @@ def recall(
     rows = (
         candidates.filter(among(list(parts)))
         .annotate(created=RawSQL(epoch_seconds('"memory_memory"."created_at"'), ()))
-        .values_list("pk", "importance", "created", "flagged_at")
+        .values_list("pk", "importance", "created", "flagged_at", "session_id")
     )
     w = request.weights
     scored = []
-    for memory_id, importance, created, flagged_at in rows:
+    placed: dict[int, Candidate] = {}
+    for memory_id, importance, created, flagged_at, session_id in rows:
+        placed[memory_id] = Candidate(memory_id, session_id, float(created))
         memory_recency = recency_of_age(now.timestamp() - created)
         parts[memory_id]["flag_factor"] = flag_factor(flagged_at)
         score = w.score(
@@ -214,6 +270,19 @@ def recall(
         )
         scored.append((score, memory_id, importance, memory_recency))
     scored = best_first(scored, parts)
+    ranker = get_ranker() if request.rerank else None
+    if ranker is not None or request.explain:
+        scored = _second_stage(
+            ranker,
+            request.query,
+            scored,
+            parts,
+            placed,
+            vector_hits,
+            keyword_hits,
+            w,
+            explain=request.explain,
+        )
     reranker = get_reranker() if request.rerank else None
     if reranker is not None:
         scored = _rerank(reranker, request.query, scored[:RERANK_CANDIDATES], parts, w)

@@ -195,11 +195,14 @@ def relevance(
             + SPEAKER_WEIGHT * entry["speaker"]
             + NEIGHBOUR_WEIGHT * entry["neighbour"]
         ) * (SUPERSEDED_FACTOR if entry["superseded"] else 1.0)
-    if explain:  # what each search gave each memory (None: it did not find it)
+    # What each search gave each memory, normalised (None: it did not find it): the second
+    # stage reads these; only an explanation shows the raw scores.
+    for memory_id, entry in parts.items():
+        entry["vector_norm"] = vector_norm.get(memory_id)
+        entry["keyword_norm"] = keyword_norm.get(memory_id)
+    if explain:
         vector_raw, keyword_raw = dict(vector_hits), dict(keyword_hits)
         for memory_id, entry in parts.items():
             entry["vector"] = vector_raw.get(memory_id)
-            entry["vector_norm"] = vector_norm.get(memory_id)
             entry["keyword"] = keyword_raw.get(memory_id)
-            entry["keyword_norm"] = keyword_norm.get(memory_id)
     return parts

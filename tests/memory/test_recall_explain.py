@@ -6,11 +6,15 @@ import pytest
 from dewee.cli import main
 from memory.recall import RecallRequest, recall
 from memory.recall import pipeline as recall_pipeline
+from memory.recall.ranker import FEATURES, get_ranker
 from memory.services import MemoryInput, store_memories
 
 pytestmark = pytest.mark.django_db
 
-SEARCHES = {"vector", "vector_norm", "keyword", "keyword_norm"}
+# What each search gave a memory: the normalised scores are kept for the second stage, the
+# raw ones only for an explanation.
+RAW_SEARCHES = {"vector", "keyword"}
+SEARCHES = RAW_SEARCHES | {"vector_norm", "keyword_norm"}
 SIGNALS = SEARCHES | {
     "fused",
     "entity",
@@ -22,7 +26,13 @@ SIGNALS = SEARCHES | {
     "importance",
     "recency",
 }
-EXPLANATION = SIGNALS | {"query_class", "vector_weight", "weights", "score"}
+EXPLANATION = SIGNALS | {"query_class", "vector_weight", "weights", "score", "features"}
+
+
+def explanation_keys() -> set[str]:
+    """With a ranker (memory.recall.ranker) each hit also shows its first stage's relevance
+    and each feature's part in the ranker's score."""
+    return EXPLANATION | ({"first_stage", "ranker"} if get_ranker() else set())
 
 
 @pytest.fixture
@@ -54,7 +64,8 @@ def test_with_explain_each_hit_names_each_signal(agent, memories):
     hits = ask(agent, explain=True).hits
     assert hits
     for hit in hits:
-        assert set(hit.explanation) == EXPLANATION
+        assert set(hit.explanation) == explanation_keys()
+        assert set(hit.explanation["features"]) == set(FEATURES)
         assert set(hit.explanation["weights"]) == {"relevance", "importance", "recency"}
         assert hit.explanation["score"] == hit.score
 
@@ -80,7 +91,7 @@ def test_without_explain_the_search_scores_are_not_even_kept(agent, memories, mo
     ask(agent)
     ask(agent, explain=True)
     plain, explained = kept
-    assert not plain & SEARCHES
+    assert not plain & RAW_SEARCHES
     assert explained >= SEARCHES
 
 
@@ -97,7 +108,7 @@ def test_the_api_explains_only_when_asked(api, agent, memories):
     items = explained.json()["items"]
     assert items
     for item in items:
-        assert set(item["explanation"]) == EXPLANATION
+        assert set(item["explanation"]) == explanation_keys()
 
 
 def test_the_cli_explains_only_when_asked(agent, memories, capsys):
@@ -113,4 +124,4 @@ def test_the_dashboard_search_shows_each_rows_signals(admin_client, agent, memor
     response = admin_client.get("/dashboard/memory/", {"agent": agent.agent_id, "q": "TLS"})
     rows = response.context["rows"]
     assert rows
-    assert all(set(row["explanation"]) == EXPLANATION for row in rows)
+    assert all(set(row["explanation"]) == explanation_keys() for row in rows)
