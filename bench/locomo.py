@@ -66,6 +66,7 @@ logging.getLogger("django-q").setLevel(logging.WARNING)
 from django.core.management import call_command  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.db import connection  # noqa: E402
+from django.test import override_settings  # noqa: E402
 
 from dewee.cli.progress import with_progress  # noqa: E402
 from memory.recall import Audience, RecallFilters, RecallRequest, recall  # noqa: E402
@@ -262,6 +263,20 @@ def over_http(via: str, url: str, key: str) -> Ask:
     return ask_rest
 
 
+def _result(
+    index: int, qa: dict[str, Any], gold: list[str], ranked: list[str], query_class: str
+) -> dict[str, Any]:
+    return {
+        "conversation": index + 1,
+        "question": qa["question"],
+        "category": qa["category"],
+        "gold": gold,
+        "top": ranked[: max(KS)],
+        "query_class": query_class,
+        "found": {k: len(set(gold) & set(ranked[:k])) / len(gold) for k in KS},
+    }
+
+
 def report(title: str, results: list[dict[str, Any]]) -> None:
     """One table: mean recall, any / all evidence found and each category, per k."""
     if not results:
@@ -310,6 +325,11 @@ def main() -> None:
         help="Store and ask over REST as the plainest client: one turn per call, no session, "
         "date, caption or reference; recall with defaults.",
     )
+    parser.add_argument(
+        "--first-stage-too",
+        action="store_true",
+        help="Ask every question a second time with the learned ranker off, and report both.",
+    )
     args = parser.parse_args()
     if not args.data.exists():
         sys.exit(f"LoCoMo data not found at {args.data}; pass --data PATH")
@@ -326,8 +346,15 @@ def main() -> None:
             workspace=workspace, name=f"locomo-{run}", actor="bench", scopes=["read", "write"]
         )
         ask = over_http(args.via, url, secret)
+
+    def asked(agent: Agent, user: str, turn_of: dict[int, str], question: str) -> Any:
+        if args.plain_client:
+            return ask_as_a_plain_client(url, secret, turn_of, agent, user, question, max(KS))
+        return ask(agent, user, question, max(KS), args.routing, args.fusion)
+
     started = time.perf_counter()
     results: list[dict[str, Any]] = []
+    first_stage: list[dict[str, Any]] = []
     ingest_seconds = recall_seconds = 0.0
     turns = 0
     loading = with_progress(
@@ -349,6 +376,7 @@ def main() -> None:
             )
         else:
             known = ingest(conversation, agent, user=user, sessions=not args.no_sessions)
+            turn_of = {}
         ingest_seconds += time.perf_counter() - t0
         turns += len(known)
         for qa in conversation["qa"]:
@@ -358,27 +386,13 @@ def main() -> None:
             if not gold:
                 continue
             t0 = time.perf_counter()
-            if args.plain_client:
-                ranked, query_class = ask_as_a_plain_client(
-                    url, secret, turn_of, agent, user, qa["question"], max(KS)
-                )
-            else:
-                ranked, query_class = ask(
-                    agent, user, qa["question"], max(KS), args.routing, args.fusion
-                )
+            ranked, query_class = asked(agent, user, turn_of, qa["question"])
             recall_seconds += time.perf_counter() - t0
-            found = {k: len(set(gold) & set(ranked[:k])) / len(gold) for k in KS}
-            results.append(
-                {
-                    "conversation": index + 1,
-                    "question": qa["question"],
-                    "category": qa["category"],
-                    "gold": gold,
-                    "top": ranked[: max(KS)],
-                    "query_class": query_class,
-                    "found": found,
-                }
-            )
+            results.append(_result(index, qa, gold, ranked, query_class))
+            if args.first_stage_too:
+                with override_settings(DEWEE_RECALL_RANKER="off"):
+                    ranked, query_class = asked(agent, user, turn_of, qa["question"])
+                first_stage.append(_result(index, qa, gold, ranked, query_class))
         print(
             f"  conversation {index + 1}/{len(conversations)}: {len(results)} questions "
             f"so far, R@20 {100 * statistics.mean(r['found'][20] for r in results):.1f}%",
@@ -402,10 +416,13 @@ def main() -> None:
         f"(ingest {ingest_seconds:.0f} s = {turns / ingest_seconds:.0f} turns/s, recall "
         f"{1000 * recall_seconds / n:.1f} ms/question)"
     )
-    report("All conversations", results)
-    tuned = [r for r in results if r["conversation"] - 1 in TUNED_ON]
-    report("Conversations 1-5 (tuned on)", tuned)
-    report("Conversations 6-10 (never tuned on)", [r for r in results if r not in tuned])
+    for title, found in (("", results), ("First stage only (no ranker): ", first_stage)):
+        if not found:
+            continue
+        report(f"{title}All conversations", found)
+        tuned = [r for r in found if r["conversation"] - 1 in TUNED_ON]
+        report(f"{title}Conversations 1-5 (tuned on)", tuned)
+        report(f"{title}Conversations 6-10 (never tuned on)", [r for r in found if r not in tuned])
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 

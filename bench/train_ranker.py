@@ -22,6 +22,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -43,13 +44,15 @@ from django.core.management import call_command  # noqa: E402
 from bench.locomo import clean_evidence, ingest, session_time  # noqa: E402
 from memory.recall import Audience, RecallFilters, RecallRequest, recall  # noqa: E402
 from memory.recall.ranker import FEATURES, RANKER_CANDIDATES, RANKER_FILE  # noqa: E402
+from memory.recall.ranker_fit import fit  # noqa: E402
 from memory.services import MemoryInput, store_memories  # noqa: E402
 from memory.services.graph_rebuild import build_pending_graph  # noqa: E402
 from tenancy.models import Agent  # noqa: E402
 from tenancy.services import default_workspace, ensure_agent  # noqa: E402
 
 TRAIN = ROOT / "bench" / "dialogues" / "train"
-L2 = 1.0
+# The session spreads the leave-one-out check compares (0: none).
+SPREADS = (0.0, 0.25, 0.5, 1.0)
 # A plain client's turns, one after another.
 PLAIN_SPACING = timedelta(seconds=2)
 
@@ -114,6 +117,7 @@ def examples(path: Path, mode: str, run: str) -> list[dict[str, Any]]:
             candidates.append(
                 {
                     "refs": list(hit.memory.source_refs),
+                    "session": hit.memory.session_id,
                     "features": [hit.explanation["features"][name] for name in FEATURES],
                 }
             )
@@ -121,29 +125,6 @@ def examples(path: Path, mode: str, run: str) -> list[dict[str, Any]]:
             {"dialogue": path.stem, "mode": mode, "gold": gold, "candidates": candidates}
         )
     return questions
-
-
-def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Standardise, then logistic regression with L2 by Newton's method; positives weighed
-    to balance the classes."""
-    means = x.mean(axis=0)
-    scales = x.std(axis=0)
-    scales[scales < 1e-9] = 1.0
-    z = np.hstack([(x - means) / scales, np.ones((len(x), 1))])
-    positives = max(float(y.sum()), 1.0)
-    sample = np.where(y > 0, (len(y) - positives) / positives, 1.0)
-    w = np.zeros(z.shape[1])
-    penalty = np.full(z.shape[1], L2)
-    penalty[-1] = 0.0
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -60, 60)))
-        gradient = z.T @ (sample * (p - y)) + penalty * w
-        hessian = (z.T * (sample * p * (1 - p))) @ z + np.diag(penalty + 1e-9)
-        step = np.linalg.solve(hessian, gradient)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return means, scales, w[:-1], float(w[-1])
 
 
 def recall_at(questions: list[dict[str, Any]], order: Any, k: int) -> float:
@@ -155,14 +136,34 @@ def recall_at(questions: list[dict[str, Any]], order: Any, k: int) -> float:
     return 100 * statistics.mean(scores) if scores else 0.0
 
 
-def by_model(means: np.ndarray, scales: np.ndarray, weights: np.ndarray, bias: float) -> Any:
+def by_model(
+    means: np.ndarray, scales: np.ndarray, weights: np.ndarray, bias: float, spread: float = 0.0
+) -> Any:
+    """The candidates by the model's logit; with ``spread``, each pick lowers the logits of
+    the candidates left in its session by that much (a greedy spread over sessions)."""
+
     def order(q: dict[str, Any]) -> list[dict[str, Any]]:
         if not q["candidates"]:
             return []
         x = np.array([c["features"] for c in q["candidates"]])
-        logits = ((x - means) / scales) @ weights + bias
-        ranked = sorted(range(len(logits)), key=lambda i: (-logits[i], i))
-        return [q["candidates"][i] for i in ranked]
+        logits = list(((x - means) / scales) @ weights + bias)
+        left = list(range(len(logits)))
+        picked: list[int] = []
+        taken: dict[Any, int] = {}
+        while left:
+            best = max(
+                left,
+                key=lambda i: (
+                    logits[i] - spread * taken.get(q["candidates"][i].get("session"), 0),
+                    -i,
+                ),
+            )
+            left.remove(best)
+            picked.append(best)
+            session = q["candidates"][best].get("session")
+            if session is not None:
+                taken[session] = taken.get(session, 0) + 1
+        return [q["candidates"][i] for i in picked]
 
     return order
 
@@ -218,16 +219,16 @@ def main() -> None:
 
     # Leave one dialogue out: the figures that say whether the model generalises.
     dialogues = sorted({q["dialogue"] for q in questions})
-    held_out: dict[str, list[float]] = {
-        name: [] for name in ("first@5", "first@20", "ranker@5", "ranker@20")
-    }
+    held_out: dict[str, list[float]] = defaultdict(list)
     for left_out in dialogues:
         train = [q for q in questions if q["dialogue"] != left_out]
         test = [q for q in questions if q["dialogue"] == left_out]
-        model = by_model(*fit(*matrix(train)))
+        fitted = fit(*matrix(train))
         for k in (5, 20):
             held_out[f"first@{k}"].append(recall_at(test, first_stage, k))
-            held_out[f"ranker@{k}"].append(recall_at(test, model, k))
+            for spread in SPREADS:
+                model = by_model(*fitted, spread=spread)
+                held_out[f"ranker, spread {spread}@{k}"].append(recall_at(test, model, k))
     print("\nLeave one dialogue out (mean over dialogues):")
     for name, values in held_out.items():
         print(f"  {name}: {statistics.mean(values):.1f}")

@@ -282,7 +282,13 @@ class RecallIn(StrictSchema):
         description="Give each item its explanation: the signals behind its score. Without "
         "it, explanation is null and none is computed.",
     )
-    rerank: StrictBool = Field(True, description="Use the configured reranker, if any.")
+    rerank: StrictBool = Field(
+        True,
+        description=(
+            "Order the best candidates with the learned ranker and the configured "
+            "cross-encoder, if any; false keeps the first stage's order."
+        ),
+    )
     user: StrictStr | None = Field(
         None,
         description="Recall for this user: their memories and the agent's shared ones (stored "

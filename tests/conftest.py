@@ -105,47 +105,6 @@ def _fast_password_hashing():
         yield
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _flush_only_the_tables_a_test_wrote():
-    """On PostgreSQL, a transactional test ends with a flush that TRUNCATEs every table: a
-    new file for each table, partition and index, about a second per test once memories,
-    facts and the audit log have their partitions. Here the suite empties only the tables that
-    hold rows, with DELETE and foreign-key triggers held for the statement (as a superuser may),
-    which leaves the same empty database. Sequences are not reset either way."""
-    from django.db.backends.postgresql.operations import DatabaseOperations
-
-    original = DatabaseOperations.sql_flush
-
-    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
-        def everything() -> list[str]:
-            return original(
-                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
-            )
-
-        if reset_sequences or not tables:
-            return everything()
-        quote = self.quote_name
-        with self.connection.cursor() as cursor:
-            cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
-            if not cursor.fetchone()[0]:
-                return everything()
-            cursor.execute(
-                " UNION ALL ".join(
-                    f"SELECT {n} WHERE EXISTS (SELECT 1 FROM {quote(t)})"
-                    for n, t in enumerate(tables)
-                )
-            )
-            written = [tables[n] for (n,) in cursor.fetchall()]
-        if not written:
-            return []
-        deletes = [f"DELETE FROM {quote(t)}" for t in written]
-        return ["SET LOCAL session_replication_role = replica", *deletes]
-
-    DatabaseOperations.sql_flush = sql_flush  # type: ignore[method-assign]
-    yield
-    DatabaseOperations.sql_flush = original  # type: ignore[method-assign]
-
-
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits():
     """Every test starts with no request counted (the database's counters are rolled back

@@ -32,7 +32,7 @@ SUPPORT_SEEDS = 10
 # Time nearness: exp(-|dt| / TIME_SCALE_SECS) to the nearest of the seeds.
 TIME_SCALE_SECS = 3600.0
 
-FEATURES = (
+SIGNALS = (
     "fused",
     "vector",
     "keyword",
@@ -50,6 +50,9 @@ FEATURES = (
     "words",
     "overlap",
 )
+# Each signal, and its distance below the best of the candidates (the same value means
+# something else when everything matches well than when nothing does).
+FEATURES = SIGNALS + tuple(f"{name}_gap" for name in SIGNALS)
 
 
 @dataclass(frozen=True)
@@ -63,11 +66,11 @@ class Candidate:
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-STEM = 5
+STEM = 4
 
 
 def _stem(word: str) -> str:
-    """A crude stem: the first STEM letters ("hiking", "hikes" and "hiked" meet)."""
+    """A crude stem: the first STEM letters ("named" and "name", "hiking" and "hikes" meet)."""
     return word[:STEM]
 
 
@@ -201,4 +204,7 @@ def ranker_features(
             "words": math.log1p(len(_WORD.findall(candidate.content))),
             "overlap": _overlap(query_stems, candidate.content),
         }
+    best = {name: max((v[name] for v in features.values()), default=0.0) for name in SIGNALS}
+    for values in features.values():
+        values.update({f"{name}_gap": values[name] - best[name] for name in SIGNALS})
     return features
