@@ -81,8 +81,8 @@ test-sqlite: $(VENV)/.dev chromium
 	DEWEE_PARSER=off DATABASE_URL= $(VENV)/bin/pytest -q -p no:cacheprovider -m "not solo" $(RULES_ONLY_TESTS)
 
 test-postgres: $(VENV)/.dev chromium
-	$(PY) scripts/with-postgres -- $(VENV)/bin/pytest $(PARALLEL) -m "not solo" $(PYTEST_ARGS)
-	$(call SOLO_PASS,$(PY) scripts/with-postgres -- $(VENV)/bin/pytest)
+	$(PY) scripts/with-postgres --no-sync -- $(VENV)/bin/pytest $(PARALLEL) -m "not solo" $(PYTEST_ARGS)
+	$(call SOLO_PASS,$(PY) scripts/with-postgres --no-sync -- $(VENV)/bin/pytest)
 
 test: lint typecheck test-sqlite test-postgres
 

@@ -102,6 +102,7 @@ class Server:
     token: str
     log: Path
     key: str | None = None
+    workspace_id: int | None = None  # the workspace ``key`` belongs to
 
     def request(
         self,

@@ -36,7 +36,9 @@ def dewee_server(django_db_setup, tmp_path_factory) -> Iterator[Server]:
 @pytest.fixture
 def live(dewee_server, transactional_db) -> Iterator[Server]:
     """The server, with a key of a new workspace that may do everything."""
-    dewee_server.key = make_key(make_workspace())
+    workspace = make_workspace()
+    dewee_server.key = make_key(workspace)
+    dewee_server.workspace_id = workspace.pk
     yield dewee_server
     wait_until_the_database_is_quiet()
 

@@ -98,7 +98,7 @@ def test_a_read_key_reads_and_a_write_is_refused(live, store):
     from tests.factories import make_key
 
     store.put(("helpdesk", "u7"), "k", {"content": "Ana's desk is 14"})
-    workspace = Workspace.objects.get()
+    workspace = Workspace.objects.get(pk=live.workspace_id)
     reader = DeweeStore(Dewee(live.url, make_key(workspace, scopes=["read"])))
     item = reader.get(("helpdesk", "u7"), "k")
     assert item is not None
