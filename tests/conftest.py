@@ -12,11 +12,48 @@ from django.test import Client, override_settings
 from dewee.rate_counters import SQLiteFileCounters
 from tenancy.models import Agent, Workspace
 from tests.factories import make_agent, make_key, make_workspace
+from tests.servers import ON_SQLITE
 
 # Playwright drives the browser from an event loop in the test thread; the test's own ORM
 # calls are synchronous and safe there.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 CHROMIUM = os.environ.get("DEWEE_CHROMIUM", "/usr/bin/chromium")
+
+# Modules of tests on text and code alone (extraction, language, patterns, the import rules):
+# none starts a server or a command. Their tests that ask for no database run the same on
+# both editions, so the PostgreSQL pass leaves them to the SQLite one (`make test` runs
+# both); those that do ask for one run on both.
+TEXT_ONLY_MODULES = (
+    "tests/language/",
+    "tests/facts/test_extraction",
+    "tests/facts/test_as_people_write",
+    "tests/facts/test_natural_changes.py",
+    "tests/facts/test_rules.py",
+    "tests/facts/test_clause_classifier.py",
+    "tests/memory/test_entities.py",
+    "tests/memory/test_graph_layout.py",
+    "tests/memory/test_summaries.py",
+    "tests/test_patterns_linear.py",
+    "tests/test_import_cycles.py",
+)
+DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "live_server"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if ON_SQLITE:
+        return
+    left = []
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        needs_database = item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(
+            getattr(item, "fixturenames", ())
+        )
+        if module.startswith(TEXT_ONLY_MODULES) and not needs_database:
+            left.append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        leaving = set(left)
+        items[:] = [item for item in items if item not in leaving]
 
 
 @pytest.fixture

@@ -1,0 +1,91 @@
+"""PostgreSQL: the keyword search of an agent of 100,000 memories, and of one of 10,000 beside
+it, reads the full-text index and about one heap page per match of its own: neither a bitmap
+of all the agent's rows nor the other agent's matches (EXPLAIN (ANALYZE, BUFFERS) of the query
+the product runs)."""
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from memory.models import Memory
+from memory.recall import keyword_search
+from memory.services import MemoryInput, store_memories
+from tests.factories import make_agent
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="SQLite's keyword index is its FTS5 table"
+    ),
+]
+
+LARGE, SMALL = 100_000, 10_000
+WORDS = 1_000  # each "wN" is in one of every WORDS memories of an agent
+RARE_EVERY = 5_000  # "quokka" is in one of every RARE_EVERY
+
+
+def fill(agent, count: int) -> None:
+    """``count`` copies of one stored memory for ``agent``, each with its own words: one
+    set-based INSERT (storing 100,000 through the API would take minutes)."""
+    [template] = store_memories(agent=agent, items=[MemoryInput(content="template")])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_name = 'memory_memory' AND table_schema = current_schema() "
+            "AND is_generated = 'NEVER' AND column_name NOT IN ('id', 'content', 'embedding')"
+        )
+        columns = [f'"{name}"' for (name,) in cursor.fetchall()]
+        cursor.execute(
+            f"INSERT INTO memory_memory ({', '.join(columns)}, content) "
+            f"SELECT {', '.join(columns)}, 'note ' || i || ' about w' || (i %% %s) "
+            "|| CASE WHEN i %% %s = 0 THEN ' and a quokka' ELSE '' END "
+            "FROM memory_memory, generate_series(1, %s) i WHERE id = %s",
+            (WORDS, RARE_EVERY, count, template.pk),
+        )
+        cursor.execute("ANALYZE memory_memory")
+
+
+def plan_of(agent, query: str) -> dict:
+    """The plan, with its buffers, of the full-text query keyword search runs for ``query``."""
+    with CaptureQueriesContext(connection) as captured:
+        hits = keyword_search.keyword_search(
+            agent, Memory.objects.filter(agent=agent), query, limit=20, filtered=False
+        )
+    assert hits
+    [sql] = [q["sql"] for q in captured.captured_queries if "ts_rank_cd" in q["sql"]]
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}")
+        [[document]] = cursor.fetchall()
+    document = json.loads(document) if isinstance(document, str) else document
+    return document[0]["Plan"]
+
+
+def nodes(plan: dict) -> list[dict]:
+    return [plan, *(node for child in plan.get("Plans", []) for node in nodes(child))]
+
+
+def test_a_keyword_query_reads_the_pages_of_its_own_agents_matches(workspace):
+    large, small = make_agent(workspace, "large"), make_agent(workspace, "small")
+    fill(large, LARGE)
+    fill(small, SMALL)
+
+    # A rare word, and one in a thousandth of each agent's memories.
+    for agent, word, matches in (
+        (large, "quokka", LARGE // RARE_EVERY),
+        (small, "quokka", SMALL // RARE_EVERY),
+        (large, "w7", LARGE // WORDS),
+        (small, "w7", SMALL // WORDS),
+    ):
+        plan = plan_of(agent, word)
+        scans = [node for node in nodes(plan) if node["Node Type"] == "Bitmap Index Scan"]
+        assert "memory_search_idx" in {scan["Index Name"] for scan in scans}
+        [heap] = [node for node in nodes(plan) if node["Node Type"] == "Bitmap Heap Scan"]
+        assert heap["Actual Rows"] == matches
+        # The index's few pages and about one heap page per match of this agent. A bitmap of
+        # all the large agent's rows from its btree would read about 270 pages more, and its
+        # matches read for the small one 100 more.
+        read = plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]
+        where = [(scan["Index Name"], scan["Index Cond"]) for scan in scans]
+        assert read <= 30 + 1.2 * matches, (agent.agent_id, word, read, matches, where)
