@@ -98,15 +98,29 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--singles", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--pending-list-too",
+        action="store_true",
+        help="PostgreSQL: also fill with the keyword index's pending list on (GIN fastupdate, "
+        "as before migration memory 0027), graph by the worker: what taking each entry into "
+        "the index at once costs a store.",
+    )
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     call_command("prepare_models", verbosity=0)
     print(f"edition {connection.vendor}; {os.cpu_count()} cores", file=sys.stderr)
-    modes = ("off", "worker", "inline")
+    modes: tuple[str, ...] = ("off", "worker", "inline")
+    if args.pending_list_too and connection.vendor == "postgresql":
+        modes += ("worker, pending list",)
     rates: dict[str, list[tuple[float, float, float]]] = {mode: [] for mode in modes}
     for round_no in range(args.rounds):
         for mode in modes:
-            settings.DEWEE_GRAPH_ON_STORE = mode
+            pending = mode.endswith("pending list")
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    switch = "on" if pending else "off"
+                    cursor.execute(f"ALTER INDEX memory_search_idx SET (fastupdate = {switch})")
+            settings.DEWEE_GRAPH_ON_STORE = mode.split(",")[0]
             OrmQ.objects.all().delete()
             agent = create_agent(
                 workspace=default_workspace(), agent_id=f"ingest-{round_no}-{mode}"
@@ -139,7 +153,7 @@ def main() -> None:
             if worker
             else f"| {mode} | {batch:,.0f} | {single:,.1f} | - |"
         )
-    for mode in ("worker", "inline"):
+    for mode in modes[1:]:
         print(
             f"\ngraph {mode}: batch {100 * medians[mode][0] / medians['off'][0]:.0f}% and single "
             f"{100 * medians[mode][1] / medians['off'][1]:.0f}% of the rate without it"

@@ -258,6 +258,7 @@ STAGES = [
     ("  entity pass", "memory.recall.relevance", "_entity_matches"),
     ("  neighbour pass", "memory.recall.relevance", "neighbours"),
     ("  neighbour pass", "memory.recall.relevance", "_neighbours"),  # before issue 11
+    ("second stage (learned ranker)", "memory.recall.pipeline", "_second_stage"),
     ("load winners", "memory.recall.pipeline", "load_winners"),
     ("record access", "memory.recall.pipeline", "record_memory_access"),
 ]

@@ -521,9 +521,9 @@ DEWEE_PHONE_REGION = os.environ.get("DEWEE_PHONE_REGION", "").strip().upper()
 DEWEE_CONVERSATION_GAP_MINUTES = float(os.environ.get("DEWEE_CONVERSATION_GAP_MINUTES", 30))
 DEWEE_RERANK_MODEL = os.environ.get("DEWEE_RERANK_MODEL") or None
 DEWEE_RERANK_TOKENIZER = os.environ.get("DEWEE_RERANK_TOKENIZER") or None
-# Recall's second stage (memory.recall.ranker): "learned" (the shipped model), "off", or the
-# path of a model file bench/train_ranker.py wrote.
-DEWEE_RECALL_RANKER = (os.environ.get("DEWEE_RECALL_RANKER") or "learned").strip()
+# Recall's second stage (memory.recall.ranker): "off" (the default: the first stage's order),
+# "learned" (the shipped model), or the path of a model file bench/train_ranker.py wrote.
+DEWEE_RECALL_RANKER = (os.environ.get("DEWEE_RECALL_RANKER") or "off").strip()
 
 # Decay and maintenance (issue: memory that ages). Intervals are in seconds.
 DEWEE_DECAY_STRATEGY = os.environ.get("DEWEE_DECAY_STRATEGY", "exponential")

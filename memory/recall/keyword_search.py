@@ -28,7 +28,7 @@ def keyword_terms(text: str) -> list[str]:
 
 
 def _subquery(candidates: MemoryQuerySet) -> tuple[str, tuple]:
-    sql, params = candidates.values("id").query.sql_with_params()
+    sql, params = candidates.order_by().values("id").query.sql_with_params()
     return sql, tuple(params)
 
 
@@ -47,7 +47,10 @@ def keyword_search(
         narrow = f"AND m.id IN ({subquery})" if filtered else ""
         return _pg_bm25(agent, terms, narrow, narrow_params, limit=limit)
     if filtered:
-        narrow = f"AND memory_fts.rowid IN ({subquery})"
+        # "+": the ids narrow FTS5's matches, never drive them: offered to FTS5 as rowids to
+        # look up, the full-text query ran once per id of the subquery (2 s a recall for an
+        # agent of 10,000 memories: bench/recall.py, docs/BENCHMARKS.md issue 26).
+        narrow = f"AND +memory_fts.rowid IN ({subquery})"
     return _fts5_bm25(agent, terms, narrow, narrow_params, limit=limit)
 
 

@@ -8,8 +8,10 @@ neighbour evidence, supersession, and how much of the pool's best sits in the sa
 conversation and how near in time). The model is a small JSON file (RANKER_FILE) written by
 ``bench/train_ranker.py`` from Dewee's own training dialogues (bench/dialogues/train), never
 from an evaluation set. Its probability becomes the memory's relevance; importance, recency
-and the caller's weights apply as before. ``DEWEE_RECALL_RANKER`` is "learned" (the shipped
-model), "off", or the path of a model an operator trained on their own dialogues.
+and the caller's weights apply as before. ``DEWEE_RECALL_RANKER`` is "off" (the default), "learned"
+(the shipped model), or the path of a model an operator trained on their own dialogues. It is
+off by default because on LoCoMo it gained nothing over the first stage (R@20 85.8 either way
+with sessions, 82.3 against 83.6 for a plain client; docs/BENCHMARKS.md, issue 26).
 """
 
 import json
@@ -125,9 +127,9 @@ def load_ranker(path: Path) -> Ranker:
 
 
 def _configured() -> Path | None:
-    """DEWEE_RECALL_RANKER: "learned" (the default) is the shipped model, "off" none, and
+    """DEWEE_RECALL_RANKER: "off" (the default) is none, "learned" the shipped model, and
     anything else the path of a model file (bench/train_ranker.py --out) to use instead."""
-    value = str(getattr(settings, "DEWEE_RECALL_RANKER", "learned") or "learned")
+    value = str(getattr(settings, "DEWEE_RECALL_RANKER", "off") or "off")
     if value.lower() == "off":
         return None
     if value.lower() == "learned":

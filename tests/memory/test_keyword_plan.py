@@ -1,7 +1,10 @@
-"""PostgreSQL: the keyword search of an agent of 100,000 memories, and of one of 10,000 beside
+"""The plans of the keyword search's queries, as the product runs them.
+
+PostgreSQL: the keyword search of an agent of 100,000 memories, and of one of 10,000 beside
 it, reads the full-text index and about one heap page per match of its own: neither a bitmap
-of all the agent's rows nor the other agent's matches (EXPLAIN (ANALYZE, BUFFERS) of the query
-the product runs)."""
+of all the agent's rows nor the other agent's matches (EXPLAIN (ANALYZE, BUFFERS)).
+SQLite: a search narrowed by the request's filters (a user's scope, tags, a window) runs the
+full-text query once and narrows its matches, not once per memory the filters let through."""
 
 import json
 
@@ -14,12 +17,11 @@ from memory.recall import keyword_search
 from memory.services import MemoryInput, store_memories
 from tests.factories import make_agent
 
-pytestmark = [
-    pytest.mark.django_db,
-    pytest.mark.skipif(
-        connection.vendor != "postgresql", reason="SQLite's keyword index is its FTS5 table"
-    ),
-]
+pytestmark = pytest.mark.django_db
+POSTGRESQL_ONLY = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="PostgreSQL's full-text index and its pages"
+)
+SQLITE_ONLY = pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's FTS5 table")
 
 LARGE, SMALL = 100_000, 10_000
 WORDS = 1_000  # each "wN" is in one of every WORDS memories of an agent
@@ -66,6 +68,7 @@ def nodes(plan: dict) -> list[dict]:
     return [plan, *(node for child in plan.get("Plans", []) for node in nodes(child))]
 
 
+@POSTGRESQL_ONLY
 def test_a_keyword_query_reads_the_pages_of_its_own_agents_matches(workspace):
     large, small = make_agent(workspace, "large"), make_agent(workspace, "small")
     fill(large, LARGE)
@@ -89,3 +92,26 @@ def test_a_keyword_query_reads_the_pages_of_its_own_agents_matches(workspace):
         read = plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]
         where = [(scan["Index Name"], scan["Index Cond"]) for scan in scans]
         assert read <= 30 + 1.2 * matches, (agent.agent_id, word, read, matches, where)
+
+
+@SQLITE_ONLY
+def test_a_narrowed_search_runs_the_full_text_query_once(agent):
+    stored = store_memories(
+        agent=agent,
+        items=[
+            MemoryInput(content="the quokka enclosure opens at nine"),
+            MemoryInput(content="quokka photos from the trip", user="u1"),
+            MemoryInput(content="lunch at noon"),
+        ],
+    )
+    shared = Memory.objects.filter(agent=agent, user_ref__isnull=True)
+    with CaptureQueriesContext(connection) as captured:
+        hits = keyword_search.keyword_search(agent, shared, "quokka", limit=20, filtered=True)
+    assert [memory_id for memory_id, _ in hits] == [stored[0].pk]
+    [sql] = [q["sql"] for q in captured.captured_queries if "bm25(" in q["sql"]]
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}")
+        steps = [row[-1] for row in cursor.fetchall()]
+    [fts] = [step for step in steps if "VIRTUAL TABLE" in step]
+    # "INDEX 0:=..." is FTS5 looking up the filter's ids one by one, the query run for each.
+    assert "0:=" not in fts, steps
