@@ -75,7 +75,6 @@ def test_patterns_are_collected():
         "language.attribution._DRAFT_INTRO",
         "language.entities.names._NAME_CONTEXT",
         "language.entities.speaker._LEADING_SPEAKER",
-        "memory.recall.keyword_search._TSVECTOR_ENTRY",
         "dewee.logs._PERSON_IN_PATH",
     ):
         assert expected in names

@@ -5,6 +5,7 @@ full text (GIN) with ts_rank_cd to choose a pool, ranked with BM25 like SQLite's
 request's filters, and returns ``(memory_id, score)`` pairs, best first.
 """
 
+import json
 import math
 import re
 import time
@@ -13,6 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
 
 from memory.models import MemoryQuerySet
 from memory.recall.stopwords import STOPWORDS
@@ -27,9 +30,16 @@ def keyword_terms(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if len(w) > 1 or w.isdigit()))
 
 
-def _subquery(candidates: MemoryQuerySet) -> tuple[str, tuple]:
-    sql, params = candidates.order_by().values("id").query.sql_with_params()
-    return sql, tuple(params)
+def _row_filter(candidates: MemoryQuerySet) -> tuple[str, tuple]:
+    """SQLite: "this match is one of ``candidates``" as a condition on the matched row alone
+    (an EXISTS over its own memory, found by primary key), so that the filters cost one
+    lookup per match. Given as the list of the candidates' ids instead, each recall read
+    every memory the filters let through, most of a recall's time for a large agent
+    (docs/BENCHMARKS.md, issue 26); offered to FTS5 as rowids to look up, the full-text
+    query ran once per id."""
+    own_row = candidates.order_by().filter(pk=RawSQL("memory_fts.rowid", ()))
+    sql, params = own_row.values("id").query.sql_with_params()
+    return f"AND EXISTS ({sql})", tuple(params)
 
 
 def keyword_search(
@@ -40,18 +50,9 @@ def keyword_search(
     terms = keyword_terms(text)
     if not terms:
         return []
-    narrow, narrow_params, subquery = "", (), ""
-    if filtered:
-        subquery, narrow_params = _subquery(candidates)
     if connection.vendor == "postgresql":
-        narrow = f"AND m.id IN ({subquery})" if filtered else ""
-        return _pg_bm25(agent, terms, narrow, narrow_params, limit=limit)
-    if filtered:
-        # "+": the ids narrow FTS5's matches, never drive them: offered to FTS5 as rowids to
-        # look up, the full-text query ran once per id of the subquery (2 s a recall for an
-        # agent of 10,000 memories: bench/recall.py, docs/BENCHMARKS.md issue 26).
-        narrow = f"AND +memory_fts.rowid IN ({subquery})"
-    return _fts5_bm25(agent, terms, narrow, narrow_params, limit=limit)
+        return _pg_bm25(agent, terms, candidates, limit=limit)
+    return _fts5_bm25(agent, terms, candidates, limit=limit, filtered=filtered)
 
 
 def _fts5_phrases(terms: list[str], operator: str = "OR") -> str:
@@ -59,7 +60,7 @@ def _fts5_phrases(terms: list[str], operator: str = "OR") -> str:
 
 
 def _fts5_bm25(
-    agent: Agent, terms: list[str], narrow: str, narrow_params: tuple, *, limit: int
+    agent: Agent, terms: list[str], candidates: MemoryQuerySet, *, limit: int, filtered: bool
 ) -> list[tuple[int, float]]:
     """BM25 on SQLite, by FTS5. FTS5 scores every match before it can sort them: for a large
     agent a query of common words matches tens of thousands of memories, and scoring them is
@@ -67,14 +68,24 @@ def _fts5_bm25(
     FULL_MATCH_DOCUMENTS memories only the selective words (in at most SELECTIVE_SHARE of
     them) choose the candidates, or, when every word is common, the memories holding all of
     them, then all but the commonest, and so on until the pool is full. The other words
-    stay in the expression where they cannot widen the match (ORed with the agent's own
-    column, which always holds), so each candidate's BM25 is the one the full query gives it."""
-    agent_column = f"agent_id:{int(agent.pk)}"
+    stay in the expression where they cannot widen the match (ORed with a phrase every
+    match holds), so each candidate's BM25 is the one the full query gives it.
+
+    The agent's own column narrows the match inside the index where the agent is a small
+    part of it; an agent that is most of the index is narrowed row by row instead (the
+    filters' check of each match's own memory), because BM25 counts the memories holding
+    each phrase of the expression once per query, and the agent's phrase is in all of its
+    memories (7 ms a query at 100,000: docs/BENCHMARKS.md, issue 26). The agent's column
+    weighs nothing, so either way each match's score is the same."""
+    stats = _corpus_stats(agent)
+    own = f"agent_id:{int(agent.pk)}"
+    scope = own if 2 * stats.documents < stats.table_documents else ""
+    narrow, narrow_params = _row_filter(candidates) if filtered or not scope else ("", ())
     with connection.cursor() as cursor:
-        queries = [f"{agent_column} AND ({_fts5_phrases(terms)})"]
+        queries = [_fts5_and(scope, f"({_fts5_phrases(terms)})")]
         order, rows = "bm25(memory_fts, 1.0, 0.0)", limit
-        if _corpus_stats(agent).documents > FULL_MATCH_DOCUMENTS:
-            narrowed = _fts5_narrow_queries(cursor, agent, terms)
+        if stats.documents > FULL_MATCH_DOCUMENTS:
+            narrowed = _fts5_narrow_queries(cursor, agent, terms, scope, own)
             if narrowed == [_NEWEST]:
                 order, rows = "memory_fts.rowid DESC", NEWEST_MATCHES
             else:
@@ -95,10 +106,18 @@ def _fts5_bm25(
     return ranked[:limit]
 
 
-def _fts5_narrow_queries(cursor: Any, agent: Agent, terms: list[str]) -> list[str]:
+def _fts5_and(*parts: str) -> str:
+    return " AND ".join(part for part in parts if part)
+
+
+def _fts5_narrow_queries(
+    cursor: Any, agent: Agent, terms: list[str], scope: str, own: str
+) -> list[str]:
     """The MATCH expressions for a large agent, in the order to run them (see _fts5_bm25);
     empty when the full query is as narrow. Document frequencies are counted over the whole
-    index, which is cheap (no agent filter) and can only overstate a word's share."""
+    index, which is cheap (no agent filter) and can only overstate a word's share.
+    ``scope``: the agent's own phrase ``own``, or "" where the rows are narrowed one by one;
+    ``own`` is also the phrase every match holds, ORed with the words that only score."""
     stats = _corpus_stats(agent)
     documents = stats.documents
     frequencies = {term: stats.frequencies.get(term, 0) for term in terms}
@@ -113,14 +132,13 @@ def _fts5_narrow_queries(cursor: Any, agent: Agent, terms: list[str]) -> list[st
     held = [term for term in terms if frequencies[term] > 0]
     if not held:
         return []
-    agent_column = f"agent_id:{int(agent.pk)}"
-    selective = [term for term in held if frequencies[term] <= SELECTIVE_SHARE * documents]
+    selective = [term for term in held if frequencies[term] <= _selective_limit(documents)]
     common = [term for term in held if term not in selective]
     if selective and not common:
         return []
     if selective:
-        also = _fts5_phrases(common)
-        return [f"{agent_column} AND ({_fts5_phrases(selective)}) AND ({also} OR {agent_column})"]
+        chosen = f"({_fts5_phrases(selective)})"
+        return [_fts5_and(scope, chosen, f"({_fts5_phrases(common)} OR {own})")]
     if len(held) == 1:
         # One common word: BM25 would rank thousands of matches by length alone; the newest
         # NEWEST_MATCHES of them are scored instead.
@@ -129,10 +147,8 @@ def _fts5_narrow_queries(cursor: Any, agent: Agent, terms: list[str]) -> list[st
     queries = []
     for size in range(len(held), 1, -1):
         required, scored_only = by_rarity[:size], by_rarity[size:]
-        match = f"{agent_column} AND {_fts5_phrases(required, 'AND')}"
-        if scored_only:
-            match += f" AND ({_fts5_phrases(scored_only)} OR {agent_column})"
-        queries.append(match)
+        also = f"({_fts5_phrases(scored_only)} OR {own})" if scored_only else ""
+        queries.append(_fts5_and(scope, _fts5_phrases(required, "AND"), also))
     return queries
 
 
@@ -144,9 +160,6 @@ _NEWEST = "newest"
 BM25_K1, BM25_B = 1.2, 0.75
 # PostgreSQL: how many full-text matches (by ts_rank_cd) are re-ranked with BM25.
 PG_BM25_POOL = 400
-# An entry starts the text or follows a space; its quoted lexeme is taken whole (possessive):
-# read from every quote of a lexeme full of quotes, it was quadratic.
-_TSVECTOR_ENTRY = re.compile(r"(?<![^ ])'((?:[^']|'')*+)':([0-9A-D,]+)")
 
 
 @dataclass
@@ -155,6 +168,8 @@ class _CorpusStats:
     computed: float
     documents: int
     average_length: float
+    # All agents' memories (SQLite: how much of the full-text index is the agent's).
+    table_documents: int
     # Document frequencies of the words (SQLite: index-wide) and lexemes (PostgreSQL: the
     # agent's) recalls asked about, as stale as the rest; only words some memory holds.
     frequencies: dict[str, int] = field(default_factory=dict)
@@ -167,6 +182,17 @@ CORPUS_STATS_MAX_AGE_SECS = 300.0
 # A lexeme in more than this share of the agent's memories does not narrow the match: it is
 # still scored, but only rarer lexemes choose the candidates (unless all are this common).
 SELECTIVE_SHARE = 0.05
+# ... nor does one in more than this many: each match is read and ranked (about 3 us a match
+# on PostgreSQL, where a place named in 5% of 100,000 memories cost 17 ms a query:
+# docs/BENCHMARKS.md, issue 26).
+SELECTIVE_MATCHES = 1_000
+
+
+def _selective_limit(documents: int) -> float:
+    """The most memories a word may be in and still choose the candidates by itself."""
+    return min(SELECTIVE_SHARE * max(documents, 1), SELECTIVE_MATCHES)
+
+
 # Agents up to this many memories match every lexeme: ranking all matches is cheap there,
 # and nothing a common word would find is lost.
 FULL_MATCH_DOCUMENTS = 5_000
@@ -197,7 +223,13 @@ def _corpus_stats(agent: Agent) -> _CorpusStats:
                 (agent.pk,),
             )
             documents, average = cursor.fetchone()
-        cached = _CorpusStats(version, time.monotonic(), int(documents), float(average) or 1.0)
+            table_documents = 0
+            if connection.vendor == "sqlite":
+                cursor.execute("SELECT count(*) FROM memory_memory")
+                [table_documents] = cursor.fetchone()
+        cached = _CorpusStats(
+            version, time.monotonic(), int(documents), float(average) or 1.0, table_documents
+        )
         _corpus_stats_cache[agent.pk] = cached
     return cached
 
@@ -293,7 +325,7 @@ def _tsquery(lexemes: list[str], operator: str = "|") -> str:
 
 
 def _pg_bm25(
-    agent: Agent, terms: list[str], narrow: str, narrow_params: tuple, *, limit: int
+    agent: Agent, terms: list[str], candidates: MemoryQuerySet, *, limit: int
 ) -> list[tuple[int, float]]:
     """BM25 on PostgreSQL. The GIN index finds the memories holding the query's lexemes (only
     the selective ones for agents of more than FULL_MATCH_DOCUMENTS memories); the
@@ -315,7 +347,7 @@ def _pg_bm25(
             selective = [
                 lexeme
                 for lexeme in lexemes
-                if frequencies[lexeme] <= SELECTIVE_SHARE * max(stats.documents, 1)
+                if frequencies[lexeme] <= _selective_limit(stats.documents)
             ]
         # Only common lexemes: matching any of them would rank most of the agent's memories.
         # The memories holding all of them come first (BM25 ranks them highest anyway), then
@@ -332,19 +364,15 @@ def _pg_bm25(
         )
         # One common lexeme alone (as on SQLite): the newest NEWEST_MATCHES holding it.
         newest = len(lexemes) == 1 and not selective
-        order = "m.id DESC" if newest else "ts_rank_cd(m.search_vector, q) DESC, m.id DESC"
         pool = NEWEST_MATCHES if newest else PG_BM25_POOL
-        rows: list[tuple[int, str]] = []
+        rows: list[tuple[int, int, dict[str, int]]] = []
         for query in queries:
             seen = {row[0] for row in rows}
-            cursor.execute(
-                "SELECT m.id, m.search_vector::text FROM memory_memory m, "
-                "to_tsquery('simple', %s) q "
-                f"WHERE m.agent_id = %s AND m.search_vector @@ q {narrow} "
-                f"ORDER BY {order} LIMIT %s",
-                (query, agent.pk, *narrow_params, pool),
-            )
-            rows += [row for row in cursor.fetchall() if row[0] not in seen]
+            rows += [
+                row
+                for row in _pg_matches(candidates, query, lexemes, newest=newest, pool=pool)
+                if row[0] not in seen
+            ]
             if len(rows) >= limit:
                 break
     idf = {
@@ -352,18 +380,49 @@ def _pg_bm25(
         for lexeme, df in frequencies.items()
     }
     scored = []
-    for memory_id, vector_text in rows:
-        counts = {
-            match.group(1).replace("''", "'"): match.group(2).count(",") + 1
-            for match in _TSVECTOR_ENTRY.finditer(vector_text)
-        }
-        length = sum(counts.values())
+    for memory_id, length, counts in rows:
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / stats.average_length)
         score = sum(
             idf[lexeme] * counts[lexeme] * (BM25_K1 + 1) / (counts[lexeme] + norm)
             for lexeme in lexemes
-            if lexeme in counts
+            if counts.get(lexeme)
         )
-        scored.append((int(memory_id), score))
+        scored.append((memory_id, score))
     scored.sort(key=lambda pair: (-pair[1], -pair[0]))
     return scored[:limit]
+
+
+def _pg_matches(
+    candidates: MemoryQuerySet, query: str, lexemes: list[str], *, newest: bool, pool: int
+) -> list[tuple[int, int, dict[str, int]]]:
+    """The candidates matching ``query`` (a tsquery), best first by ts_rank_cd (the newest
+    first with ``newest``), each with its length (words indexed) and how often it holds each
+    of ``lexemes``, read from its tsvector by the server (parsed here from the vector's text,
+    they were a third of a recall's keyword time at 100,000 memories). The filters are
+    conditions on each matched row, read from the heap page the match is on anyway: given as
+    the candidates' ids instead, every recall listed all the memories its filters let through."""
+    matched = RawSQL(
+        "memory_memory.search_vector @@ to_tsquery('simple', %s)",
+        (query,),
+        output_field=BooleanField(),
+    )
+    # One pass over the vector: the counts of the query's lexemes, and under "" (no lexeme
+    # is empty) the number of words indexed.
+    counts = RawSQL(
+        "(SELECT coalesce(jsonb_object_agg(u.lexeme, array_length(u.positions, 1)) "
+        "FILTER (WHERE u.lexeme = ANY(%s)), '{}') "
+        "|| jsonb_build_object('', coalesce(sum(array_length(u.positions, 1)), 0)) "
+        "FROM unnest(memory_memory.search_vector) u WHERE u.positions IS NOT NULL)",
+        (lexemes,),
+    )
+    rows = candidates.order_by().filter(matched).annotate(counts=counts)
+    if newest:
+        rows = rows.order_by("-id")
+    else:
+        rank = RawSQL("ts_rank_cd(memory_memory.search_vector, to_tsquery('simple', %s))", (query,))
+        rows = rows.annotate(rank=rank).order_by("-rank", "-id")
+    found = []
+    for memory_id, held in rows.values_list("id", "counts")[:pool]:
+        decoded = json.loads(held) if isinstance(held, str) else dict(held)
+        found.append((int(memory_id), int(decoded.pop("")), decoded))
+    return found

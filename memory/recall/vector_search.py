@@ -34,9 +34,46 @@ class _AgentMatrix:
     # Expiry as POSIX seconds (inf: never), so expired memories are masked in the scan
     # without asking the database.
     expires: np.ndarray
-    # Each row's user ("" for a shared memory), so the user boundary is a mask too.
+    # Each row's user as a number (0: a shared memory; ``user_numbers`` maps users to
+    # theirs), so the user boundary is a mask of integer compares, not of string ones.
     users: np.ndarray
+    user_numbers: dict[str, int]
     loaded_at: datetime
+    # The soonest expiry (inf: none expires): until then no row needs the expiry mask.
+    soonest: float = np.inf
+
+    def admitted(self, audience: Audience) -> np.ndarray | None:
+        """Which rows ``audience`` may see; None for all of them."""
+        if audience.all_users:
+            return None
+        admitted = self.users == 0
+        number = self.user_numbers.get(audience.user) if audience.user else None
+        if number is not None:
+            admitted |= self.users == number
+        return admitted
+
+
+def _matrix(
+    version: tuple[int, datetime],
+    ids: list[int],
+    matrix: np.ndarray,
+    expires: list[float],
+    users: list[str],
+    loaded_at: datetime,
+) -> _AgentMatrix:
+    numbers: dict[str, int] = {"": 0}
+    codes = [numbers.setdefault(user, len(numbers)) for user in users]
+    deadlines = np.array(expires, dtype=np.float64)
+    return _AgentMatrix(
+        version=version,
+        ids=np.array(ids, dtype=np.int64),
+        matrix=matrix,
+        expires=deadlines,
+        users=np.array(codes, dtype=np.int32),
+        user_numbers=numbers,
+        loaded_at=loaded_at,
+        soonest=float(deadlines.min()) if len(deadlines) else np.inf,
+    )
 
 
 _matrices: dict[int, _AgentMatrix] = {}
@@ -72,13 +109,13 @@ def _full_load(agent: Agent, version: tuple[int, datetime]) -> _AgentMatrix:
     rows = _vector_rows(Memory.objects.filter(agent=agent, embedding__isnull=False))
     vectors = rows.vectors
     dim = agent.embedding_dim or (len(vectors[0]) if vectors else 0)
-    return _AgentMatrix(
-        version=version,
-        ids=np.array(rows.ids, dtype=np.int64),
-        matrix=np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, dim)),
-        expires=np.array(rows.expires, dtype=np.float64),
-        users=np.array(rows.users, dtype=object),
-        loaded_at=started,
+    return _matrix(
+        version,
+        rows.ids,
+        np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, dim)),
+        rows.expires,
+        rows.users,
+        started,
     )
 
 
@@ -114,13 +151,13 @@ def _refresh(agent: Agent, cached: _AgentMatrix, version: tuple[int, datetime]) 
             vectors.append(np.vstack(rows.vectors).astype(np.float32))
     deadlines = [current[memory_id][0] for memory_id in ids]
     expires = [deadline.timestamp() if deadline else np.inf for deadline in deadlines]
-    return _AgentMatrix(
-        version=version,
-        ids=np.array(ids, dtype=np.int64),
-        matrix=np.vstack(vectors) if len(ids) else cached.matrix[:0],
-        expires=np.array(expires, dtype=np.float64),
-        users=np.array([current[memory_id][1] for memory_id in ids], dtype=object),
-        loaded_at=started,
+    return _matrix(
+        version,
+        ids,
+        np.vstack(vectors) if len(ids) else cached.matrix[:0],
+        expires,
+        [current[memory_id][1] for memory_id in ids],
+        started,
     )
 
 
@@ -161,12 +198,11 @@ def vector_search(
     if len(cached.ids) == 0 or cached.matrix.shape[1] != len(query):
         return []
     scores = cached.matrix @ query.astype(np.float32)
-    scores = np.where(cached.expires > now.timestamp(), scores, -np.inf)
-    if not audience.all_users:
-        admitted = cached.users == ""
-        if audience.user:
-            admitted |= cached.users == audience.user
-        scores = np.where(admitted, scores, -np.inf)
+    if cached.soonest <= now.timestamp():
+        scores[cached.expires <= now.timestamp()] = -np.inf
+    admitted = cached.admitted(audience)
+    if admitted is not None:
+        scores[~admitted] = -np.inf
     if filtered:
         allowed = np.fromiter(candidates.values_list("id", flat=True), dtype=np.int64)
         scores = np.where(np.isin(cached.ids, allowed), scores, -np.inf)

@@ -1,19 +1,23 @@
 """The plans of the keyword search's queries, as the product runs them.
 
-PostgreSQL: the keyword search of an agent of 100,000 memories, and of one of 10,000 beside
-it, reads the full-text index and about one heap page per match of its own: neither a bitmap
-of all the agent's rows nor the other agent's matches (EXPLAIN (ANALYZE, BUFFERS)).
+PostgreSQL: a recall's keyword search (narrowed to what its caller may see, as every recall
+is) of an agent of 100,000 memories, and of one of 10,000 beside it, reads the full-text index
+and about one heap page per match of its own: neither a bitmap or list of all the agent's rows
+nor the other agent's matches (EXPLAIN (ANALYZE, BUFFERS)).
 SQLite: a search narrowed by the request's filters (a user's scope, tags, a window) runs the
-full-text query once and narrows its matches, not once per memory the filters let through."""
+full-text query once and checks each match's own memory, by primary key: neither once per
+memory the filters let through nor after listing them all."""
 
 import json
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from memory.models import Memory
 from memory.recall import keyword_search
+from memory.recall.filters import RecallFilters, candidate_memories
 from memory.services import MemoryInput, store_memories
 from tests.factories import make_agent
 
@@ -49,11 +53,17 @@ def fill(agent, count: int) -> None:
         cursor.execute("ANALYZE memory_memory")
 
 
+def recall_candidates(agent):
+    """What a recall without filters narrows its searches to: the agent's live memories
+    shared by all its users (no user given)."""
+    return candidate_memories(agent, RecallFilters(), timezone.now())
+
+
 def plan_of(agent, query: str) -> dict:
     """The plan, with its buffers, of the full-text query keyword search runs for ``query``."""
     with CaptureQueriesContext(connection) as captured:
         hits = keyword_search.keyword_search(
-            agent, Memory.objects.filter(agent=agent), query, limit=20, filtered=False
+            agent, recall_candidates(agent), query, limit=20, filtered=True
         )
     assert hits
     [sql] = [q["sql"] for q in captured.captured_queries if "ts_rank_cd" in q["sql"]]
@@ -104,9 +114,10 @@ def test_a_narrowed_search_runs_the_full_text_query_once(agent):
             MemoryInput(content="lunch at noon"),
         ],
     )
-    shared = Memory.objects.filter(agent=agent, user_ref__isnull=True)
     with CaptureQueriesContext(connection) as captured:
-        hits = keyword_search.keyword_search(agent, shared, "quokka", limit=20, filtered=True)
+        hits = keyword_search.keyword_search(
+            agent, recall_candidates(agent), "quokka", limit=20, filtered=True
+        )
     assert [memory_id for memory_id, _ in hits] == [stored[0].pk]
     [sql] = [q["sql"] for q in captured.captured_queries if "bm25(" in q["sql"]]
     with connection.cursor() as cursor:
@@ -115,3 +126,31 @@ def test_a_narrowed_search_runs_the_full_text_query_once(agent):
     [fts] = [step for step in steps if "VIRTUAL TABLE" in step]
     # "INDEX 0:=..." is FTS5 looking up the filter's ids one by one, the query run for each.
     assert "0:=" not in fts, steps
+    # Each match's own memory, by its key; "LIST SUBQUERY" would list every memory the
+    # filters let through first (a scan of the agent's rows on every recall).
+    assert "SEARCH memory_memory USING INTEGER PRIMARY KEY (rowid=?)" in steps, steps
+    assert not any("LIST SUBQUERY" in step or "SCAN memory_memory" in step for step in steps)
+
+
+def test_an_agent_that_is_most_of_the_index_finds_only_its_own_memories(workspace):
+    # SQLite narrows such an agent row by row, not inside the full-text index: the other
+    # agent's memories holding the same words must stay out, and so must another user's.
+    large, small = make_agent(workspace, "large"), make_agent(workspace, "small")
+    own = store_memories(
+        agent=large,
+        items=[MemoryInput(content=f"quokka sighting number {i}") for i in range(12)]
+        + [MemoryInput(content="quokka sighting of a user", user="u1")],
+    )
+    other = store_memories(agent=small, items=[MemoryInput(content="quokka sighting")])
+    for agent, stored in ((large, own), (small, other)):
+        # As a recall narrows it (the shared memories), and as a search of every user's.
+        shared = [memory.pk for memory in stored if not memory.user_ref]
+        everyone = [memory.pk for memory in stored]
+        for candidates, filtered, expected in (
+            (recall_candidates(agent), True, shared),
+            (Memory.objects.filter(agent=agent), False, everyone),
+        ):
+            hits = keyword_search.keyword_search(
+                agent, candidates, "quokka sighting", limit=50, filtered=filtered
+            )
+            assert sorted(memory_id for memory_id, _ in hits) == sorted(expected)
