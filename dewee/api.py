@@ -222,4 +222,5 @@ def route_not_found(request: HttpRequest) -> HttpResponse:
 
 
 api.add_router("/", "memory.api.router")
+api.add_router("/", "knowledge.api.router")
 api.add_router("/", "facts.api.router")

@@ -25,6 +25,7 @@ from tenancy.models import Agent
 APP_MOUNT = {
     "facts": "app",
     "memory": "app-memory",
+    "knowledge": "app-knowledge",
     "keys": "app-keys",
     "members": "app-members",
 }

@@ -119,6 +119,7 @@ INSTALLED_APPS = [
     "tenancy",
     "memory",
     "facts",
+    "knowledge",
     "privacy",
 ]
 

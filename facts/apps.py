@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.apps import AppConfig
 
 
@@ -9,9 +11,31 @@ class FactsConfig(AppConfig):
         from django.core import checks
 
         from facts.learning import memories_stored_listener
+        from facts.services.erasure import (
+            erase_facts_learned_only_from,
+            move_sources_to_survivor,
+        )
         from language.extraction.llm import check_extractor
-        from memory.signals import memories_stored
+        from memory.signals import memories_absorbed, memories_erasing, memories_stored
 
         # Facts are learned from every stored memory about a user (see facts.learning).
         memories_stored.connect(memories_stored_listener, dispatch_uid="facts.learning")
+
+        # A fact cites the memories it was learned from: deleting them erases the facts
+        # learned only from them, merging them moves the citations to the survivor, both in
+        # the transaction that changes the memories.
+        def memories_erasing_listener(**kwargs: Any) -> int:
+            return erase_facts_learned_only_from(
+                memory_ids=kwargs["memory_ids"], actor=kwargs["actor"]
+            )
+
+        def memories_absorbed_listener(**kwargs: Any) -> None:
+            move_sources_to_survivor(from_ids=kwargs["from_ids"], to_id=kwargs["to_id"])
+
+        memories_erasing.connect(
+            memories_erasing_listener, dispatch_uid="facts.erasing", weak=False
+        )
+        memories_absorbed.connect(
+            memories_absorbed_listener, dispatch_uid="facts.absorbed", weak=False
+        )
         checks.register(check_extractor)

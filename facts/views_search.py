@@ -16,7 +16,7 @@ from tenancy.access import access_for_user
 
 def person_url(request: HttpRequest, user: str) -> str:
     """The person page of ``user``, in the mount that served the request."""
-    return f"{mount_url(request, 'memory:person')}?{urlencode({'user': user})}"
+    return f"{mount_url(request, 'knowledge:person')}?{urlencode({'user': user})}"
 
 
 @login_required

@@ -1,9 +1,10 @@
 """Reads of an entity's page: the entity (through the access helper), the memories that
-mention it, the facts about it and the entities that appear with it. Nothing here writes.
+mention it and the entities that appear with it (the facts about it: knowledge.entities).
+Nothing here writes.
 
 Bounded whatever the size of the agent: memories come a page at a time (the mention index
 (entity, -memory)); related entities are counted over the entity's latest
-CO_OCCURRENCE_SCAN memories; at most FACTS_NAMING_MAX facts.
+CO_OCCURRENCE_SCAN memories.
 """
 
 from typing import Any
@@ -12,8 +13,6 @@ from django.db.models import Count
 from django.utils import timezone
 
 from dewee.pagination import clean_limit, keyset_page
-from facts.models import Fact
-from facts.queries import facts_naming
 from memory.exceptions import EntityNotFound
 from memory.models import Entity, EntityMention, Memory
 from tenancy.access import Access
@@ -64,8 +63,3 @@ def related_entities(*, entity: Entity, top: int = RELATED_TOP) -> list[dict[str
     )
     related = [{**row, "shared": shared[row["id"]]} for row in rows]
     return sorted(related, key=lambda r: (-r["shared"], r["name"].casefold(), r["id"]))[:top]
-
-
-def entity_facts(entity: Entity) -> list[Fact]:
-    """The facts whose subject or value is the entity's name or one of its aliases."""
-    return facts_naming(agent=entity.agent, names=[entity.name, *entity.aliases])

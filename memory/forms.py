@@ -6,14 +6,13 @@ from typing import Any
 from django import forms
 
 from dewee.forms import CursorForm
-from facts.models import KEY_MAX_CHARS
 from memory.entity_queries import ENTITY_QUERY_MAX_CHARS
 from memory.models import EntityType, MaintenanceJob, MemoryType, SessionState
 from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS
 from memory.recall import ALL_USERS, Audience, RecallFilters
 from tenancy.models import QuotaKind, QuotaMode
 from tenancy.quotas import QUOTA_LIMIT_MAX, QuotaLimit
-from tenancy.validation import REASON_MAX_CHARS, clean_user
+from tenancy.validation import REASON_MAX_CHARS, USER_MAX_CHARS, clean_user
 
 # The dashboard's user filters match the start of an id, in any case ("AN" finds "ana").
 USER_PREFIX_HELP = "Starts with, any case."
@@ -33,7 +32,7 @@ class MemoryFilterForm(CursorForm):
     tag = forms.CharField(label="Tag", required=False, max_length=200)
     session = forms.IntegerField(label="Session", required=False, min_value=1)
     user = forms.CharField(
-        label="User", required=False, max_length=KEY_MAX_CHARS, help_text=USER_PREFIX_HELP
+        label="User", required=False, max_length=USER_MAX_CHARS, help_text=USER_PREFIX_HELP
     )
     min_importance = forms.FloatField(
         label="Min importance", required=False, min_value=0, max_value=1, step_size=0.05
@@ -82,7 +81,7 @@ class SessionFilterForm(CursorForm):
     """The Sessions list's filters: the sessions of users whose id starts so, a state."""
 
     user = forms.CharField(
-        label="User", required=False, max_length=KEY_MAX_CHARS, help_text=USER_PREFIX_HELP
+        label="User", required=False, max_length=USER_MAX_CHARS, help_text=USER_PREFIX_HELP
     )
     state = forms.ChoiceField(
         label="State", required=False, choices=[("", "Any state"), *SessionState.choices]
@@ -172,34 +171,6 @@ class RunJobForm(forms.Form):
     """Run now on the Maintenance page: one of the background jobs."""
 
     job = forms.ChoiceField(choices=MaintenanceJob.choices)
-
-
-class PersonForm(forms.Form):
-    """The person page's GET form: one user id, as clients give it (any character)."""
-
-    user = forms.CharField(
-        label="User id",
-        required=False,
-        max_length=KEY_MAX_CHARS,
-        strip=True,
-        widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
-    )
-
-
-class ForgetPersonForm(forms.Form):
-    """Erasure of everything about one person in the workspace of ``agent`` (the agent the
-    operator came from), confirmed by typing the person's user id."""
-
-    agent = forms.CharField(widget=forms.HiddenInput)
-    user = forms.CharField(widget=forms.HiddenInput, max_length=KEY_MAX_CHARS, strip=True)
-    confirmation = forms.CharField(label="Type it again to confirm", required=False)
-
-    def confirmed(self) -> bool:
-        """Checked after the preview is shown, so an empty confirmation is not an error."""
-        if self.cleaned_data.get("confirmation", "").strip() == self.cleaned_data["user"]:
-            return True
-        self.add_error("confirmation", f"Type {self.cleaned_data['user']!r} exactly to erase.")
-        return False
 
 
 class QuotaForm(forms.Form):

@@ -1,10 +1,10 @@
-"""The dashboard's Memories, Sessions, Entities, Maintenance and Quotas pages, mounted twice
+"""The dashboard's Memories, Sessions, Entities list, Maintenance and Quotas pages, mounted twice
 like facts.urls: under /dashboard/memory/ (instance namespace "memory") and /app/memory/
 (see dewee.dashboard's APP_MOUNT)."""
 
 from django.urls import path
 
-from memory import views, views_entities, views_people, views_quotas, views_sessions
+from memory import views, views_entities, views_quotas, views_sessions
 
 app_name = "memory"
 
@@ -19,10 +19,6 @@ urlpatterns = [
     path("quotas/", views_quotas.quotas_page, name="quotas"),
     path("quotas/set/", views_quotas.quota_set, name="quota-set"),
     path("entities/", views_entities.entities_list, name="entities"),
-    path("entities/<int:entity_id>/", views_entities.entity_page, name="entity"),
-    path("people/", views_people.person_page, name="person"),
-    path("people/forget/", views_people.person_forget, name="person_forget"),
-    path("people/export/", views_people.person_export, name="person_export"),
     path("<int:memory_id>/", views.memory_page, name="detail"),
     path("<int:memory_id>/edit/", views.memory_edit, name="edit"),
     path("<int:memory_id>/delete/", views.memory_delete, name="delete"),

@@ -12,7 +12,7 @@ from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("dewee", "tenancy", "memory", "facts", "privacy", "language")
+PACKAGES = ("dewee", "tenancy", "memory", "facts", "knowledge", "privacy", "language")
 
 ImportGraph = dict[str, set[str]]
 
@@ -126,17 +126,19 @@ def test_a_cycle_reads_in_import_order():
 
 # Which app may import which. tenancy is the floor; its admin edits an agent's memory
 # policy, so it alone reaches memory's policy service. facts reads memory's models (a fact
-# cites the memory it was learned from) and never memory's writes; memory writes into facts
-# only from memory.services.erasure (erasing a memory erases the facts learned only from it).
+# cites the memory it was learned from) and never memory's writes; memory never writes into
+# facts (deleting or merging memories is told to facts by memory.signals).
 ALLOWED_UPWARD = {
     "tenancy.admin": {"memory.exceptions", "memory.services.policy"},
-    "memory.services.erasure": {"facts.models", "facts.services"},
 }
 FORBIDDEN = {
-    "tenancy": ("memory", "facts"),
-    "facts": ("memory.services",),
+    "tenancy": ("memory", "facts", "knowledge"),
+    # knowledge reads memory and facts together (a person, a turn's context): above both.
+    "memory": ("knowledge",),
+    "facts": ("memory.services", "knowledge"),
+    "privacy": ("knowledge",),
     # Understanding text is below every app: they call it, it calls none of them.
-    "language": ("dewee", "tenancy", "memory", "facts", "privacy"),
+    "language": ("dewee", "tenancy", "memory", "facts", "knowledge", "privacy"),
 }
 
 
@@ -159,8 +161,13 @@ def test_apps_import_only_downwards():
 
 
 def test_an_upward_import_is_a_breach():
-    graph = {"tenancy.models": {"memory.models"}, "memory.recall": {"facts.services.erasure"}}
+    graph = {
+        "tenancy.models": {"memory.models"},
+        "memory.recall": {"facts.services.erasure"},
+        "facts.queries": {"knowledge.people"},
+    }
     assert layering_breaches(graph) == [
         "tenancy.models -> memory.models",
         "memory.recall -> facts.services.erasure",
+        "facts.queries -> knowledge.people",
     ]

@@ -19,11 +19,11 @@ import pytest
 from bench import regex_adversary
 from facts.learning import users_words
 from facts.services import check_text
+from knowledge.people import mentions
 from language.entities import extract_entities, speaker_of
 from language.extraction import extract
 from language.extraction.patterns import _title
 from memory.models import Memory
-from memory.people import mentions
 from tests.conftest import ApiClient
 from tests.factories import make_key
 
@@ -48,7 +48,7 @@ BY_HAND = {
     "language.extraction.patterns._title",  # test_job_title_cut_is_linear
     "language.extraction.rescheduling._rules",  # tests/facts/test_changes_as_typed.py
     "facts.learning.users_words",  # test_check_text_and_learning_of_a_whole_text_are_fast
-    "memory.people.mentions",  # test_mentions_is_linear
+    "knowledge.people.mentions",  # test_mentions_is_linear
 }
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
 from dewee.errors import ConfirmationRequired
-from memory.people import PersonData, find_person
-from memory.people_export import export_person
-from memory.services.people import erase_person
+from knowledge.people import PersonData, find_person
+from knowledge.people_export import export_person
+from knowledge.services import erase_person
 from tenancy.queries import receipt_to_dict, receipts_for_user
 from tenancy.services import get_workspace
 

@@ -25,6 +25,8 @@ from facts import services as fact_services
 from facts.api import FactListParams
 from facts.models import Fact
 from facts.schemas import FactAssertIn, FactCheckIn
+from knowledge.context import ContextRequest, build_context
+from knowledge.schemas import ContextIn
 from memory import services as memory_services
 from memory.api.common import recall_filters
 
@@ -32,13 +34,12 @@ from memory.api.common import recall_filters
 # read from a body and shown back.
 from memory.api.memories import _input as memory_input
 from memory.api.memories import _stored as stored_memory
-from memory.context import ContextRequest, build_context
 from memory.models import Memory
 from memory.queries import get_memory, get_session, memory_to_dict, session_to_dict
 from memory.quotas import QuotaWarning
 from memory.recall import RecallRequest, Weights, audience_of, recall
 from memory.recall.filters import session_user
-from memory.schemas import ContextIn, RecallIn, SessionEndIn, SessionIn, StoreMemoryIn
+from memory.schemas import RecallIn, SessionEndIn, SessionIn, StoreMemoryIn
 from memory.signals import Learning
 from tenancy.access import Access
 from tenancy.models import Agent, Scope

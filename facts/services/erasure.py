@@ -296,3 +296,14 @@ def _reinstate_predecessor(
             **forget_keys(fact),
         },
     )
+
+
+def move_sources_to_survivor(*, from_ids: list[int], to_id: int) -> None:
+    """A merge's absorbed memories are about to go: their facts' provenance points at the
+    survivor, so deleting them erases no fact. Runs in the caller's transaction."""
+    sources = FactSource.objects.filter(memory_id__in=from_ids)
+    # The reference a source was given by default names the memory too.
+    sources.filter(reference__in=[f"memory:{pk}" for pk in from_ids]).update(
+        reference=f"memory:{to_id}"
+    )
+    sources.update(memory_id=to_id)

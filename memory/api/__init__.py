@@ -1,5 +1,5 @@
 """The memory API under /v1/: thin adapters over memory.services (writes), memory.queries
-(reads), memory.recall and memory.context. One module per resource; order matters where
+(reads) and memory.recall. One module per resource; order matters where
 paths overlap (an agent's sub-resources are declared before the agent itself)."""
 
 from ninja import Router
@@ -11,7 +11,6 @@ from memory.api import (
     graph,
     maintenance,
     memories,
-    people,
     quotas,
     sessions,
 )
@@ -19,5 +18,5 @@ from memory.api import (
 router = Router()
 # entities, graph and quotas before agents and memories: their paths are those resources'
 # sub-resources.
-for module in (entities, graph, quotas, agents, memories, feedback, sessions, maintenance, people):
+for module in (entities, graph, quotas, agents, memories, feedback, sessions, maintenance):
     router.add_router("", module.router)

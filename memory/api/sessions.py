@@ -1,4 +1,4 @@
-"""Sessions and the context of a turn."""
+"""Sessions."""
 
 from typing import Any, Literal
 
@@ -11,7 +11,6 @@ from dewee.errors import ConfirmationRequired
 from dewee.schemas import ErrorOut
 from memory import services
 from memory.api.common import memory_page, quota_warnings_out, refuse_unknown_params
-from memory.context import ContextRequest, build_context
 from memory.queries import (
     get_session,
     list_memories,
@@ -21,8 +20,6 @@ from memory.queries import (
 from memory.quotas import QuotaWarning
 from memory.recall import ALL_USERS, RecallFilters
 from memory.schemas import (
-    ContextIn,
-    ContextOut,
     MemoryPageOut,
     SessionDeletedOut,
     SessionEndIn,
@@ -134,24 +131,3 @@ def session_memories(
     # After the page: a request refused for its limit or cursor is not activity.
     services.record_session_activity(session_ids=[session.pk])
     return memory_page(page)
-
-
-@router.post(
-    "/context", response=ContextOut, tags=["context"], summary="Context for a turn", auth=READ
-)
-def context(request: HttpRequest, payload: ContextIn) -> dict[str, Any]:
-    access = request_access(request)
-    agent = access.agent(payload.agent_id)
-    session = None
-    if payload.session_id is not None:
-        session = get_session(access=access, session_id=payload.session_id, agent=agent)
-    return build_context(
-        agent=agent,
-        request=ContextRequest(
-            query=payload.query,
-            user=payload.user,
-            session=session,
-            budget_tokens=payload.budget_tokens,
-            top_k=payload.top_k,
-        ),
-    )

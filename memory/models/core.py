@@ -49,7 +49,7 @@ class Session(models.Model):
             # A sessions quota's check reads the agent's sessions past its running count's
             # last id (memory.quotas): a range of this index, whatever the agent's size.
             models.Index(fields=["agent", "id"], name="session_agent_id_idx"),
-            # A person's newest sessions across agents (memory.person_queries).
+            # A person's newest sessions across agents (knowledge.person_queries).
             models.Index(fields=["user_ref", "-id"], name="session_user_idx"),
         ]
 
@@ -135,7 +135,7 @@ class Memory(models.Model):
             models.Index(fields=["agent", "-id"], name="memory_agent_idx"),
             models.Index(fields=["agent", "session", "id"], name="memory_agent_session_idx"),
             models.Index(fields=["agent", "created_at"], name="memory_agent_created_idx"),
-            # A person's newest memories across agents (memory.person_queries). An index
+            # A person's newest memories across agents (knowledge.person_queries). An index
             # only: SQLite adds it without rebuilding the table (which would drop the
             # keyword index's triggers).
             models.Index(fields=["user_ref", "-id"], name="memory_user_idx"),

@@ -1,30 +1,26 @@
-"""Deleting memories, and what becomes of the facts learned from them.
+"""Deleting memories, and what becomes of what was learned from them.
 
 Every delete of memories (one by hand, a forget, the expiry pass) goes through
-:func:`erase_memories`: the facts learned only from those memories go with them, and facts
-with other evidence lose these sources. A merge deletes what it absorbed through its own path
-(memory.services.merging), which first hands the absorbed memories' fact sources to the
-survivor (:func:`move_fact_sources`), so that a merge erases no fact.
+:func:`erase_memories`: it tells the apps built on memory (``memories_erasing``: the facts
+learned only from those memories go with them, and facts with other evidence lose these
+sources) in the same transaction. A merge deletes what it absorbed through its own path
+(memory.services.merging), which first has what cites the absorbed memories cite the
+survivor (``memories_absorbed``), so that a merge erases no fact.
 """
 
 from django.db import transaction
 from django.db.models import Q
 
 from dewee.errors import InvalidInput
-
-# The one place memory's writes reach into facts: a fact cites the memories it was learned
-# from, so deleting or merging memories erases or moves those citations in the same
-# transaction. facts.services imports only memory's models and exceptions: no cycle.
-from facts.models import USER_SUBJECT, FactSource
-from facts.services import erase_facts_in_scope, erase_facts_learned_only_from, forget_scope
+from memory.derived import chunks, derived_memories
 from memory.exceptions import MemoryNotFound
 from memory.models import Memory, MemoryEdge, Session, SessionState
-from memory.people import chunks, derived_memories
 from memory.quotas import lock_quotas, release_quota_usage
 from memory.services.entities import release_mentions
 from memory.services.graph import lock_agent_graph
 from memory.services.session_end import forget_in_summaries
 from memory.services.vectors import bump_memory_version
+from memory.signals import memories_absorbed, memories_erasing
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction
 from tenancy.validation import REASON_MAX_CHARS, clean_tags, clean_text, clean_unit_interval
@@ -53,7 +49,11 @@ def erase_memories(
         .order_by("pk")
         .values_list("pk", flat=True)
     )
-    facts_erased = erase_facts_learned_only_from(memory_ids=memory_ids, actor=actor)
+    # What was learned from them goes first, in this transaction (facts.apps listens).
+    erased_with = memories_erasing.send(
+        sender=Agent, agent=agent, memory_ids=memory_ids, actor=actor
+    )
+    facts_erased = sum(int(count or 0) for _receiver, count in erased_with)
     # Turns of ended sessions: their summaries must stop quoting and citing them.
     in_summaries = list(
         Memory.objects.filter(pk__in=memory_ids, session__state=SessionState.ENDED).values_list(
@@ -129,15 +129,6 @@ def forget_memories(
     )
 
 
-def erase_facts_about_person(*, agent: Agent, user: str) -> None:
-    """A person's erasure's share of ``agent``'s facts (memory.people.person_facts): those
-    of ``user`` and those whose subject is their id, every status, with sources and audit
-    events. Runs in the caller's transaction."""
-    erase_facts_in_scope(agent=agent, scope=forget_scope(user=user))
-    if user != USER_SUBJECT:
-        erase_facts_in_scope(agent=agent, scope=forget_scope(subject=user))
-
-
 def session_erasure_ids(session: Session) -> set[int]:
     """The memories deleting ``session`` erases: its own (turns and summary memory) and the
     memories made from them elsewhere (merges citing them)."""
@@ -172,13 +163,8 @@ def delete_session(*, session: Session, actor: str, reason: str = "") -> dict[st
     return counts
 
 
-def move_fact_sources(*, from_ids: list[int], to_id: int) -> None:
-    """Before the absorbed memories of a merge go: their facts' provenance points at the
-    survivor, so deleting them erases no fact (deletion would otherwise erase facts learned
-    only from them). Runs in the caller's transaction."""
-    sources = FactSource.objects.filter(memory_id__in=from_ids)
-    # The reference a source was given by default names the memory too.
-    sources.filter(reference__in=[f"memory:{pk}" for pk in from_ids]).update(
-        reference=f"memory:{to_id}"
-    )
-    sources.update(memory_id=to_id)
+def hand_citations_to_survivor(*, agent: Agent, from_ids: list[int], to_id: int) -> None:
+    """Before the absorbed memories of a merge go: what cites them (a fact's provenance)
+    cites the survivor, so deleting them erases no fact (deletion would otherwise erase facts
+    learned only from them). Runs in the caller's transaction (facts.apps listens)."""
+    memories_absorbed.send(sender=Agent, agent=agent, from_ids=from_ids, to_id=to_id)

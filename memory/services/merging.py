@@ -44,7 +44,7 @@ from memory.merge_candidates import merge_user
 from memory.models import Memory, MemoryFeedback, MemoryTag, MemoryType
 from memory.quotas import Usage, check_quotas, lock_quotas, release_quota_usage
 from memory.services.entities import release_mentions
-from memory.services.erasure import move_fact_sources
+from memory.services.erasure import hand_citations_to_survivor
 from memory.services.graph import lock_agent_graph
 from memory.services.storing import (
     MemoryInput,
@@ -195,7 +195,7 @@ def merge_into(
     )
     if gained and hasattr(target, "_prefetched_objects_cache"):
         target._prefetched_objects_cache.pop("tag_rows", None)
-    move_fact_sources(from_ids=ids, to_id=target.pk)
+    hand_citations_to_survivor(agent=target.agent, from_ids=ids, to_id=target.pk)
     _repoint_citations(target.agent, from_ids=ids, to_id=target.pk)
     # Votes and flags on a copy are votes on what the survivor says: its history keeps them.
     MemoryFeedback.objects.filter(memory_id__in=ids).update(memory_id=target.pk)
@@ -293,7 +293,7 @@ def merge_into_new(
             )
         ],
         embedder=embedder,
-        # The facts learned from the originals move to it (move_fact_sources).
+        # The facts learned from the originals move to it (hand_citations_to_survivor).
         learning=Learning.OFF,
         # Counted, not refused here: what counts against the quotas is the merge's net
         # growth once the originals are gone, which merge_into checks.

@@ -54,8 +54,8 @@ def page_of(client, url=PAGE, user=USER, **headers):
 
 
 def test_the_url_takes_the_user_as_a_query_parameter():
-    assert reverse("memory:person") == PAGE
-    assert reverse("app-memory:person") == app(PAGE)
+    assert reverse("knowledge:person") == PAGE
+    assert reverse("app-knowledge:person") == app(PAGE)
 
 
 def test_without_a_user_the_page_asks_for_one(staff_client):

@@ -6,7 +6,7 @@ import pytest
 
 from facts.models import Fact, Status
 from facts.services import Claim, SourceInput, assert_fact
-from memory.context import ENTITIES_SHARE, HEADINGS, HEADINGS_TOKENS, estimate_tokens
+from knowledge.context import ENTITIES_SHARE, HEADINGS, HEADINGS_TOKENS, estimate_tokens
 from memory.models import Entity, EntityMention, Memory, MemoryEdge
 from tenancy.models import Agent
 from tests.factories import make_agent

@@ -10,8 +10,9 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django.utils import timezone
 
 from facts.models import Fact
+from knowledge.people import find_person
+from knowledge.services import erase_person
 from memory.models import Entity, Memory, MemoryEdge, MemoryFeedback, Session
-from memory.people import find_person
 from memory.services import (
     MemoryInput,
     idle_sessions_pass,
@@ -20,7 +21,6 @@ from memory.services import (
     start_session,
     store_memories,
 )
-from memory.services.people import erase_person
 from tenancy.models import AuditEvent, ErasureReceipt
 from tenancy.receipts import user_digest
 from tests.factories import make_agent, state

@@ -9,11 +9,11 @@ import pytest
 
 from dewee.cli import main
 from facts.models import Fact
+from knowledge.people import find_person
+from knowledge.people_export import export_person
+from knowledge.services import erase_person
 from memory.models import Memory, Session
-from memory.people import find_person
-from memory.people_export import export_person
 from memory.services import MemoryInput, start_session, store_memories
-from memory.services.people import erase_person
 from tests.factories import state
 
 pytestmark = pytest.mark.django_db

@@ -12,6 +12,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from knowledge.services import erase_person
 from memory.models import Memory, Session
 from memory.services import (
     MemoryInput,
@@ -20,7 +21,6 @@ from memory.services import (
     start_session,
     store_memories,
 )
-from memory.services.people import erase_person
 from privacy.compaction import compact_storage
 from tests.factories import make_agent, make_workspace, state
 from tests.leftovers import rows_holding

@@ -1,5 +1,5 @@
 """Erasing a person: everything a workspace holds about one user id, across its agents
-(what memory.people finds), in one transaction, leaving a receipt with counts and an HMAC
+(what knowledge.people finds), in one transaction, leaving a receipt with counts and an HMAC
 of the id (tenancy.receipts), never the id itself."""
 
 from dataclasses import dataclass
@@ -7,13 +7,16 @@ from dataclasses import dataclass
 from django.contrib.admin.models import LogEntry
 from django.db import transaction
 
+from facts.models import USER_SUBJECT
+from facts.services import erase_facts_in_scope, forget_scope
+from knowledge.people import PersonData, find_person
+from memory.derived import chunks
 from memory.models import Session
-from memory.people import PersonData, chunks, find_person
 from memory.quotas import lock_quotas, release_quota_usage
-from memory.services.erasure import erase_facts_about_person, erase_memories
+from memory.services.erasure import erase_memories
 from memory.services.graph import lock_agent_graph
 from tenancy.audit import record_event
-from tenancy.models import AuditAction, AuditEvent, ErasureReceipt, Workspace
+from tenancy.models import Agent, AuditAction, AuditEvent, ErasureReceipt, Workspace
 from tenancy.receipts import USER_DIGEST_KEY, user_digest
 
 # Why the memories went, as their deletion's audit event records it (never the person).
@@ -28,7 +31,7 @@ class PersonErased:
 
 @transaction.atomic
 def erase_person(*, workspace: Workspace, user: str, actor: str) -> PersonErased:
-    """Erase for good everything ``workspace`` holds about ``user`` (memory.people), in
+    """Erase for good everything ``workspace`` holds about ``user`` (knowledge.people), in
     every agent of it: their facts with sources, their sessions with summaries and
     metadata, their memories (through erase_memories, so facts learned only from them,
     entity tags, feedback and graph edges go too, and entities nobody else mentions), the
@@ -84,3 +87,12 @@ def erase_person(*, workspace: Workspace, user: str, actor: str) -> PersonErased
         details={"scope_kind": "person", "counts": counts},
     )
     return PersonErased(receipt=receipt, data=data)
+
+
+def erase_facts_about_person(*, agent: Agent, user: str) -> None:
+    """A person's erasure's share of ``agent``'s facts (knowledge.people.person_facts): those
+    of ``user`` and those whose subject is their id, every status, with sources and audit
+    events. Runs in the caller's transaction."""
+    erase_facts_in_scope(agent=agent, scope=forget_scope(user=user))
+    if user != USER_SUBJECT:
+        erase_facts_in_scope(agent=agent, scope=forget_scope(subject=user))

@@ -7,10 +7,10 @@ from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Router
 
 from dewee.api_auth import ADMIN
-from memory.people import find_person
-from memory.people_export import export_person
-from memory.schemas import PersonForgetIn, PersonPreviewOut, PersonReceiptOut
-from memory.services.people import erase_person
+from knowledge.people import find_person
+from knowledge.people_export import export_person
+from knowledge.schemas import PersonForgetIn, PersonPreviewOut, PersonReceiptOut
+from knowledge.services import erase_person
 from tenancy.access import Access, request_access
 from tenancy.exceptions import WorkspaceNotFound
 from tenancy.models import Workspace
@@ -33,6 +33,7 @@ def _workspace(access: Access) -> Workspace:
     response={200: PersonReceiptOut | PersonPreviewOut},
     tags=["people"],
     summary="Erase everything about one person in this workspace (preview without confirm)",
+    operation_id="memory_api_people_forget_person",
 )
 def forget_person(request: HttpRequest, payload: PersonForgetIn) -> dict[str, Any]:
     access = request_access(request)
@@ -56,6 +57,7 @@ def forget_person(request: HttpRequest, payload: PersonForgetIn) -> dict[str, An
     tags=["people"],
     summary="Everything held about one person in this workspace, as one streamed JSON document",
     response={200: dict[str, Any]},
+    operation_id="memory_api_people_export_person_data",
 )
 def export_person_data(request: HttpRequest, user: str) -> StreamingHttpResponse:
     workspace = _workspace(request_access(request))

@@ -11,13 +11,13 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from facts.models import Fact
 from facts.queries import fact_to_dict
-from language.entities import speaker_of
-from memory.context_entities import (
+from knowledge.context_entities import (
     NamedEntity,
     entities_of_turn,
     entity_line,
     named_entity_to_dict,
 )
+from language.entities import speaker_of
 from memory.models import Memory, Session
 from memory.queries import memory_to_dict
 from memory.recall import RecallFilters, RecallRequest, audience_of, recall

@@ -14,11 +14,11 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from dewee.dashboard import HtmxHttpRequest, acting_access, domain_errors, mount_url, render_page
-from memory.forms import ForgetPersonForm, PersonForm
-from memory.people import COUNT_KINDS, find_person
-from memory.people_export import export_person
-from memory.person_queries import person_overview
-from memory.services.people import erase_person
+from knowledge.forms import ForgetPersonForm, PersonForm
+from knowledge.people import COUNT_KINDS, find_person
+from knowledge.people_export import export_person
+from knowledge.person_queries import person_overview
+from knowledge.services import erase_person
 from tenancy.access import Access, access_for_user
 from tenancy.models import Agent
 

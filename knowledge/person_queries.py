@@ -1,5 +1,5 @@
 """Reads for a person's page: what the agents a viewer may see hold about one user id, at a
-glance. (memory.people finds *everything* about a person, for the erasure and the export;
+glance. (knowledge.people finds *everything* about a person, for the erasure and the export;
 this page shows the recent and the current, quickly, and links to the rest.)
 
 A person is a user id as clients give it (``user`` of facts, memories and sessions). The
@@ -30,8 +30,8 @@ from django.utils import timezone
 
 from facts.models import Fact
 from facts.queries import fact_to_dict
+from knowledge.people import clean_person
 from memory.models import Memory, Session
-from memory.people import clean_person
 from tenancy.access import Access
 from tenancy.models import Agent, AuditEvent, Workspace
 from tenancy.validation import user_forms

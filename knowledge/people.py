@@ -1,5 +1,5 @@
 """What a workspace holds about one person, found the same way for their export and their
-erasure (memory.services.people), so that what is exported is what would be erased.
+erasure (knowledge.services), so that what is exported is what would be erased.
 
 A person is a user id, as clients name them (``user`` of facts, memories and sessions),
 within one workspace, across every agent of it. What is about them:
@@ -31,7 +31,6 @@ Nothing here writes: a preview and an export change nothing.
 
 import json
 import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +41,7 @@ from django.db.models.functions import Cast
 
 from facts.models import KEY_MAX_CHARS, USER_SUBJECT, Fact, FactSource
 from language.entities.extract import ENTITY_PREFIX, entity_key
+from memory.derived import CHUNK, chunks, derived_memories
 from memory.models import (
     Entity,
     EntityMention,
@@ -76,8 +76,6 @@ WORKSPACE_KINDS = ("audit_events", "admin_log_entries")
 PERSON_METADATA_KEYS = ("user", "user_id", "user_ref", "person", "person_id")
 # The prefix of a tag or source reference naming a person: "user:ana" (the plain id too).
 PERSON_REF_PREFIX = "user:"
-# Ids per query: SQLite binds at most 32,766 parameters, and long IN lists plan badly.
-CHUNK = 500
 
 
 def clean_person(user: object) -> str:
@@ -120,12 +118,6 @@ def _json_quoting[M: (AuditEvent, Session)](
     for form in user_forms(user):
         match |= Q(_text__icontains=form) | Q(_text__icontains=json.dumps(form)[1:-1])
     return rows.annotate(_text=Cast(column, output_field=TextField())).filter(match)
-
-
-def chunks(ids: Iterable[int], size: int = CHUNK) -> Iterator[list[int]]:
-    ordered = sorted(ids)
-    for start in range(0, len(ordered), size):
-        yield ordered[start : start + size]
 
 
 def person_facts(agent: Agent, user: str) -> QuerySet[Fact]:
@@ -283,30 +275,6 @@ def _tag_names(tag: str, key: str) -> bool:
     """Whether the entity tag ``entity:<type>:<value>`` has the person's id as its value."""
     parts = tag.split(":", 2)
     return len(parts) == 3 and entity_key(parts[2]) == key
-
-
-def derived_memories(agent: Agent, ids: set[int], session_ids: set[int]) -> set[int]:
-    """``ids`` and every memory made from them (summaries, merges), transitively."""
-    cited = (
-        Memory.objects.filter(agent=agent)
-        .annotate(refs=Cast("source_refs", output_field=TextField()))
-        .filter(Q(refs__contains='"memory:') | Q(refs__contains='"session:'))
-    )
-    refs = dict(cited.values_list("pk", "source_refs"))
-    found = set(ids)
-    wanted = {f"memory:{pk}" for pk in found} | {f"session:{pk}" for pk in session_ids}
-    while True:
-        new = {
-            pk
-            for pk, source_refs in refs.items()
-            if pk not in found
-            and isinstance(source_refs, list)
-            and wanted.intersection(source_refs)
-        }
-        if not new:
-            return found
-        found |= new
-        wanted |= {f"memory:{pk}" for pk in new}
 
 
 def _count(part: AgentPart, user: str) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""A person's export: everything a workspace holds about one user id (what memory.people
+"""A person's export: everything a workspace holds about one user id (what knowledge.people
 finds, so exactly what their erasure would erase), as one JSON document.
 
 The document is streamed: it is written section by section and memories are read CHUNK at a
@@ -27,9 +27,10 @@ from django.utils import timezone
 
 from facts.models import FactSource
 from facts.queries import fact_to_dict, source_to_dict
+from knowledge.people import PersonData, find_person, person_facts
 from language.entities import ENTITY_PREFIX
+from memory.derived import chunks
 from memory.models import Memory, MemoryFeedback, MemoryTag, Session
-from memory.people import PersonData, chunks, find_person, person_facts
 from memory.queries import memory_to_dict, session_to_dict
 from tenancy.models import AuditEvent, Workspace
 
