@@ -11,12 +11,18 @@ class FactsConfig(AppConfig):
         from django.core import checks
 
         from facts.learning import memories_stored_listener
+        from facts.models import Fact
         from facts.services.erasure import (
             erase_facts_learned_only_from,
             move_sources_to_survivor,
         )
         from language.extraction.llm import check_extractor
+        from memory.quotas import count_in_quotas
         from memory.signals import memories_absorbed, memories_erasing, memories_stored
+        from tenancy.models import QuotaKind
+
+        # An agent's facts count against its quotas, as its memories do.
+        count_in_quotas(Fact, ((QuotaKind.FACTS, None),))
 
         # Facts are learned from every stored memory about a user (see facts.learning).
         memories_stored.connect(memories_stored_listener, dispatch_uid="facts.learning")

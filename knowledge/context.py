@@ -4,6 +4,7 @@ the current facts about them; within a size budget, ready to put into a prompt."
 
 import math
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
@@ -146,56 +147,16 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
     if not 50 <= request.budget_tokens <= BUDGET_MAX_TOKENS:
         raise InvalidInput("budget_tokens", f"must be between 50 and {BUDGET_MAX_TOKENS}")
     user = turn_user(request)
-    audience = audience_of(user=user)
     budget = request.budget_tokens - HEADINGS_TOKENS
     now = timezone.now()
-
-    facts: list[dict[str, Any]] = []
-    if user:
-        # In force now (Fact.objects.holding_at): a fact whose valid window has ended (or not
-        # begun) does not describe the user today; one handed over to a value from a later
-        # date still does until then.
-        current = Fact.objects.filter(agent=agent, user_ref=user).holding_at(now)
-        facts = _served(list(current.order_by("-last_confirmed_at")[:FACTS_MAX_ITEMS]), agent, now)
-    facts, facts_used = _fit([(_fact_line(f), f) for f in facts], int(budget * FACTS_SHARE))
-
-    working: list[Memory] = []
-    if request.session is not None:
-        recent = list(
-            Memory.objects.filter(agent=agent, session=request.session)
-            .live(now)
-            .prefetch_related("tag_rows")
-            .order_by("-id")[:WORKING_MAX_ITEMS]
-        )
-        # Newest first while filling, so the latest turns survive a tight budget.
-        working, working_used = _fit(
-            [(said(m.content, m.speaker), m) for m in recent], int(budget * WORKING_SHARE)
-        )
-        working.reverse()
-    else:
-        working_used = 0
-
+    facts, facts_used = _user_facts(agent, user, now, int(budget * FACTS_SHARE))
+    working, working_used = _working(agent, request, now, int(budget * WORKING_SHARE))
     remaining = budget - facts_used - working_used
     ranked: list[tuple[str, dict[str, Any]]] = []
     entities: list[dict[str, Any]] = []
     entity_lines: list[str] = []
     if request.query.strip() and remaining > 0:
-        result = recall(
-            agent=agent,
-            request=RecallRequest(
-                query=request.query, top_k=request.top_k, filters=RecallFilters(audience=audience)
-            ),
-            record_access=True,
-        )
-        in_working = {m.pk for m in working}
-        ranked = [
-            (
-                "- " + said(hit.memory.content, hit.memory.speaker),
-                {**memory_to_dict(hit.memory), "score": hit.score},
-            )
-            for hit in result.hits
-            if hit.memory.pk not in in_working
-        ]
+        ranked = _recalled(agent, request, user, exclude={m.pk for m in working})
         named = entities_of_turn(agent=agent, query=request.query, user=user, now=now)
         room = min(int(budget * ENTITIES_SHARE), remaining)
         entities, entity_lines, entities_used = _fit_entities(named, agent, now, room)
@@ -209,7 +170,81 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
         # Building a turn's context is the conversation going on: activity, recorded once
         # every part of the request has passed validation (a refused one changes nothing).
         record_session_activity(session_ids=[request.session.pk], now=now)
+    prompt = _prompt(facts, entity_lines, episodic, working)
+    return {
+        "working": [memory_to_dict(m) for m in working],
+        "episodic": episodic,
+        "facts": facts,
+        "entities": entities,
+        "prompt": prompt,
+        "budget_tokens": request.budget_tokens,
+        "used_tokens": estimate_tokens(prompt) if prompt else 0,
+    }
 
+
+def _user_facts(
+    agent: Agent, user: str, now: datetime, room: int
+) -> tuple[list[dict[str, Any]], int]:
+    """The user's facts in force now that fit in ``room`` tokens, most recently confirmed
+    first, and the tokens they take. In force now (Fact.objects.holding_at): a fact whose
+    valid window has ended (or not begun) does not describe the user today; one handed over
+    to a value from a later date still does until then."""
+    facts: list[dict[str, Any]] = []
+    if user:
+        current = Fact.objects.filter(agent=agent, user_ref=user).holding_at(now)
+        facts = _served(list(current.order_by("-last_confirmed_at")[:FACTS_MAX_ITEMS]), agent, now)
+    return _fit([(_fact_line(f), f) for f in facts], room)
+
+
+def _working(
+    agent: Agent, request: ContextRequest, now: datetime, room: int
+) -> tuple[list[Memory], int]:
+    """The session's latest turns that fit in ``room`` tokens, oldest first, and the tokens
+    they take; none without a session."""
+    if request.session is None:
+        return [], 0
+    recent = list(
+        Memory.objects.filter(agent=agent, session=request.session)
+        .live(now)
+        .prefetch_related("tag_rows")
+        .order_by("-id")[:WORKING_MAX_ITEMS]
+    )
+    # Newest first while filling, so the latest turns survive a tight budget.
+    working, used = _fit([(said(m.content, m.speaker), m) for m in recent], room)
+    working.reverse()
+    return working, used
+
+
+def _recalled(
+    agent: Agent, request: ContextRequest, user: str, *, exclude: set[int]
+) -> list[tuple[str, dict[str, Any]]]:
+    """The agent's own recall for the turn (its accesses recorded), as prompt lines with
+    their memories, leaving out the turns already in working memory."""
+    result = recall(
+        agent=agent,
+        request=RecallRequest(
+            query=request.query,
+            top_k=request.top_k,
+            filters=RecallFilters(audience=audience_of(user=user)),
+        ),
+        record_access=True,
+    )
+    return [
+        (
+            "- " + said(hit.memory.content, hit.memory.speaker),
+            {**memory_to_dict(hit.memory), "score": hit.score},
+        )
+        for hit in result.hits
+        if hit.memory.pk not in exclude
+    ]
+
+
+def _prompt(
+    facts: list[dict[str, Any]],
+    entity_lines: list[str],
+    episodic: list[dict[str, Any]],
+    working: list[Memory],
+) -> str:
     sections = []
     if facts:
         sections.append(f"{HEADINGS[0]}\n" + "\n".join(_fact_line(f) for f in facts))
@@ -222,13 +257,4 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
         )
     if working:
         sections.append(f"{HEADINGS[3]}\n" + "\n".join(said(m.content, m.speaker) for m in working))
-    prompt = "\n\n".join(sections)
-    return {
-        "working": [memory_to_dict(m) for m in working],
-        "episodic": episodic,
-        "facts": facts,
-        "entities": entities,
-        "prompt": prompt,
-        "budget_tokens": request.budget_tokens,
-        "used_tokens": estimate_tokens(prompt) if prompt else 0,
-    }
+    return "\n\n".join(sections)

@@ -36,7 +36,6 @@ from django.db import connection
 from memory.models import MemoryType
 
 STRATEGIES = ("exponential", "linear", "step_function", "power_law", "logarithmic", "flat")
-DEFAULT_STRATEGY = "exponential"
 
 # How fast each type fades relative to the half-life: what happened (episodic) at the
 # half-life, what is known (semantic) and how to do things (procedural) slower, scratch

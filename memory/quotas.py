@@ -28,7 +28,6 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Model, Q, Sum
 from django.db.models.functions import Coalesce
 
-from facts.models import Fact
 from memory.exceptions import QuotaExceeded
 from memory.models import Entity, Memory, Session
 from tenancy.models import Agent, Quota, QuotaKind, QuotaMode, Workspace
@@ -110,7 +109,8 @@ class _Table:
         }
 
 
-_TABLES = (
+# The tables memory counts; an app above it adds its own (count_in_quotas).
+_TABLES: list[_Table] = [
     _Table(
         Memory,
         (
@@ -120,10 +120,19 @@ _TABLES = (
         ),
     ),
     _Table(Session, ((QuotaKind.SESSIONS, None),)),
-    _Table(Fact, ((QuotaKind.FACTS, None),)),
     _Table(Entity, ((QuotaKind.ENTITIES, None),)),
-)
+]
 _TABLE_OF = {kind: table for table in _TABLES for kind in table.kinds}
+
+
+def count_in_quotas(model: type[Model], measures: tuple[tuple[str, str | None], ...]) -> None:
+    """Count the rows of ``model`` (an app above memory: facts) against the quotas of
+    ``measures``' kinds, as memory counts its own: called once, from the app's ready()."""
+    if any(table.model is model for table in _TABLES):
+        return
+    table = _Table(model, measures)
+    _TABLES.append(table)
+    _TABLE_OF.update(dict.fromkeys(table.kinds, table))
 
 
 def _usage(scope: Q) -> Usage:

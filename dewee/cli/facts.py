@@ -35,7 +35,12 @@ WIDTHS = {"value": 40, "subject": 24, "predicate": 24, "qualifier": 16, "user": 
 def register(memory_commands: Any) -> None:
     facts = memory_commands.add_parser("facts", help="Facts an agent holds about users.")
     sub = facts.add_subparsers(dest="facts_command", required=True, metavar="ACTION")
+    _register_reads(sub)
+    _register_settling(sub)
+    _register_writes(sub)
 
+
+def _register_reads(sub: Any) -> None:
     p = sub.add_parser("list", help="List facts, newest first.")
     p.add_argument("--agent", required=True)
     p.add_argument("--user")
@@ -64,58 +69,63 @@ def register(memory_commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=stats)
 
-    p = sub.add_parser("get", help="One fact with its sources and the history of its slot.")
-    p.add_argument("--agent", required=True)
-    p.add_argument("fact_id", type=int, metavar="FACT_ID")
-    add_json_flag(p)
-    p.set_defaults(handler=get_fact)
+    _fact_command(sub, "get", get_fact, "One fact with its sources and the history of its slot.")
 
-    p = sub.add_parser("resolve", help="Accept or reject a disputed fact.")
+
+def _fact_command(
+    sub: Any, name: str, handler: Any, help_text: str, *, reason: bool = False, confirm: str = ""
+) -> argparse.ArgumentParser:
+    """A command about one fact of one agent: --agent, FACT_ID, maybe --reason and a --yes
+    that confirms ``confirm``, and --json."""
+    p = sub.add_parser(name, help=help_text)
     p.add_argument("--agent", required=True)
     p.add_argument("fact_id", type=int, metavar="FACT_ID")
+    if reason:
+        p.add_argument("--reason", default="")
+    if confirm:
+        p.add_argument("--yes", action="store_true", help=f"Confirm the {confirm}.")
+    add_json_flag(p)
+    p.set_defaults(handler=handler)
+    return p
+
+
+def _register_settling(sub: Any) -> None:
+    p = _fact_command(sub, "resolve", resolve_fact, "Accept or reject a disputed fact.")
     p.add_argument("--action", required=True, choices=[r.value for r in services.Resolution])
     p.add_argument("--reason", default="")
-    add_json_flag(p)
-    p.set_defaults(handler=resolve_fact)
-
-    p = sub.add_parser(
+    _fact_command(
+        sub,
         "reopen",
-        help="Take a rejected fact back: it waits in review again, or becomes current "
+        reopen_fact,
+        "Take a rejected fact back: it waits in review again, or becomes current "
         "(empty slot, or a less trusted current value).",
+        reason=True,
     )
-    p.add_argument("--agent", required=True)
-    p.add_argument("fact_id", type=int, metavar="FACT_ID")
-    p.add_argument("--reason", default="")
-    add_json_flag(p)
-    p.set_defaults(handler=reopen_fact)
-
-    p = sub.add_parser(
+    _fact_command(
+        sub,
         "undo",
-        help="Undo your own accept or reject of a fact, within DEWEE_UNDO_SECONDS of it.",
+        undo_fact,
+        "Undo your own accept or reject of a fact, within DEWEE_UNDO_SECONDS of it.",
     )
-    p.add_argument("--agent", required=True)
-    p.add_argument("fact_id", type=int, metavar="FACT_ID")
-    add_json_flag(p)
-    p.set_defaults(handler=undo_fact)
-
-    p = sub.add_parser("delete", help="Take a fact out of use (the record stays).")
-    p.add_argument("--agent", required=True)
-    p.add_argument("fact_id", type=int, metavar="FACT_ID")
-    p.add_argument("--reason", default="")
-    p.add_argument("--yes", action="store_true", help="Confirm the deletion.")
-    add_json_flag(p)
-    p.set_defaults(handler=delete_fact)
-
-    p = sub.add_parser(
-        "restore", help="Bring a deleted fact back, placed by the trust rules as if stated now."
+    _fact_command(
+        sub,
+        "delete",
+        delete_fact,
+        "Take a fact out of use (the record stays).",
+        reason=True,
+        confirm="deletion",
     )
-    p.add_argument("--agent", required=True)
-    p.add_argument("fact_id", type=int, metavar="FACT_ID")
-    p.add_argument("--reason", default="")
-    p.add_argument("--yes", action="store_true", help="Confirm the restore.")
-    add_json_flag(p)
-    p.set_defaults(handler=restore_fact)
+    _fact_command(
+        sub,
+        "restore",
+        restore_fact,
+        "Bring a deleted fact back, placed by the trust rules as if stated now.",
+        reason=True,
+        confirm="restore",
+    )
 
+
+def _register_writes(sub: Any) -> None:
     p = sub.add_parser("assert", help="State a fact; the operator is recorded as its source.")
     p.add_argument(
         "--agent",

@@ -4,6 +4,7 @@ when a cross-encoder is configured, load the winners and, for an
 agent's own recall, record their use."""
 
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from django.db.models.expressions import RawSQL
@@ -12,7 +13,7 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from language.entities import query_names
 from memory.embeddings.engine import Embedder, get_embedder
-from memory.models import Memory
+from memory.models import Memory, MemoryQuerySet
 from memory.recall.filters import RecallFilters, candidate_memories, clean_filters
 from memory.recall.keyword_search import keyword_search, keyword_terms
 from memory.recall.ranker import RANKER_CANDIDATES, Candidate, Ranker, get_ranker, ranker_features
@@ -181,29 +182,32 @@ def load_winners(*, scored: list[ScoredRow], top_k: int) -> list[tuple[ScoredRow
     return winners
 
 
-def recall(
-    *,
+@dataclass
+class _FirstStage:
+    """What the two searches found and the pool they make, each memory's signals in
+    ``parts`` (memory.recall.relevance)."""
+
+    candidates: MemoryQuerySet  # the agent's memories that pass the filters
+    vector_hits: list[tuple[int, float]]
+    keyword_hits: list[tuple[int, float]]
+    parts: dict[int, dict[str, Any]]
+
+
+def _first_stage(
     agent: Agent,
     request: RecallRequest,
-    record_access: bool = False,
-    embedder: Embedder | None = None,
-) -> RecallResult:
-    """Rank the agent's memories for ``request.query``; never changes importance.
-
-    Only the agent's own recall is a use of its memories: with ``record_access`` each
-    returned memory gets an access (count, time, decay restart, spaced repetition) and is
-    returned as that access left it, and a recall within a session is that session's
-    activity. Without it (the default, so that a forgotten caller cannot write) the recall
-    is a pure read: an operator's search changes nothing."""
-    routing, fusion = _validate(agent, request)
-    now = timezone.now()
-    query_class = classify_query(request.query)
-    weight = vector_weight(routing, query_class)
+    *,
+    weight: float,
+    fusion: Fusion,
+    now: datetime,
+    embedder: Embedder | None,
+) -> _FirstStage:
+    """Search both indexes for a pool of about five times top_k, then fuse them and add the
+    neighbour and entity passes."""
     pool_size = max(request.top_k * 5, POOL_MIN)
     candidates = candidate_memories(agent, request.filters, now)
     filtered = request.filters.any
     audience = request.filters.audience
-
     # The query's vector leaves out the people it names who speak in the agent's memories:
     # the entity pass ranks their own words higher, and the name weighs on the vector more
     # than what is asked about them. The keyword search keeps the names (measured on
@@ -246,30 +250,71 @@ def recall(
         named=named,
         explain=request.explain,
     )
+    return _FirstStage(candidates, vector_hits, keyword_hits, parts)
 
-    # Score the pool from a few columns; load whole memories only for the winners.
+
+def _score_pool(
+    first: _FirstStage, weights: Weights, now: datetime
+) -> tuple[list[ScoredRow], dict[int, Candidate]]:
+    """Each pooled memory's score from a few columns (whole memories are loaded only for the
+    winners), best first, and where each one sits (for the second stage)."""
     # The creation time as seconds: converting hundreds of datetimes through the ORM cost
     # more than the query.
     rows = (
-        candidates.filter(among(list(parts)))
+        first.candidates.filter(among(list(first.parts)))
         .annotate(created=RawSQL(epoch_seconds('"memory_memory"."created_at"'), ()))
         .values_list("pk", "importance", "created", "flagged_at", "session_id")
     )
-    w = request.weights
+    parts = first.parts
     scored = []
     placed: dict[int, Candidate] = {}
     for memory_id, importance, created, flagged_at, session_id in rows:
         placed[memory_id] = Candidate(memory_id, session_id, float(created))
         memory_recency = recency_of_age(now.timestamp() - created)
         parts[memory_id]["flag_factor"] = flag_factor(flagged_at)
-        score = w.score(
+        score = weights.score(
             relevance=parts[memory_id]["relevance"],
             importance=importance,
             recency=memory_recency,
             flag_factor=parts[memory_id]["flag_factor"],
         )
         scored.append((score, memory_id, importance, memory_recency))
-    scored = best_first(scored, parts)
+    return best_first(scored, parts), placed
+
+
+def _record_use(hits: list[RecallHit], request: RecallRequest, now: datetime) -> None:
+    """An agent's own recall: each hit gets an access and shows it as this recall left it
+    (count, time, an expiry moved by spaced repetition), from the one read
+    record_memory_access makes; a recall within a session is that session's activity."""
+    accessed = record_memory_access([hit.memory.pk for hit in hits], now=now)
+    for hit in hits:
+        for name, value in accessed.get(hit.memory.pk, {}).items():
+            setattr(hit.memory, name, value)
+    if request.filters.session_id is not None:
+        record_session_activity(session_ids=[request.filters.session_id], now=now)
+
+
+def recall(
+    *,
+    agent: Agent,
+    request: RecallRequest,
+    record_access: bool = False,
+    embedder: Embedder | None = None,
+) -> RecallResult:
+    """Rank the agent's memories for ``request.query``; never changes importance.
+
+    Only the agent's own recall is a use of its memories: with ``record_access`` each
+    returned memory gets an access (count, time, decay restart, spaced repetition) and is
+    returned as that access left it, and a recall within a session is that session's
+    activity. Without it (the default, so that a forgotten caller cannot write) the recall
+    is a pure read: an operator's search changes nothing."""
+    routing, fusion = _validate(agent, request)
+    now = timezone.now()
+    query_class = classify_query(request.query)
+    weight = vector_weight(routing, query_class)
+    first = _first_stage(agent, request, weight=weight, fusion=fusion, now=now, embedder=embedder)
+    parts, w = first.parts, request.weights
+    scored, placed = _score_pool(first, w, now)
     ranker = get_ranker() if request.rerank else None
     if ranker is not None or request.explain:
         scored = _second_stage(
@@ -278,8 +323,8 @@ def recall(
             scored,
             parts,
             placed,
-            vector_hits,
-            keyword_hits,
+            first.vector_hits,
+            first.keyword_hits,
             w,
             explain=request.explain,
         )
@@ -306,14 +351,6 @@ def recall(
                 "score": score,
             }
         hits.append(RecallHit(memory=memory, score=score, explanation=explanation))
-    if not record_access:
-        return RecallResult(hits=hits, query_class=query_class, routing=routing)
-    # The hits show their access as this recall left it (count, time, an expiry moved by
-    # spaced repetition), from the one read record_memory_access makes.
-    accessed = record_memory_access([hit.memory.pk for hit in hits], now=now)
-    for hit in hits:
-        for name, value in accessed.get(hit.memory.pk, {}).items():
-            setattr(hit.memory, name, value)
-    if request.filters.session_id is not None:
-        record_session_activity(session_ids=[request.filters.session_id], now=now)
+    if record_access:
+        _record_use(hits, request, now)
     return RecallResult(hits=hits, query_class=query_class, routing=routing)
