@@ -35,7 +35,7 @@ from types import ModuleType
 from typing import Any
 
 # The apps that read user text: facts, memory, tenancy and the project package.
-PACKAGES = ("language", "facts", "memory", "tenancy", "dewee")
+PACKAGES = ("language", "facts", "memory", "knowledge", "tenancy", "dewee")
 # Modules that only configure a process (importing them starts or changes something).
 _SKIPPED_MODULES = re.compile(
     r"\.(?:migrations|management)(?:\.|$)|\.__main__$|^dewee\.(?:wsgi|asgi|gunicorn_conf)$"

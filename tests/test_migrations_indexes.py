@@ -19,7 +19,7 @@ from dewee.migration_ops import LARGE_TABLES, ConcurrentAddIndex, RunSQLOn
 from dewee.partitions import partition_by_hash, partitions_of
 
 # Per app, the number of its latest migration when the rule came: later ones are checked.
-CHECKED_AFTER = {"dewee": 1, "tenancy": 13, "memory": 23, "facts": 10, "privacy": 1}
+CHECKED_AFTER = {"dewee": 1, "tenancy": 13, "memory": 23, "facts": 10, "privacy": 1, "knowledge": 0}
 
 CREATE_INDEX = re.compile(
     r"CREATE\s+(?:UNIQUE\s+)?INDEX\s+(CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?\S+\s+ON\s+"
