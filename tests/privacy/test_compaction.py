@@ -76,7 +76,11 @@ def _file_bytes(path: Path) -> bytes:
     file here would drop every POSIX lock this process holds on it (SQLite's own connection
     included): a server on the same file would then take itself for the last user, delete the
     WAL and its index at exit, and leave this process's connection with a disk I/O error."""
-    return subprocess.run(["cat", str(path)], capture_output=True, check=True).stdout
+    read = subprocess.run(["cat", str(path)], capture_output=True)
+    if read.returncode != 0 and not path.exists():
+        return b""  # deleted by the server since it was listed (pg_internal.init, temp files)
+    read.check_returncode()
+    return read.stdout
 
 
 def _found(files: list[Path], needles: dict[str, str]) -> dict[str, list[str]]:
