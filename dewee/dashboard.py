@@ -16,7 +16,6 @@ from django.urls import Resolver404, resolve, reverse
 from django_htmx.middleware import HtmxDetails
 
 from dewee.errors import InvalidInput, NotFound
-from facts.queries import disputed_count
 from tenancy.access import Access, access_for_user
 from tenancy.exceptions import AgentAmbiguous, NoMembership
 from tenancy.models import Agent
@@ -211,6 +210,16 @@ def flash(request: HttpRequest, notice: str, error: str = "") -> None:
         messages.success(request, notice)
 
 
+# Counts the nav shows beside its links, by context name (the Review link's open disputes:
+# registered by facts.apps); the apps register them, as the project shell imports none.
+_nav_counts: dict[str, Callable[[Access], int]] = {}
+
+
+def count_in_nav(name: str, count: Callable[[Access], int]) -> None:
+    """Give every drawn nav ``name``: ``count`` of the viewer's access."""
+    _nav_counts[name] = count
+
+
 def render_page(
     request: HtmxHttpRequest, page: str, partial: str, access: Access, context: dict[str, Any]
 ) -> HttpResponse:
@@ -218,5 +227,6 @@ def render_page(
     when the nav is drawn."""
     if is_fragment(request):
         return render(request, f"{page}#{partial}", {"access": access, **context})
-    context = {"access": access, "review_count": disputed_count(access), **context}
+    counts = {name: count(access) for name, count in _nav_counts.items()}
+    context = {"access": access, **counts, **context}
     return render(request, page, context)

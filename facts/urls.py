@@ -4,13 +4,12 @@
 
 from django.urls import path
 
-from facts import views, views_audit, views_check, views_review, views_search
+from facts import views, views_audit, views_check, views_review
 
 app_name = "facts"
 
 urlpatterns = [
     path("", views.dashboard_home, name="home"),
-    path("search/", views_search.search_page, name="search"),
     path("review/", views_review.review, name="review"),
     path("review/mine/", views_review.review_mine, name="review_mine"),
     path("review/bulk/", views_review.review_bulk, name="review_bulk"),

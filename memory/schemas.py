@@ -1,7 +1,7 @@
 """Request and response shapes of the memory API (they also document it in OpenAPI)."""
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ninja import Schema
 from pydantic import (
@@ -14,8 +14,12 @@ from pydantic import (
 )
 
 from dewee.schemas import StrictDbId, StrictSchema, UnitFloat
-from facts.schemas import FactOut
 from memory.models import FeedbackKind, MemoryType
+
+if TYPE_CHECKING:
+    # facts_learned's items: the facts app supplies the shape when it is ready
+    # (learned_items_are, called from facts.apps), as memory does not import it.
+    from facts.schemas import FactOut
 
 
 class AgentIn(StrictSchema):
@@ -196,7 +200,7 @@ QUOTA_WARNINGS = (
 
 class StoredOut(MemoryOut):
     session_state: Literal["active", "ended"] | None
-    facts_learned: list[FactOut] | None = Field(
+    facts_learned: "list[FactOut] | None" = Field(
         None, description="With extract_facts=sync: the facts that cite this memory."
     )
     warnings: list[QuotaWarningOut] = Field(default_factory=list, description=QUOTA_WARNINGS)
@@ -209,6 +213,13 @@ class PatchedOut(MemoryOut):
 class BatchOut(Schema):
     items: list[StoredOut]
     warnings: list[QuotaWarningOut] = Field(default_factory=list, description=QUOTA_WARNINGS)
+
+
+def learned_items_are(schema: type[BaseModel]) -> None:
+    """Complete the store answers with the shape of what is learned from a memory
+    (memory.learned): ``schema`` for each item of ``facts_learned``."""
+    for model in (StoredOut, BatchOut):
+        model.model_rebuild(_types_namespace={"FactOut": schema, "StoredOut": StoredOut})
 
 
 class MemoryPageOut(Schema):

@@ -35,7 +35,6 @@ from dewee.dashboard import (
 from dewee.errors import DeweeError
 from dewee.export import export_response
 from dewee.forms import CursorForm
-from facts.queries import fact_to_dict, facts_learned_from
 from memory.entity_queries import memory_entities
 from memory.forms import (
     DeleteMemoryForm,
@@ -44,6 +43,7 @@ from memory.forms import (
     NeighbourhoodForm,
     RunJobForm,
 )
+from memory.learned import learned_from
 from memory.models import MaintenanceJob, Memory
 from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS, memory_neighbourhood
 from memory.queries import (
@@ -173,7 +173,7 @@ def _detail(
         "memory": row,
         "agent_ref": access.agent_ref(memory.agent),
         "entities": memory_entities(memory),
-        "facts": [fact_to_dict(fact) for fact in facts_learned_from(memory)],
+        "facts": learned_from(memory),
         "neighbourhood": neighbourhood,
         "form": delete_form or DeleteMemoryForm(),
         "edit_form": edit_form or EditMemoryForm(memory=row),

@@ -11,7 +11,6 @@ from dewee.api_auth import ADMIN, READ, WRITE
 from dewee.errors import ConfirmationRequired, DeweeError
 from dewee.schemas import ErrorOut
 from dewee.timeparse import parse_time
-from facts.queries import fact_to_dict, facts_learned_from
 from memory import services
 from memory.api.agents import MemoryListParams
 from memory.api.common import (
@@ -21,6 +20,7 @@ from memory.api.common import (
     recall_filters,
     refuse_unknown_params,
 )
+from memory.learned import learned_from
 from memory.models import Memory
 from memory.queries import (
     get_memory,
@@ -79,7 +79,7 @@ def _stored(memory: Memory, learning: Learning | None = None) -> dict[str, Any]:
     }
     if learning is Learning.SYNC:
         # Learned in this request: the facts that now cite this memory as a source.
-        stored["facts_learned"] = [fact_to_dict(fact) for fact in facts_learned_from(memory)]
+        stored["facts_learned"] = learned_from(memory)
     return stored
 
 

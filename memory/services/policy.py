@@ -1,30 +1,25 @@
 """An agent's memory policy: how its memories age (decay strategy per type), how long they
 live by default (TTL per type), and how much each recall extends a TTL'd memory's life
 (spaced repetition); whether facts are learned from what its memories say; whether entities
-are derived from them, and of which types; and for its facts, the freshness half-life per
-category and whether expired facts are ended automatically.
+are derived from them, and of which types; and the keys the apps above memory own
+(memory.policy_extensions: for facts, the freshness half-life per category and whether
+expired facts are ended automatically).
 
 ``Agent.memory_policy`` holds only what was set; everything else follows the server's
 settings, so changing a server default changes it for every agent that did not choose.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 
-from facts.models import Category
-from facts.rules import (
-    END_EXPIRED_POLICY_KEY,
-    HALF_LIFE_MAX_DAYS,
-    HALF_LIFE_POLICY_KEY,
-    half_life_days,
-)
 from memory.decay_curves import STRATEGIES
 from memory.exceptions import InvalidMemoryPolicy
 from memory.models import EntityType, MemoryType
+from memory.policy_extensions import policy_extensions
 from tenancy.audit import record_event
 from tenancy.models import Agent, AuditAction
 from tenancy.validation import TTL_MAX_SECONDS
@@ -33,7 +28,8 @@ SPACED_REPETITION_FACTOR = 1.0
 SPACED_REPETITION_FACTOR_MAX = 100.0
 BASE_INTERVAL_SECONDS = 24 * 3600
 BASE_INTERVAL_MAX_SECONDS = 365 * 24 * 3600
-POLICY_KEYS = (
+# Memory's own keys; the apps above add theirs (memory.policy_extensions).
+MEMORY_POLICY_KEYS = (
     "strategy",
     "default_ttl_seconds",
     "spaced_repetition_factor",
@@ -41,9 +37,11 @@ POLICY_KEYS = (
     "extract_facts",
     "extract_entities",
     "entity_types",
-    HALF_LIFE_POLICY_KEY,
-    END_EXPIRED_POLICY_KEY,
 )
+
+
+def policy_keys() -> tuple[str, ...]:
+    return MEMORY_POLICY_KEYS + tuple(k for e in policy_extensions() for k in e.keys)
 
 
 @dataclass(frozen=True)
@@ -54,15 +52,15 @@ class MemoryPolicy:
     default_ttl_seconds: dict[str, int | None]
     spaced_repetition_factor: float
     base_interval_seconds: int
-    # Facts: freshness half-life in days per category; end expired facts automatically.
-    fact_half_life_days: dict[str, int]
-    end_expired_facts: bool
     # Learn facts from each new memory about a user (by the worker, after the store).
     extract_facts: bool = True
     # Derive entities (tags, entity rows and their mentions) from new memories' texts and
     # speakers; ``entity_types``: only these types (None: all).
     extract_entities: bool = True
     entity_types: frozenset[str] | None = None
+    # The keys other apps own (memory.policy_extensions), with their effective values: the
+    # facts app's freshness half-life in days per category, and whether expired facts end.
+    extended: dict[str, Any] = field(default_factory=dict)
 
     @property
     def repetition_step_seconds(self) -> float:
@@ -80,8 +78,7 @@ class MemoryPolicy:
             "entity_types": sorted(self.entity_types)
             if self.entity_types is not None
             else list(EntityType.values),
-            HALF_LIFE_POLICY_KEY: dict(self.fact_half_life_days),
-            END_EXPIRED_POLICY_KEY: self.end_expired_facts,
+            **self.extended,
         }
 
 
@@ -99,10 +96,11 @@ def effective_policy(stored: dict[str, Any]) -> MemoryPolicy:
         extract_facts=bool(stored.get("extract_facts", True)),
         extract_entities=bool(stored.get("extract_entities", True)),
         entity_types=frozenset(stored["entity_types"]) if "entity_types" in stored else None,
-        fact_half_life_days={
-            c: half_life_days(c, stored.get(HALF_LIFE_POLICY_KEY)) for c in Category.values
+        extended={
+            key: value
+            for extension in policy_extensions()
+            for key, value in extension.effective(stored).items()
         },
-        end_expired_facts=bool(stored.get(END_EXPIRED_POLICY_KEY, False)),
     )
 
 
@@ -141,32 +139,7 @@ def _entity_types(types: object) -> list[str]:
     return sorted(set(types))
 
 
-def clean_policy(policy: object) -> dict[str, Any]:
-    """``policy`` checked key by key: only known keys, per-type maps of known types."""
-    if not isinstance(policy, dict):
-        raise InvalidMemoryPolicy("policy", "must be a JSON object")
-    unknown = [key for key in policy if key not in POLICY_KEYS]
-    if unknown:
-        raise InvalidMemoryPolicy(
-            str(unknown[0]), f"is not a policy setting; known: {', '.join(POLICY_KEYS)}"
-        )
-    clean: dict[str, Any] = {}
-    if "strategy" in policy:
-        strategies = _per_type(policy, "strategy")
-        for memory_type, strategy in strategies.items():
-            if strategy not in STRATEGIES:
-                raise InvalidMemoryPolicy(
-                    f"strategy.{memory_type}", f"must be one of {', '.join(STRATEGIES)}"
-                )
-        clean["strategy"] = dict(strategies)
-    if "default_ttl_seconds" in policy:
-        ttls = _per_type(policy, "default_ttl_seconds")
-        clean["default_ttl_seconds"] = {
-            memory_type: None
-            if ttl is None
-            else _whole_number(ttl, f"default_ttl_seconds.{memory_type}", 1, TTL_MAX_SECONDS)
-            for memory_type, ttl in ttls.items()
-        }
+def _clean_spaced_repetition(policy: dict[str, Any], clean: dict[str, Any]) -> None:
     if "spaced_repetition_factor" in policy:
         factor = policy["spaced_repetition_factor"]
         if (
@@ -184,36 +157,54 @@ def clean_policy(policy: object) -> dict[str, Any]:
         clean["base_interval_seconds"] = _whole_number(
             policy["base_interval_seconds"], "base_interval_seconds", 1, BASE_INTERVAL_MAX_SECONDS
         )
-    if "extract_facts" in policy:
-        if not isinstance(policy["extract_facts"], bool):
-            raise InvalidMemoryPolicy("extract_facts", "must be true or false")
-        clean["extract_facts"] = policy["extract_facts"]
-    if "extract_entities" in policy:
-        if not isinstance(policy["extract_entities"], bool):
-            raise InvalidMemoryPolicy("extract_entities", "must be true or false")
-        clean["extract_entities"] = policy["extract_entities"]
+
+
+def _clean_per_type(policy: dict[str, Any], clean: dict[str, Any]) -> None:
+    if "strategy" in policy:
+        strategies = _per_type(policy, "strategy")
+        for memory_type, strategy in strategies.items():
+            if strategy not in STRATEGIES:
+                raise InvalidMemoryPolicy(
+                    f"strategy.{memory_type}", f"must be one of {', '.join(STRATEGIES)}"
+                )
+        clean["strategy"] = dict(strategies)
+    if "default_ttl_seconds" in policy:
+        ttls = _per_type(policy, "default_ttl_seconds")
+        clean["default_ttl_seconds"] = {
+            memory_type: None
+            if ttl is None
+            else _whole_number(ttl, f"default_ttl_seconds.{memory_type}", 1, TTL_MAX_SECONDS)
+            for memory_type, ttl in ttls.items()
+        }
+
+
+def _clean_derivation(policy: dict[str, Any], clean: dict[str, Any]) -> None:
+    for switch in ("extract_facts", "extract_entities"):
+        if switch in policy:
+            if not isinstance(policy[switch], bool):
+                raise InvalidMemoryPolicy(switch, "must be true or false")
+            clean[switch] = policy[switch]
     if "entity_types" in policy:
         clean["entity_types"] = _entity_types(policy["entity_types"])
-    if HALF_LIFE_POLICY_KEY in policy:
-        half_lives = policy[HALF_LIFE_POLICY_KEY]
-        if not isinstance(half_lives, dict):
-            raise InvalidMemoryPolicy(HALF_LIFE_POLICY_KEY, "must be an object keyed by category")
-        unknown = [c for c in half_lives if c not in Category.values]
-        if unknown:
-            raise InvalidMemoryPolicy(
-                f"{HALF_LIFE_POLICY_KEY}.{unknown[0]}",
-                f"is not a fact category; use {', '.join(Category.values)}",
-            )
-        clean[HALF_LIFE_POLICY_KEY] = {
-            category: _whole_number(
-                days, f"{HALF_LIFE_POLICY_KEY}.{category}", 1, HALF_LIFE_MAX_DAYS
-            )
-            for category, days in half_lives.items()
-        }
-    if END_EXPIRED_POLICY_KEY in policy:
-        if not isinstance(policy[END_EXPIRED_POLICY_KEY], bool):
-            raise InvalidMemoryPolicy(END_EXPIRED_POLICY_KEY, "must be true or false")
-        clean[END_EXPIRED_POLICY_KEY] = policy[END_EXPIRED_POLICY_KEY]
+
+
+def clean_policy(policy: object) -> dict[str, Any]:
+    """``policy`` checked key by key: only known keys, per-type maps of known types; the
+    keys other apps own are checked by them (memory.policy_extensions)."""
+    if not isinstance(policy, dict):
+        raise InvalidMemoryPolicy("policy", "must be a JSON object")
+    known = policy_keys()
+    unknown = [key for key in policy if key not in known]
+    if unknown:
+        raise InvalidMemoryPolicy(
+            str(unknown[0]), f"is not a policy setting; known: {', '.join(known)}"
+        )
+    clean: dict[str, Any] = {}
+    _clean_per_type(policy, clean)
+    _clean_spaced_repetition(policy, clean)
+    _clean_derivation(policy, clean)
+    for extension in policy_extensions():
+        clean |= extension.clean(policy)
     return clean
 
 

@@ -135,9 +135,9 @@ def test_an_agents_half_life_changes_its_facts_freshness_and_is_audited(agent):
         {"fact_half_life_days": {"employment": 30}},
     )
     effective = get_memory_policy(refreshed_agent(agent))
-    assert effective.fact_half_life_days["employment"] == 30
-    assert effective.fact_half_life_days["location"] == 365
-    assert effective.end_expired_facts is False
+    assert effective.as_dict()["fact_half_life_days"]["employment"] == 30
+    assert effective.as_dict()["fact_half_life_days"]["location"] == 365
+    assert effective.as_dict()["end_expired_facts"] is False
 
 
 def test_policy_api_accepts_the_fact_settings(api, agent):

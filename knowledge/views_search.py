@@ -1,5 +1,5 @@
 """The dashboard's search page: one box for users, agents, facts and memories
-(facts.search), under both mounts. A read: it changes nothing."""
+(knowledge.search), under both mounts. A read: it changes nothing."""
 
 from typing import Any
 from urllib.parse import urlencode
@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from dewee.dashboard import HtmxHttpRequest, domain_errors, mount_url, render_page
-from facts.search import QUERY_MAX_CHARS, search_everything
+from knowledge.search import QUERY_MAX_CHARS, search_everything
 from tenancy.access import access_for_user
 
 
