@@ -1,6 +1,6 @@
 """No import cycles between our modules.
 
-Every module of dewee, tenancy, memory and facts is read with `ast` (nothing is imported);
+Every module of the product (tests.layout) is read with `ast` (nothing is imported);
 an import anywhere in a module counts, at module level or inside a function, except under
 `if TYPE_CHECKING:`. `from pkg import name` is an edge to `pkg.name` when that is a module,
 else to `pkg`. A cycle fails the test with the modules in import order, `a -> b -> a`, so
@@ -11,8 +11,10 @@ import ast
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
+from tests.layout import product_packages
+
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("dewee", "tenancy", "memory", "facts", "knowledge", "privacy", "language")
+PACKAGES = product_packages()
 
 ImportGraph = dict[str, set[str]]
 
@@ -124,35 +126,74 @@ def test_a_cycle_reads_in_import_order():
     assert cycle[start:] + cycle[1 : start + 1] == ["a", "b", "c", "a"]
 
 
-# Which app may import which: each only downwards. tenancy is the floor; its admin edits an
-# agent's memory policy, so it alone reaches memory's policy service. facts reads memory's
-# models (a fact cites the memory it was learned from) and never memory's writes; memory never
-# imports facts: what facts does with memories goes through memory's signals and registries
-# (memory.signals, memory.learned, memory.policy_extensions, memory.quotas.count_in_quotas).
+# The layers, lowest first: a module imports only from its own layer or those below.
+# language (understanding text) is below every app: they call it, it calls none of them.
+# tenancy is the floor of the apps. memory never imports facts: what facts does with memories
+# goes through memory's signals and registries (memory.signals, memory.learned,
+# memory.policy_extensions, memory.quotas.count_in_quotas). knowledge reads memory and facts
+# together (a person, a turn's context, the one search box). dewee, the project shell,
+# assembles them all (URLs, the API, the CLI, the MCP server).
+LAYERS = {
+    "language": 0,
+    "tenancy": 1,
+    "privacy": 2,
+    "memory": 2,
+    "facts": 3,
+    "knowledge": 4,
+    "dewee": 5,
+}
+# What the shell offers every app's interfaces (the one error shape, API auth and schemas,
+# paging, the dashboard's shared view helpers and forms, exports, times, metrics, logs, the
+# migration operations): modules the apps may import though dewee is above them.
+SHELL_SHARED = (
+    "dewee.errors",
+    "dewee.api_auth",
+    "dewee.schemas",
+    "dewee.pagination",
+    "dewee.dashboard",
+    "dewee.forms",
+    "dewee.export",
+    "dewee.timeparse",
+    "dewee.metrics",
+    "dewee.logs",
+    "dewee.migration_ops",
+)
+# One step up, named: tenancy's admin edits an agent's memory policy through memory's service.
 ALLOWED_UPWARD = {
     "tenancy.admin": {"memory.exceptions", "memory.services.policy"},
 }
+# Within the layers, reads only: facts reads memory's models and queries, never its writes.
 FORBIDDEN = {
-    "tenancy": ("memory", "facts", "knowledge"),
-    # knowledge reads memory and facts together (a person, a turn's context): above both.
-    "memory": ("facts", "knowledge"),
-    "facts": ("memory.services", "knowledge"),
-    "privacy": ("knowledge",),
-    # Understanding text is below every app: they call it, it calls none of them.
-    "language": ("dewee", "tenancy", "memory", "facts", "knowledge", "privacy"),
+    "facts": ("memory.services",),
 }
 
 
+def _under(target: str, prefixes: tuple[str, ...]) -> bool:
+    return any(target == p or target.startswith(p + ".") for p in prefixes)
+
+
+def _allowed(module: str, target: str) -> bool:
+    app, target_app = module.split(".")[0], target.split(".")[0]
+    if target in ALLOWED_UPWARD.get(module, set()):
+        return True
+    if _under(target, FORBIDDEN.get(app, ())):
+        return False
+    if app != "language" and _under(target, SHELL_SHARED):
+        return True
+    return LAYERS[target_app] <= LAYERS[app]
+
+
 def layering_breaches(graph: ImportGraph) -> list[str]:
-    breaches = []
-    for module, targets in graph.items():
-        app = module.split(".")[0]
-        for target in sorted(targets):
-            if target in ALLOWED_UPWARD.get(module, set()):
-                continue
-            if any(target == p or target.startswith(p + ".") for p in FORBIDDEN.get(app, ())):
-                breaches.append(f"{module} -> {target}")
-    return breaches
+    return [
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in sorted(targets)
+        if not _allowed(module, target)
+    ]
+
+
+def test_every_package_has_its_layer():
+    assert set(LAYERS) == set(PACKAGES)
 
 
 def test_apps_import_only_downwards():
@@ -161,15 +202,20 @@ def test_apps_import_only_downwards():
 
 def test_an_upward_import_is_a_breach():
     graph = {
-        "tenancy.models": {"memory.models"},
-        "memory.recall": {"facts.services.erasure"},
-        "memory.views": {"facts"},
-        "memory.schemas": {"facts_extra.schemas"},
-        "facts.queries": {"knowledge.people"},
+        "tenancy.models": {"memory.models", "dewee.errors"},
+        "memory.recall": {"facts.services.erasure", "tenancy.models"},
+        "memory.views": {"facts", "dewee.dashboard"},
+        "memory.cli": {"dewee.cli.progress"},
+        "facts.queries": {"knowledge.people", "memory.models"},
+        "facts.views": {"memory.services.storing"},
+        "language.parse": {"dewee.errors"},
     }
     assert layering_breaches(graph) == [
         "tenancy.models -> memory.models",
         "memory.recall -> facts.services.erasure",
         "memory.views -> facts",
+        "memory.cli -> dewee.cli.progress",
         "facts.queries -> knowledge.people",
+        "facts.views -> memory.services.storing",
+        "language.parse -> dewee.errors",
     ]

@@ -141,8 +141,6 @@ class Embedder:
             self._model_id = f"{self.model_path.stem}-{sha256_file(self.model_path)[:12]}"
         return self._model_id
 
-    model_name = model_id
-
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """float32 ``[len(texts), dimension]``, each row L2-normalised, in the order given.
 

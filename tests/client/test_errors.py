@@ -9,9 +9,10 @@ from pathlib import Path
 
 from dewee.errors import DeweeError
 from dewee_client import errors
+from tests.layout import product_packages
 from tests.servers import BASE_DIR
 
-SERVER_PACKAGES = ("dewee", "memory", "facts", "knowledge", "tenancy", "privacy", "language")
+SERVER_PACKAGES = product_packages()
 # Not errors: the one warning a successful store may carry (memory.quotas.QuotaWarning).
 NOT_ERRORS = {"quota_warning"}
 # The MCP server's own codes (an unknown tool, an unknown resource) reach an agent host inside
