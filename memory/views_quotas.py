@@ -30,6 +30,7 @@ from memory.quotas import quota_overview, set_quotas
 from tenancy.access import Access
 from tenancy.exceptions import WorkspaceNotFound
 from tenancy.models import Agent, Workspace
+from tenancy.picker import workspace_picker
 from tenancy.quotas import quota_limits
 
 
@@ -58,10 +59,9 @@ def _page(
     total, agents = quota_overview(workspace)
     if form is None:
         form = QuotaForm(initial=quota_form_initial(quota_limits(workspace=workspace, agent=agent)))
-    slugs = [] if access.workspace else list(Workspace.objects.values_list("slug", flat=True))
     context |= {
         "workspace": workspace,
-        "workspaces": slugs,
+        "picker": workspace_picker(access, workspace),
         "total": total,
         "agents": agents,
         "editing": agent,

@@ -31,26 +31,14 @@ from dewee.errors import InvalidInput
 from dewee.timeparse import parse_expiry
 from tenancy.access import Access, access_for_user
 from tenancy.exceptions import WorkspaceNotFound
-from tenancy.forms import ApiKeyForm, WorkspaceForm
+from tenancy.forms import ApiKeyForm
 from tenancy.models import Scope, Workspace
+from tenancy.picker import picked_workspace, workspace_picker
 from tenancy.queries import api_key_to_dict, get_api_key, list_api_keys
 from tenancy.services import create_api_key, revoke_api_key
 
 # Which form field a service's refusal belongs to.
 _FORM_FIELD = {"agent_id": "agents", "agents": "agents", "expires_at": "expires"}
-
-
-def _workspace(request: HtmxHttpRequest, access: Access) -> Workspace | None:
-    """A member's own workspace; for an operator, the one picked (else the first)."""
-    if access.workspace is not None:
-        return access.workspace
-    slug = request.POST.get("workspace") or request.GET.get("workspace")
-    if not slug:
-        return Workspace.objects.order_by("slug").first()
-    workspace = Workspace.objects.filter(slug=slug).first()
-    if workspace is None:
-        raise WorkspaceNotFound(f"No workspace {slug!r}")
-    return workspace
 
 
 def _page(
@@ -59,9 +47,7 @@ def _page(
     now = timezone.now()
     if workspace is not None:
         context["keys"] = [api_key_to_dict(k, now=now) for k in list_api_keys(workspace=workspace)]
-    if access.workspace is None:
-        slugs = list(Workspace.objects.order_by("slug").values_list("slug", flat=True))
-        context["picker"] = WorkspaceForm({"workspace": workspace and workspace.slug}, slugs=slugs)
+    context["picker"] = workspace_picker(access, workspace)
     context.setdefault("create_form", ApiKeyForm())
     context |= {"workspace": workspace, "scopes": Scope.choices, "nav": "keys"}
     return render_page(request, "dashboard/keys.html", "keys", access, context)
@@ -73,7 +59,7 @@ def _page(
 @domain_errors
 def keys_page(request: HtmxHttpRequest) -> HttpResponse:
     access = access_for_user(request.user)
-    return _page(request, access, _workspace(request, access))
+    return _page(request, access, picked_workspace(request, access))
 
 
 @never_cache
@@ -83,7 +69,7 @@ def keys_page(request: HtmxHttpRequest) -> HttpResponse:
 def key_create(request: HtmxHttpRequest) -> HttpResponse:
     """The page with the new key's secret, or with the form's errors next to its fields."""
     access = acting_access(request)
-    workspace = _workspace(request, access)
+    workspace = picked_workspace(request, access)
     if workspace is None:
         raise WorkspaceNotFound("No workspace yet")
     form = ApiKeyForm(request.POST)

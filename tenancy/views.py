@@ -32,9 +32,10 @@ from dewee.dashboard import (
 from dewee.errors import InvalidInput
 from tenancy.access import Access, access_for_user
 from tenancy.exceptions import MemberExists, UserNotFound, WorkspaceNotFound
-from tenancy.forms import AddMemberForm, MemberRoleForm, WorkspaceForm
+from tenancy.forms import AddMemberForm, MemberRoleForm
 from tenancy.invites import invite_hours
 from tenancy.models import MemberRole, Workspace
+from tenancy.picker import picked_workspace, workspace_picker
 from tenancy.queries import find_user, get_member, list_members
 from tenancy.services import Invitation, change_member_role, invite_member, remove_member
 
@@ -49,27 +50,12 @@ def members_access(request: HtmxHttpRequest) -> Access:
     return access
 
 
-def _workspace(request: HtmxHttpRequest, access: Access) -> Workspace | None:
-    """A manager's own workspace; for staff, the one picked (else the first)."""
-    if access.workspace is not None:
-        return access.workspace
-    slug = request.POST.get("workspace") or request.GET.get("workspace")
-    if not slug:
-        return Workspace.objects.order_by("slug").first()
-    workspace = Workspace.objects.filter(slug=slug).first()
-    if workspace is None:
-        raise WorkspaceNotFound(f"No workspace {slug!r}")
-    return workspace
-
-
 def _page(
     request: HtmxHttpRequest, access: Access, workspace: Workspace | None, **context: Any
 ) -> HttpResponse:
     if workspace is not None:
         context["members"] = list_members(workspace=workspace)
-    if access.workspace is None:
-        slugs = list(Workspace.objects.order_by("slug").values_list("slug", flat=True))
-        context["picker"] = WorkspaceForm({"workspace": workspace and workspace.slug}, slugs=slugs)
+    context["picker"] = workspace_picker(access, workspace)
     context.setdefault("add_form", AddMemberForm())
     context |= {"workspace": workspace, "roles": MemberRole.choices, "nav": "members"}
     return render_page(request, "dashboard/members.html", "members", access, context)
@@ -91,7 +77,7 @@ def _done(
 @domain_errors
 def members_page(request: HtmxHttpRequest) -> HttpResponse:
     access = members_access(request)
-    return _page(request, access, _workspace(request, access))
+    return _page(request, access, picked_workspace(request, access))
 
 
 def _invite(access: Access, workspace: Workspace, form: AddMemberForm) -> Invitation:
@@ -123,7 +109,7 @@ def _invite(access: Access, workspace: Workspace, form: AddMemberForm) -> Invita
 def member_add(request: HtmxHttpRequest) -> HttpResponse:
     """Errors are told next to their field; a new account's sign-in link is shown once."""
     access = members_access(request)
-    workspace = _workspace(request, access)
+    workspace = picked_workspace(request, access)
     if workspace is None:
         raise WorkspaceNotFound("No workspace yet")
     form = AddMemberForm(request.POST)
