@@ -16,7 +16,7 @@ from memory.entity_queries import (
     memory_entities,
     preview_extraction,
 )
-from memory.entity_schemas import (
+from memory.schemas.entities import (
     EntityOut,
     EntityPageOut,
     ExtractIn,
