@@ -16,6 +16,7 @@ from memory.entity_queries import (
     memory_entities,
     preview_extraction,
 )
+from memory.queries import get_memory
 from memory.schemas.entities import (
     EntityOut,
     EntityPageOut,
@@ -25,7 +26,6 @@ from memory.schemas.entities import (
     LinkOut,
     MentionOut,
 )
-from memory.queries import get_memory
 from tenancy.access import request_access
 
 router = Router()
