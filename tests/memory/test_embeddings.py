@@ -102,7 +102,6 @@ def test_model_id_names_the_file_and_its_hash(int8):
     assert stem == "all-minilm-l6-v2-int8"
     assert len(digest) == 12
     assert int(digest, 16) >= 0
-    assert int8.model_name == int8.model_id
 
 
 def test_paraphrase_is_closer_than_unrelated_sentence(int8):
