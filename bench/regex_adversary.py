@@ -45,7 +45,7 @@ _CALLS = {"search", "match", "fullmatch", "sub", "subn", "split", "findall", "fi
 
 @dataclass(frozen=True)
 class Found:
-    name: str  # "language.extraction.patterns.JOB_TITLE[9]", "facts.learning:77"
+    name: str  # "language.extraction.patterns.work.JOB_TITLE[9]", "facts.learning:77"
     pattern: re.Pattern[str]
 
 

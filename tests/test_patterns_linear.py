@@ -22,7 +22,7 @@ from facts.services import check_text
 from knowledge.people import mentions
 from language.entities import extract_entities, speaker_of
 from language.extraction import extract
-from language.extraction.patterns import _title
+from language.extraction.patterns.work import _title
 from memory.models import Memory
 from tests.conftest import ApiClient
 from tests.factories import make_key
@@ -45,8 +45,9 @@ BY_HAND = {
     "language.extraction.dates._rx",  # compiles the patterns of _FUTURE_TIMES (collected)
     "language.extraction.endings._rx",  # compiles the ending patterns (collected)
     "language.extraction.grammar.rx",  # compiles EMPLOYER, JOB_TITLE, PLACE, ... (collected)
-    "language.extraction.patterns._title",  # test_job_title_cut_is_linear
-    "language.extraction.rescheduling._rules",  # tests/facts/test_changes_as_typed.py
+    "language.extraction.patterns.work._title",  # test_job_title_cut_is_linear
+    "language.extraction.rescheduling._noun_rules",  # tests/facts/test_changes_as_typed.py
+    "language.extraction.rescheduling._verb_rules",  # tests/facts/test_changes_as_typed.py
     "facts.learning.users_words",  # test_check_text_and_learning_of_a_whole_text_are_fast
     "knowledge.people.mentions",  # test_mentions_is_linear
 }
@@ -70,7 +71,7 @@ def test_patterns_are_collected():
     # A few from each app, so that a broken walk of the modules cannot pass unnoticed.
     for expected in (
         "language.extraction.clauses.CLAUSE_BREAK",
-        "language.extraction.patterns.JOB_TITLE[9]",
+        "language.extraction.patterns.work.JOB_TITLE[9]",
         "language.extraction.endings.PET_GONE",
         "language.attribution._DRAFT_INTRO",
         "language.entities.names._NAME_CONTEXT",

@@ -4,13 +4,13 @@ should be restarted" embed close together, yet say opposite things)."""
 
 from datetime import datetime
 
-from language.extraction import clauses
+from language.extraction import traps
 from language.extraction.extractor import extract
 from language.text import normalise_value
 
 
 def _negations(text: str) -> int:
-    return len(clauses.NEGATION.findall(text))
+    return len(traps.NEGATION.findall(text))
 
 
 def _slots(text: str, now: datetime | None) -> dict[tuple[str, str], str | None]:

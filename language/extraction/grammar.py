@@ -1,4 +1,5 @@
-"""The pieces the patterns are written in: the speaker as subject, a value, a name."""
+"""The pieces the patterns are written in: the speaker as subject, a value, a name, a span of
+time, the fillers that open a chat sentence."""
 
 import re
 
@@ -28,6 +29,16 @@ NAME_AND_I = (
     r"(?:'re|'ve|\s+(?:are|have|just|finally|recently|officially|both))*\s+"
 )
 SPECIES_GROUP = "|".join(sorted(PET_SPECIES, key=len, reverse=True))
+# A span of time ahead, "for five years" or "since 2020": the present perfect with it is
+# still current ("I've been with Google since 2020"). Lookaheads reach 300 characters, not
+# the clause's end: from each "I" of "I've been I've been ..." a scan to the end made the
+# clause's reading quadratic.
+SPAN = r"(?=.{0,300}?\b(?:for\s+(?:\w+\s+)?(?:years?|months?|weeks?)|since)\b)"
+# Words that open a chat sentence before what it says: "ok so", "honestly", "ugh".
+FILLERS = (
+    r"(?:ok|okay|so|honestly|tbh|ugh|well|and|but|lol|yeah|omg|man|confession|update|"
+    r"hmm|welp|oof|also|btw|ngl|wow|oh)"
+)
 CHILD_WORDS = r"son|daughter|kid|child|baby|boy|girl|stepson|stepdaughter"
 CHILD_ADJ = (
     r"(?:(?:little|oldest|eldest|youngest|older|younger|baby|newborn|new|first|second|middle|"

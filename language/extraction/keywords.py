@@ -19,25 +19,43 @@ from language.spelling import Speller, allowed_distance, distance, english_words
 
 # The modules whose patterns are read (not the LLM, embedding or classifier helpers; not
 # chat.py's, which lists misspellings: the words it writes out are taken instead; not the
-# extractor's, which reads this module), and the
-# attribution of quoted, pasted and forwarded text ("got this messsage: ...").
+# extractor's, extractor.py, clause_reading.py and normalising.py, which read this module),
+# and the attribution of quoted, pasted and forwarded text ("got this messsage: ...").
 _MODULES = (
     *(
         f"language.extraction.{name}"
         for name in (
             "clauses",
             "contacts",
-            "corrections",
+            "corrections.added",
+            "corrections.corrected",
+            "corrections.reversals",
+            "corrections.values",
+            "couple_endings",
             "dates",
             "endings",
             "fragments",
             "grammar",
             "kinship",
-            "patterns",
-            "people",
+            "patterns.abilities",
+            "patterns.birthdays",
+            "patterns.home",
+            "patterns.left_for",
+            "patterns.preferences",
+            "patterns.work",
+            "people.couples",
+            "people.name_first",
+            "people.names",
+            "people.parenthood",
+            "people.relatives",
+            "people.rules",
+            "people.unnamed",
+            "people.words",
             "signature",
             "statements",
             "structure",
+            "traps",
+            "work_endings",
         )
     ),
     "language.attribution",

@@ -9,7 +9,7 @@ the check applies it only to a change the agent holds for later in one of them
 import re
 from datetime import datetime
 
-from language.extraction import clauses as traps
+from language.extraction import traps
 from language.extraction.dates import future_start
 from language.extraction.statements import EXPLICIT, Statement
 
@@ -60,70 +60,83 @@ _TARGET = (
 )
 
 
-def _rules() -> list[tuple[re.Pattern[str], tuple[str, ...], str]]:
-    rules: list[tuple[re.Pattern[str], tuple[str, ...], str]] = []
-    for noun, slots in _NOUNS:
-        rules.append((re.compile(rf"\b{_OWNER}{noun}{_IS}{_OFF}", re.I), slots, "cancelled"))
-        rules.append((re.compile(rf"\b{_OWNER}{noun}{_IS}{_MOVED}", re.I), slots, "moved"))
-        rules.append((re.compile(rf"\b{_OWNER}{noun}{_NEW_DATE}", re.I), slots, "moved"))
-        rules.append(
-            (
-                re.compile(
-                    rf"\b(?:called|calling|call)\s+off\s+{_OWNER}{noun}\b"
-                    rf"|\b(?:cancell?ed|scrapped|turned\s+down|declined|pulled\s+out\s+of)\s+"
-                    rf"{_OWNER.replace('<target>', '<named>')}{noun}\b",
-                    re.I,
-                ),
-                slots,
-                "cancelled",
-            )
-        )
-    for verb, slots in _VERBS:
-        # "we're not moving after all", "not leaving Acme anymore"
-        rules.append(
-            (
-                re.compile(
-                    rf"(?:{_NOT}|^(?:not|no\s+longer)\s+)(?:{verb})\b{_TARGET}\s{{0,3}},?\s{{0,3}}{_AFTER_ALL}",
-                    re.I,
-                ),
-                slots,
-                "cancelled",
-            )
-        )
-        # "we move on the 20th instead", "I'm starting in September instead"
-        rules.append(
-            (
-                re.compile(
-                    rf"\b(?:{verb})\s+(?:on|in|from|at\s+the|next|this|the|early|late|mid)\b"
-                    rf"[^.!?]{{0,40}}?\binstead\b",
-                    re.I,
-                ),
-                slots,
-                "moved",
-            )
-        )
-    # "staying put", "decided to stay at Petrobras after all", "we're staying in Zurich"
-    rules.append(
-        (re.compile(r"\bstay(?:ing)?\s+put\b", re.I), _PLACE, "cancelled"),
-    )
-    rules.append(
+# A rule: its pattern, the slots of the change it reads, and what it says of that change
+# ("cancelled" or "moved").
+_Rule = tuple[re.Pattern[str], tuple[str, ...], str]
+
+
+def _noun_rules(noun: str, slots: tuple[str, ...]) -> list[_Rule]:
+    """The change named by its noun: "the move is off", "my start date got pushed to August
+    3rd", "the wedding is now in May", "we called off the move", "I turned down the offer"."""
+    return [
+        (re.compile(rf"\b{_OWNER}{noun}{_IS}{_OFF}", re.I), slots, "cancelled"),
+        (re.compile(rf"\b{_OWNER}{noun}{_IS}{_MOVED}", re.I), slots, "moved"),
+        (re.compile(rf"\b{_OWNER}{noun}{_NEW_DATE}", re.I), slots, "moved"),
         (
             re.compile(
-                r"\b(?:decided\s+to\s+stay|staying|stay(?:ing)?\s+on)\s+(?:at|with)\b.{0,60}?\bafter\s+all\b",
+                rf"\b(?:called|calling|call)\s+off\s+{_OWNER}{noun}\b"
+                rf"|\b(?:cancell?ed|scrapped|turned\s+down|declined|pulled\s+out\s+of)\s+"
+                rf"{_OWNER.replace('<target>', '<named>')}{noun}\b",
                 re.I,
             ),
-            _JOB,
+            slots,
             "cancelled",
-        )
-    )
-    rules.append(
+        ),
+    ]
+
+
+def _verb_rules(verb: str, slots: tuple[str, ...]) -> list[_Rule]:
+    """The change named by its verb."""
+    return [
+        # "we're not moving after all", "not leaving Acme anymore"
         (
-            re.compile(r"\b(?:decided\s+to\s+stay|staying)\s+in\b.{0,60}?\bafter\s+all\b", re.I),
-            _PLACE,
+            re.compile(
+                rf"(?:{_NOT}|^(?:not|no\s+longer)\s+)(?:{verb})\b{_TARGET}\s{{0,3}},?\s{{0,3}}{_AFTER_ALL}",
+                re.I,
+            ),
+            slots,
             "cancelled",
-        )
-    )
-    return rules
+        ),
+        # "we move on the 20th instead", "I'm starting in September instead"
+        (
+            re.compile(
+                rf"\b(?:{verb})\s+(?:on|in|from|at\s+the|next|this|the|early|late|mid)\b"
+                rf"[^.!?]{{0,40}}?\binstead\b",
+                re.I,
+            ),
+            slots,
+            "moved",
+        ),
+    ]
+
+
+# "staying put", "decided to stay at Petrobras after all", "we're staying in Zurich"
+_STAYING: list[_Rule] = [
+    (re.compile(r"\bstay(?:ing)?\s+put\b", re.I), _PLACE, "cancelled"),
+    (
+        re.compile(
+            r"\b(?:decided\s+to\s+stay|staying|stay(?:ing)?\s+on)\s+(?:at|with)\b.{0,60}?\bafter\s+all\b",
+            re.I,
+        ),
+        _JOB,
+        "cancelled",
+    ),
+    (
+        re.compile(r"\b(?:decided\s+to\s+stay|staying)\s+in\b.{0,60}?\bafter\s+all\b", re.I),
+        _PLACE,
+        "cancelled",
+    ),
+]
+
+
+def _rules() -> list[_Rule]:
+    """Every rule, in the order they are tried: the nouns', then the verbs', then staying."""
+    rules: list[_Rule] = []
+    for noun, slots in _NOUNS:
+        rules += _noun_rules(noun, slots)
+    for verb, slots in _VERBS:
+        rules += _verb_rules(verb, slots)
+    return rules + _STAYING
 
 
 _RULES = _rules()

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from language.extraction.contacts import EMAIL, PHONE
-from language.extraction.patterns import _title
+from language.extraction.patterns.work import _title
 from language.extraction.statements import EXPLICIT, Statement, proper_name
 from language.extraction.statements import statement as said
 

@@ -17,7 +17,8 @@ Nothing here imports spaCy: the parse arrives as language.parse's plain types.
 import re
 from collections.abc import Callable, Iterable
 
-from language.extraction import clauses as traps
+from language.extraction import traps
+from language.extraction.clauses import clauses
 from language.extraction.kinship import KIN_WORDS, OWNERS, Reader, kin, relatives, words
 from language.extraction.people import nationality
 from language.extraction.statements import Statement, is_lowercase_text
@@ -143,7 +144,7 @@ def _stands(evidence: str, sentences: list[str]) -> bool:
             continue
         if traps.is_question(sentence):
             return False
-        for clause in traps.clauses(sentence):
+        for clause in clauses(sentence):
             if evidence not in clause:
                 continue
             if traps.is_hypothetical(clause) or traps.is_plan(clause):
