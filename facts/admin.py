@@ -13,7 +13,7 @@ from django.utils.html import format_html_join
 from dewee.errors import DeweeError
 from facts import services
 from facts.models import Fact, FactSource
-from tenancy.admin import AgentListFilter, WorkspaceListFilter, admin_actor
+from tenancy.admin_common import AgentListFilter, WorkspaceListFilter, admin_actor
 from tenancy.validation import REASON_MAX_CHARS
 
 

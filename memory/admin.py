@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from memory.models import MaintenanceRun, Memory, MemoryFeedback, Session
-from tenancy.admin import AgentListFilter, ReadOnlyAdmin, WorkspaceListFilter
+from tenancy.admin_common import AgentListFilter, ReadOnlyAdmin, WorkspaceListFilter
 
 
 @admin.register(Memory)

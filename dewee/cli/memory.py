@@ -30,6 +30,12 @@ from memory.transfer import export_records, import_records
 
 
 def register(memory_commands: Any) -> None:
+    _register_search(memory_commands)
+    _register_upkeep(memory_commands)
+    _register_transfer(memory_commands)
+
+
+def _register_search(memory_commands: Any) -> None:
     p = memory_commands.add_parser("search", help="Recall an agent's memories for a query.")
     p.add_argument("--agent", required=True)
     p.add_argument("--query", required=True)
@@ -50,6 +56,8 @@ def register(memory_commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=search)
 
+
+def _register_upkeep(memory_commands: Any) -> None:
     p = memory_commands.add_parser(
         "index-all", help="Re-embed every memory of an agent (resumable)."
     )
@@ -83,6 +91,8 @@ def register(memory_commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=decay)
 
+
+def _register_transfer(memory_commands: Any) -> None:
     p = memory_commands.add_parser("export", help="Write an agent's memories as JSON Lines.")
     p.add_argument("--agent", required=True)
     p.add_argument("--output", "-o", type=Path, help="File to write (default: stdout).")

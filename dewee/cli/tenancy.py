@@ -29,6 +29,13 @@ from tenancy.services import (
 
 
 def register(commands: Any) -> None:
+    _register_workspaces(commands)
+    _register_agents(commands)
+    _register_keys(commands)
+    _register_members(commands)
+
+
+def _register_workspaces(commands: Any) -> None:
     workspaces = commands.add_parser("workspaces", help="Workspaces (tenants).")
     sub = workspaces.add_subparsers(dest="workspaces_command", required=True, metavar="ACTION")
     p = sub.add_parser("create", help="Create a workspace.")
@@ -40,6 +47,8 @@ def register(commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=workspaces_list)
 
+
+def _register_agents(commands: Any) -> None:
     agents = commands.add_parser("agents", help="Agents and their memory namespaces.")
     sub = agents.add_subparsers(dest="agents_command", required=True, metavar="ACTION")
     p = sub.add_parser("create", help="Create an agent.")
@@ -53,6 +62,8 @@ def register(commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=agents_list)
 
+
+def _register_keys(commands: Any) -> None:
     keys = commands.add_parser("keys", help="API keys of a workspace.")
     sub = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
     p = sub.add_parser("create", help="Create a key; its secret is shown once.")
@@ -82,6 +93,8 @@ def register(commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=keys_revoke)
 
+
+def _register_members(commands: Any) -> None:
     members = commands.add_parser("members", help="People in a workspace.")
     sub = members.add_subparsers(dest="members_command", required=True, metavar="ACTION")
     p = sub.add_parser(

@@ -1,13 +1,25 @@
 """Who an MCP connection acts as: an API key (the one REST accepts) and one agent of its
 workspace. HTTP reads the key from ``Authorization: Bearer``, stdio from DEWEE_API_KEY."""
 
+from dataclasses import dataclass
+
 from dewee.errors import DeweeError
-from dewee.mcp_server.tools import Caller
 from dewee.replicas import note_key
-from tenancy.access import access_for_key
+from tenancy.access import Access, access_for_key
 from tenancy.exceptions import InsufficientScope
-from tenancy.models import ApiKey, Scope
+from tenancy.models import Agent, ApiKey, Scope
 from tenancy.queries import authenticate_api_key
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls a tool: an API key's access, acting for one agent of its workspace."""
+
+    access: Access
+    agent_id: str
+
+    def agent(self) -> Agent:
+        return self.access.agent(self.agent_id)
 
 
 class Unauthenticated(DeweeError):

@@ -24,10 +24,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from dewee.api import domain_error_response
 from dewee.errors import DeweeError, InvalidInput
 from dewee.limits import check_key_rate
-from dewee.mcp_server.auth import Unauthenticated, caller_for, key_for_token
+from dewee.mcp_server.auth import Caller, Unauthenticated, caller_for, key_for_token
 from dewee.mcp_server.inline import drive
 from dewee.mcp_server.server import build_server
-from dewee.mcp_server.tools import Caller
 
 # Hop-by-hop or recomputed by Django: not copied from the SDK's answer.
 _DROPPED_HEADERS = {"content-length", "connection", "transfer-encoding"}

@@ -9,7 +9,8 @@ from urllib.parse import unquote
 from django.utils import timezone
 
 from dewee.errors import NotFound
-from dewee.mcp_server.tools import Caller, plain
+from dewee.mcp_server.auth import Caller
+from dewee.mcp_server.tools import plain
 from facts import queries as fact_queries
 from facts.models import Fact
 from memory import services as memory_services

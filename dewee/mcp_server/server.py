@@ -13,9 +13,10 @@ from mcp.shared.exceptions import MCPError
 
 from dewee import __version__
 from dewee.errors import DeweeError
+from dewee.mcp_server.auth import Caller
 from dewee.mcp_server.inline import run_sync
 from dewee.mcp_server.resources import TEMPLATES, read_resource
-from dewee.mcp_server.tools import TOOLS_BY_NAME, Caller, tools_for
+from dewee.mcp_server.tools import TOOLS_BY_NAME, tools_for
 from dewee.metrics import count_database_refusal
 from dewee.outage import database_trouble
 
@@ -117,6 +118,34 @@ def _protocol_error(exc: DeweeError) -> MCPError:
     return MCPError(types.INVALID_REQUEST, body["message"], data=body)
 
 
+# What every caller is answered alike: resources are read by template only.
+async def on_list_resources(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListResourcesResult:
+    return types.ListResourcesResult(resources=[])
+
+
+async def on_list_resource_templates(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListResourceTemplatesResult:
+    return types.ListResourceTemplatesResult(
+        resource_templates=[
+            types.ResourceTemplate(
+                name=t.name,
+                uri_template=t.uri_template,
+                description=t.description,
+                mime_type="application/json",
+            )
+            for t in TEMPLATES
+        ]
+    )
+
+
+def tool_input_schema(name: str) -> dict[str, Any] | None:
+    tool = TOOLS_BY_NAME.get(name)
+    return tool.input_schema if tool is not None else None
+
+
 def build_server(current_caller: Callable[[], Caller]) -> Server[Any]:
     """``current_caller`` is called for each request, in the database's thread: HTTP hands
     the request's caller; stdio authenticates its key again, so a revoked key stops."""
@@ -147,38 +176,14 @@ def build_server(current_caller: Callable[[], Caller]) -> Server[Any]:
         arguments = params.arguments or {}
         return await run_sync(call, params.name, arguments)
 
-    async def on_list_resources(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[])
-
-    async def on_list_resource_templates(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(
-            resource_templates=[
-                types.ResourceTemplate(
-                    name=t.name,
-                    uri_template=t.uri_template,
-                    description=t.description,
-                    mime_type="application/json",
-                )
-                for t in TEMPLATES
-            ]
-        )
-
     async def on_read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         return await run_sync(read_of_caller, str(params.uri))
 
-    def input_schema(name: str) -> dict[str, Any] | None:
-        tool = TOOLS_BY_NAME.get(name)
-        return tool.input_schema if tool is not None else None
-
     return Server(
         "dewee",
-        get_tool_input_schema=input_schema,
+        get_tool_input_schema=tool_input_schema,
         version=__version__,
         title="Dewee memory",
         instructions=INSTRUCTIONS,

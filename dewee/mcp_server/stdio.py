@@ -11,9 +11,8 @@ import anyio
 from django.db import close_old_connections
 from mcp.server.stdio import stdio_server
 
-from dewee.mcp_server.auth import Unauthenticated, caller_for, key_for_token
+from dewee.mcp_server.auth import Caller, Unauthenticated, caller_for, key_for_token
 from dewee.mcp_server.server import build_server
-from dewee.mcp_server.tools import Caller
 
 API_KEY_VAR = "DEWEE_API_KEY"
 

@@ -1,5 +1,6 @@
 """The MCP tools: each one a REST operation's input schema (so the same validation), the
-scope its REST operation declares, and a handler that calls the services REST calls.
+scope its REST operation declares, and a handler that calls the services REST calls
+(handlers.py).
 
 A tool's arguments are the REST body's fields an agent needs, minus ``agent_id``: a
 connection acts for one agent (``?agent=`` on /mcp, ``--agent`` for stdio), so a model
@@ -8,52 +9,23 @@ cannot wander into another agent's memory by naming it.
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.utils import timezone
 from ninja import Schema
-from pydantic import Field, StrictStr, ValidationError
+from pydantic import ValidationError
 
 from dewee.errors import InvalidInput
-from dewee.schemas import StrictDbId, StrictSchema
-from dewee.timeparse import parse_time
-from facts import queries as fact_queries
-from facts import services as fact_services
+from dewee.mcp_server import handlers
+from dewee.mcp_server.auth import Caller
 from facts.api import FactListParams
-from facts.models import Fact
 from facts.schemas import FactAssertIn, FactCheckIn
-from knowledge.context import ContextRequest, build_context
 from knowledge.schemas import ContextIn
-from memory import services as memory_services
-from memory.api.common import recall_filters
-
-# The REST operation's own input and output adapters: one copy of how a stored memory is
-# read from a body and shown back.
-from memory.api.memories import _input as memory_input
-from memory.api.memories import _stored as stored_memory
-from memory.models import Memory
-from memory.queries import get_memory, get_session, memory_to_dict, session_to_dict
-from memory.quotas import QuotaWarning
-from memory.recall import RecallRequest, Weights, audience_of, recall
-from memory.recall.filters import session_user
-from memory.schemas import RecallIn, SessionEndIn, SessionIn, StoreMemoryIn
-from memory.signals import Learning
+from memory.schemas import RecallIn, SessionIn, StoreMemoryIn
 from tenancy.access import Access
-from tenancy.models import Agent, Scope
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who calls a tool: an API key's access, acting for one agent of its workspace."""
-
-    access: Access
-    agent_id: str
-
-    def agent(self) -> Agent:
-        return self.access.agent(self.agent_id)
+from tenancy.models import Scope
 
 
 @dataclass(frozen=True)
@@ -129,173 +101,6 @@ def plain(result: dict[str, Any]) -> dict[str, Any]:
     return loaded
 
 
-def _warnings(warnings: list[QuotaWarning]) -> list[dict[str, Any]]:
-    return [w.as_dict() for w in warnings]
-
-
-# --- handlers: each the body of its REST operation, without the HTTP ----------------------
-
-
-def _remember(caller: Caller, payload: StoreMemoryIn) -> dict[str, Any]:
-    workspace = caller.access.workspace_for_agent(payload.agent_id)
-    learning = Learning(payload.extract_facts) if payload.extract_facts is not None else None
-    warnings: list[QuotaWarning] = []
-    (memory,) = memory_services.store_memories_as(
-        workspace=workspace,
-        agent_id=payload.agent_id,
-        items=[memory_input(payload)],
-        learning=learning,
-        quota_warnings=warnings,
-    )
-    return {**stored_memory(memory, learning), "warnings": _warnings(warnings)}
-
-
-def _hit(memory: Memory, score: float) -> dict[str, Any]:
-    shown = memory_to_dict(memory)
-    keep = ("id", "content", "memory_type", "importance", "tags", "user", "session_id")
-    return {**{k: shown[k] for k in keep}, "created_at": shown["created_at"], "score": score}
-
-
-def _recall(caller: Caller, payload: RecallIn) -> dict[str, Any]:
-    agent = caller.agent()
-    audience = audience_of(
-        user=payload.user, all_users=False, session_user=session_user(agent, payload.session_id)
-    )
-    result = recall(
-        agent=agent,
-        request=RecallRequest(
-            query=payload.query,
-            top_k=payload.top_k,
-            routing=payload.routing,
-            fusion=payload.fusion,
-            weights=Weights(**payload.weights.model_dump()),
-            filters=replace(recall_filters(payload), audience=audience),
-            explain=False,
-            rerank=payload.rerank,
-        ),
-        record_access=True,
-    )
-    return {
-        "query_class": result.query_class,
-        "items": [_hit(hit.memory, hit.score) for hit in result.hits],
-    }
-
-
-def _context(caller: Caller, payload: ContextIn) -> dict[str, Any]:
-    agent = caller.agent()
-    session = None
-    if payload.session_id is not None:
-        session = get_session(access=caller.access, session_id=payload.session_id, agent=agent)
-    return build_context(
-        agent=agent,
-        request=ContextRequest(
-            query=payload.query,
-            user=payload.user,
-            session=session,
-            budget_tokens=payload.budget_tokens,
-            top_k=payload.top_k,
-        ),
-    )
-
-
-def _facts_check(caller: Caller, payload: FactCheckIn) -> dict[str, Any]:
-    if payload.apply:  # as REST: applying what the check finds writes facts
-        caller.access.require_scope(Scope.WRITE)
-    agent = caller.agent()
-    source = fact_services.SourceInput(**payload.source.model_dump()) if payload.source else None
-    result = fact_services.check_text(
-        agent=agent,
-        user=payload.user,
-        text=payload.text,
-        apply=payload.apply,
-        source=source,
-        actor=caller.access.actor,
-        now=parse_time(payload.now, field="now"),
-    )
-    return fact_services.check_result_to_dict(result)
-
-
-def _facts_list(caller: Caller, params: FactListParams) -> dict[str, Any]:
-    agent = caller.agent()
-    filters = fact_queries.FactFilters(
-        user=params.user,
-        subject=params.subject,
-        predicate=params.predicate,
-        statuses=fact_queries.parse_statuses(params.status),
-        in_force=params.in_force,
-        search=params.q,
-    )
-    page = fact_queries.list_facts(
-        agent=agent, filters=filters, cursor=params.cursor, limit=params.limit
-    )
-    # Served to the agent, as GET /v1/facts: one UPDATE for the page.
-    Fact.objects.filter(pk__in=[f.pk for f in page.items]).mark_accessed(timezone.now())
-    return {
-        "items": [fact_queries.fact_to_dict(f) for f in page.items],
-        "next_cursor": page.next_cursor,
-    }
-
-
-def _fact_assert(caller: Caller, payload: FactAssertIn) -> dict[str, Any]:
-    agent = caller.agent()
-    claim = fact_services.Claim(
-        user=payload.user or "",
-        subject=payload.subject,
-        predicate=payload.predicate,
-        qualifier=payload.qualifier or "",
-        value=payload.value,
-        verification=payload.verification,
-        confidence=payload.confidence,
-        category=payload.category,
-        valid_from=parse_time(payload.valid_from, field="valid_from"),
-        valid_to=parse_time(payload.valid_to, field="valid_to"),
-    )
-    result = fact_services.assert_fact(
-        agent=agent,
-        claim=claim,
-        source=fact_services.SourceInput(**payload.source.model_dump()),
-        actor=caller.access.actor,
-    )
-    return {
-        "outcome": result.outcome,
-        "fact": fact_queries.fact_to_dict(result.fact),
-        "other": fact_queries.fact_to_dict(result.other) if result.other else None,
-    }
-
-
-def _session_start(caller: Caller, payload: SessionIn) -> dict[str, Any]:
-    workspace = caller.access.workspace_for_agent(payload.agent_id)
-    session = memory_services.start_session_as(
-        workspace=workspace,
-        agent_id=payload.agent_id,
-        user=payload.user,
-        metadata=payload.metadata,
-        idle_timeout_secs=payload.idle_timeout_secs,
-    )
-    return session_to_dict(session, memory_count=0)
-
-
-class SessionEndArgs(SessionEndIn):
-    session_id: StrictDbId
-
-
-def _session_end(caller: Caller, payload: SessionEndArgs) -> dict[str, Any]:
-    session = get_session(access=caller.access, session_id=payload.session_id, agent=caller.agent())
-    return session_to_dict(memory_services.end_session(session=session, summary=payload.summary))
-
-
-class ForgetMemoryArgs(StrictSchema):
-    memory_id: StrictDbId
-    reason: StrictStr = Field("", description="Kept in the audit trail.")
-
-
-def _forget_memory(caller: Caller, payload: ForgetMemoryArgs) -> dict[str, Any]:
-    memory = get_memory(access=caller.access, memory_id=payload.memory_id, agent=caller.agent())
-    return memory_services.delete_memory(
-        memory=memory, actor=caller.access.actor, reason=payload.reason
-    )
-
-
 USER = (
     'The end user this is about, as your app names them (e.g. "user-42"). Memories '
     "without a user are shared by every user of the agent."
@@ -328,7 +133,7 @@ TOOLS: list[Tool] = [
             "extract_facts": "sync: learn facts from it now and list them; off: learn none. "
             "Default: the agent's policy.",
         },
-        run=_remember,
+        run=handlers.remember,
     ),
     Tool(
         name="recall",
@@ -350,7 +155,7 @@ TOOLS: list[Tool] = [
             "since": "Only memories from this time on (ISO 8601, e.g. 2026-01-31T00:00:00Z).",
             "until": "Only memories before this time (ISO 8601).",
         },
-        run=_recall,
+        run=handlers.recall_memories,
         read_only=True,
     ),
     Tool(
@@ -370,7 +175,7 @@ TOOLS: list[Tool] = [
             "session_id": "The conversation (from session_start).",
             "budget_tokens": "At most this many tokens, 50 to 32,000 (default 2,000).",
         },
-        run=_context,
+        run=handlers.context,
         read_only=True,
         text=lambda result: str(result.get("prompt", "")),
     ),
@@ -390,7 +195,7 @@ TOOLS: list[Tool] = [
             "text": "Their own words (at most 20,000 characters).",
             "apply": "true: update the facts as suggested; false (default): only report.",
         },
-        run=_facts_check,
+        run=handlers.facts_check,
         read_only=False,
     ),
     Tool(
@@ -413,7 +218,7 @@ TOOLS: list[Tool] = [
             "limit": "At most this many facts (default 50).",
             "cursor": "next_cursor of the previous page.",
         },
-        run=_facts_list,
+        run=handlers.facts_list,
         read_only=True,
     ),
     Tool(
@@ -441,7 +246,7 @@ TOOLS: list[Tool] = [
             '"channel_message" | "memory_document" | "operator", "excerpt": "the words", '
             '"reference": "an id"}.',
         },
-        run=_fact_assert,
+        run=handlers.fact_assert,
     ),
     Tool(
         name="session_start",
@@ -457,7 +262,7 @@ TOOLS: list[Tool] = [
             "metadata": 'Anything to keep with it, e.g. {"channel": "web"}.',
             "idle_timeout_secs": "End it after this many seconds without activity; 0: never.",
         },
-        run=_session_start,
+        run=handlers.session_start,
     ),
     Tool(
         name="session_end",
@@ -467,12 +272,12 @@ TOOLS: list[Tool] = [
             "a summary).\n"
             'Example: {"session_id": 12, "summary": "Ana booked a flight to Lisbon."}'
         ),
-        schema=SessionEndArgs,
+        schema=handlers.SessionEndArgs,
         arguments={
             "session_id": "The conversation to end (from session_start).",
             "summary": "Your summary of it (optional).",
         },
-        run=_session_end,
+        run=handlers.session_end,
     ),
     Tool(
         name="forget_memory",
@@ -481,12 +286,12 @@ TOOLS: list[Tool] = [
             "Delete one memory for good, and the facts learned only from it.\n"
             'Example: {"memory_id": 381, "reason": "the user asked"}'
         ),
-        schema=ForgetMemoryArgs,
+        schema=handlers.ForgetMemoryArgs,
         arguments={
             "memory_id": "The memory's id (from remember or recall).",
             "reason": "Why (kept in the audit trail).",
         },
-        run=_forget_memory,
+        run=handlers.forget_memory,
         destructive=True,
     ),
 ]

@@ -26,7 +26,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dewee import metrics_dirs
 from dewee.serving import connection_plan
-from memory.services.maintenance import ensure_schedules
+from memory.services.maintenance_schedules import ensure_schedules
 
 # How long the children get to stop cleanly: longer than the web server's graceful timeout,
 # so requests in flight finish.
