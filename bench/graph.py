@@ -29,6 +29,7 @@ import tracemalloc
 import types
 from collections.abc import Callable
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 if not os.environ.get("DATABASE_URL"):
@@ -47,7 +48,8 @@ from django.db import connection  # noqa: E402
 from bench.recall import fill  # noqa: E402
 from memory.exceptions import PathNotFound  # noqa: E402
 from memory.graph_export import export_graph  # noqa: E402
-from memory.graph_queries import shortest_path, traverse_graph  # noqa: E402
+from memory.graph_paths import shortest_path  # noqa: E402
+from memory.graph_queries import traverse_graph  # noqa: E402
 from memory.models import EdgeType, Memory, MemoryEdge  # noqa: E402
 from memory.services.graph_rebuild import build_pending_graph  # noqa: E402
 from tenancy.models import Agent  # noqa: E402
@@ -184,17 +186,33 @@ def random_graph(agent, per_memory: int, rng: random.Random) -> None:
 
 
 def baseline_reads(revision: str) -> tuple[Callable, Callable]:
-    """traverse_graph and shortest_path as memory/graph_queries.py was at ``revision``."""
-    source = subprocess.run(
-        ["git", "show", f"{revision}:memory/graph_queries.py"],
+    """traverse_graph and shortest_path as memory/graph_queries.py and memory/graph_paths.py
+    were at ``revision`` (before graph_paths.py, graph_queries.py held both)."""
+    queries = module_at(revision, "graph_queries")
+    if queries is None:
+        raise SystemExit(f"memory/graph_queries.py is not in {revision}")
+    # The path search's imports of graph_queries get the revision's too.
+    paths = module_at(revision, "graph_paths", {"memory.graph_queries": queries})
+    return queries.traverse_graph, (paths or queries).shortest_path
+
+
+def module_at(
+    revision: str, name: str, imports: dict[str, types.ModuleType] | None = None
+) -> types.ModuleType | None:
+    """memory/``name``.py as it was at ``revision``, run as a module of its own (None: it
+    was not there); ``imports``: modules its imports get instead of the current ones."""
+    shown = subprocess.run(
+        ["git", "show", f"{revision}:memory/{name}.py"],
         cwd=Path(__file__).resolve().parent.parent,
         capture_output=True,
         text=True,
-        check=True,
-    ).stdout
-    module = types.ModuleType(f"graph_queries_{revision}")
-    exec(compile(source, module.__name__, "exec"), module.__dict__)
-    return module.traverse_graph, module.shortest_path
+    )
+    if shown.returncode != 0:
+        return None
+    module = types.ModuleType(f"{name}_{revision}")
+    with mock.patch.dict(sys.modules, imports or {}):
+        exec(compile(shown.stdout, module.__name__, "exec"), module.__dict__)
+    return module
 
 
 if __name__ == "__main__":

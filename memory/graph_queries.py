@@ -1,20 +1,21 @@
-"""Reads of an agent's memory graph: traversal from a memory and the shortest path between
-two. Nothing here writes.
+"""Reads of an agent's memory graph: traversal from a memory, and what every walk shares
+(cleaning its arguments, the edge reads, the memories it may see); the shortest path
+between two memories is memory.graph_paths. Nothing here writes.
 
 Every query starts from memories of one agent (loaded through the access helper, or
 reached from one), so it runs on the edge indexes (source, target, type) and (target, type)
 and reads no other agent's rows; edges join two memories of one agent (the services check
 it), and the agent is checked again on each edge read.
-The work is bounded: at most DEPTH_MAX levels (PATH_DEPTH_MAX for a path), each one query
-for the edges at both ends (at most EDGE_SCAN_MAX rows), and for a traversal one for the
-memories reached (a path search loads only the memories of the path it finds, and from a
-large frontier first asks whether it meets the other side). Expired memories (waiting for the expiry
-pass) are not reached, as they are not listed or recalled.
+The work is bounded: at most DEPTH_MAX levels (graph_paths.PATH_DEPTH_MAX for a path), each
+one query for the edges at both ends (at most EDGE_SCAN_MAX rows), and for a traversal one
+for the memories reached (a path search loads only the memories of the path it finds, and
+from a large frontier first asks whether it meets the other side). Expired memories
+(waiting for the expiry pass) are not reached, as they are not listed or recalled.
 
 Given a ``user``, a walk sees only that user's memories and the shared ones (no user): it
 never reaches, nor steps through, another user's memory, and starting (or ending) at one is
 MemoryNotFound, as for a memory of another agent. The graph build never joins two users'
-memories (memory.services.graph); this keeps a walk apart from them whatever edges exist
+memories (memory.services.graph_edges); this keeps a walk apart from them whatever edges exist
 (a link made by hand, edges built before that rule).
 """
 
@@ -29,7 +30,7 @@ from django.db.models.functions import Substr
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
-from memory.exceptions import MemoryNotFound, PathNotFound
+from memory.exceptions import MemoryNotFound
 from memory.models import EdgeType, Memory, MemoryEdge
 from memory.sql import any_of
 from tenancy.validation import DB_ID_MAX, clean_choice, clean_user
@@ -37,22 +38,13 @@ from tenancy.validation import DB_ID_MAX, clean_choice, clean_user
 DEPTH_MAX = 3
 TRAVERSE_LIMIT = 50
 TRAVERSE_LIMIT_MAX = 500
-PATH_DEPTH = 6
-PATH_DEPTH_MAX = 6
 # Edges read per level: built edges are a few per memory, but a memory can be the target
 # of many (an old turn that later ones resemble), so a level reads at most this many.
 EDGE_SCAN_MAX = 10_000
-# Expired memories a path search reads once and steps around; beyond this many (the expiry
-# pass is far behind) it checks each level's memories instead.
-EXPIRED_MAX = 1000
-# From a frontier this large, a path search first asks whether it meets the other side.
-PROBE_FROM = 32
 PREVIEW_CHARS = 200
 
 # (source, target, type, weight)
 Edge = tuple[int, int, str, float]
-# How a path search reached each memory: its level and the edge from the level before.
-Reached = dict[int, tuple[int, Edge | None]]
 
 
 class Direction(StrEnum):
@@ -95,19 +87,19 @@ def clean_walk_user(user: object) -> str | None:
     return clean_user(user) or None
 
 
-def _visible(user: str | None) -> Q:
+def visible_to(user: str | None) -> Q:
     """The memories a walk for ``user`` may reach: theirs and the shared ones."""
     if user is None:
         return Q()
     return Q(user_ref=user) | Q(user_ref__isnull=True) | Q(user_ref="")
 
 
-def _check_visible(memory: Memory, user: str | None) -> None:
+def check_visible(memory: Memory, user: str | None) -> None:
     if user is not None and memory.user_ref and memory.user_ref != user:
         raise MemoryNotFound(f"Memory {memory.pk} not found for this user")
 
 
-def _nodes(
+def live_nodes(
     agent_id: int, ids: Iterable[int], now: datetime, user: str | None = None
 ) -> dict[int, dict[str, Any]]:
     """The live memories among ``ids`` (of ``user`` or shared, when given), as graph nodes
@@ -115,7 +107,7 @@ def _nodes(
     rows = (
         Memory.objects.filter(agent_id=agent_id, pk__in=list(ids))
         .live(now)
-        .filter(_visible(user))
+        .filter(visible_to(user))
         .annotate(preview=Substr("content", 1, PREVIEW_CHARS))
         .values("id", "preview", "speaker", "memory_type", "created_at")
     )
@@ -137,7 +129,7 @@ def edge_to_dict(edge: Edge) -> dict[str, Any]:
     return {"source": source, "target": target, "type": kind, "weight": weight}
 
 
-def _edges_touching(
+def edges_touching(
     agent_id: int, ids: list[int], kinds: list[str], direction: Direction
 ) -> list[Edge]:
     """The edges at ``ids`` (memories of ``agent_id``), at most EDGE_SCAN_MAX: one query, a
@@ -161,7 +153,7 @@ def _edges_among(agent_id: int, ids: list[int], kinds: list[str]) -> list[Edge]:
     return _select_edges(agent_id, [(f"{sources} AND {targets}", source_args + target_args)], kinds)
 
 
-def _edges_between(
+def edges_between(
     agent_id: int, ones: list[int], others: list[int], kinds: list[str]
 ) -> list[Edge]:
     """The edges with one end among ``ones`` and the other among ``others``, either way."""
@@ -218,7 +210,7 @@ def _reach(
             break
         found = set()
         on_frontier = set(frontier)
-        for source, target, _, _ in _edges_touching(agent_id, frontier, kinds, way):
+        for source, target, _, _ in edges_touching(agent_id, frontier, kinds, way):
             if way != Direction.IN and source in on_frontier:
                 found.add(target)
             if way != Direction.OUT and target in on_frontier:
@@ -256,11 +248,11 @@ def traverse_graph(
     kinds = clean_edge_types(types)
     way = Direction(clean_choice(direction, field="direction", choices=list(Direction)))
     user = clean_walk_user(user)
-    _check_visible(memory, user)
+    check_visible(memory, user)
     now = timezone.now()
     agent_id = memory.agent_id
     walked = _reach(agent_id, memory.pk, depth, limit, (kinds, way), None)
-    nodes = _nodes(agent_id, walked, now, user)
+    nodes = live_nodes(agent_id, walked, now, user)
     if len(nodes) < len(walked):
         # An expired memory, or another user's, was reached: walk again around them.
         walked = _reach(
@@ -269,7 +261,7 @@ def traverse_graph(
             depth,
             limit,
             (kinds, way),
-            lambda ids: _nodes(agent_id, ids, now, user),
+            lambda ids: live_nodes(agent_id, ids, now, user),
         )
         nodes = {node_id: node for node_id, (_, node) in walked.items() if node is not None}
     reached = [{**nodes[node_id], "depth": level} for node_id, (level, _) in walked.items()]
@@ -278,168 +270,4 @@ def traverse_graph(
         "start": {**node_of(memory), "depth": 0},
         "nodes": sorted(reached, key=lambda n: (n["depth"], -n["id"])),
         "edges": [edge_to_dict(e) for e in sorted(edges)],
-    }
-
-
-def _expired(agent_id: int, now: datetime) -> set[int] | None:
-    """The agent's memories past their expiry, waiting for the expiry pass (few: the pass
-    deletes them), read once for a whole search on the partial expiry index; None when
-    there are more than EXPIRED_MAX, and the search checks each level instead."""
-    ids = set(
-        Memory.objects.filter(agent_id=agent_id)
-        .expired(now)
-        .order_by()
-        .values_list("id", flat=True)[: EXPIRED_MAX + 1]
-    )
-    return None if len(ids) > EXPIRED_MAX else ids
-
-
-def _meeting(edges: list[Edge], frontier: set[int], theirs: Reached) -> tuple[int, Edge] | None:
-    """Where a level from ``frontier`` meets the other side, if it does: the newest memory
-    of ``theirs`` it reaches, by the first of its edges in order. Every meeting on one level
-    makes a path of the same, shortest, length (both sides searched every memory nearer)."""
-    met: dict[int, Edge] = {}
-    for edge in edges:
-        for here, there in ((edge[0], edge[1]), (edge[1], edge[0])):
-            if here in frontier and there in theirs:
-                met[there] = min(edge, met.get(there, edge))
-    if not met:
-        return None
-    middle = max(met)
-    return middle, met[middle]
-
-
-def _expand(
-    agent_id: int,
-    fronts: tuple[list[int], list[int]],
-    kinds: list[str],
-    sides: tuple[Reached, Reached],
-    expired: set[int] | None,
-    now: datetime,
-    user: str | None = None,
-) -> tuple[list[int], int | None]:
-    """One level of a path search from one end (``fronts[0]``, reached as ``sides[0]``
-    records): the new level, newest first, each new live memory recorded with the edge that
-    reached it; or, where it meets the other side, that memory (the search stops there).
-    From a large frontier it asks first for the edges that join the two frontiers (a few
-    rows): the meeting level then never reads all its edges."""
-    (frontier, their_front), (mine, theirs) = fronts, sides
-    level = mine[frontier[0]][0] + 1
-    on_frontier = set(frontier)
-    if len(frontier) >= PROBE_FROM:
-        met = _meeting(_edges_between(agent_id, frontier, their_front, kinds), on_frontier, theirs)
-        if met is not None:
-            mine[met[0]] = (level, met[1])
-            return [met[0]], met[0]
-    edges = _edges_touching(agent_id, frontier, kinds, Direction.BOTH)
-    # Memories of the other side were checked live when it reached them.
-    met = _meeting(edges, on_frontier, theirs)
-    if met is not None:
-        mine[met[0]] = (level, met[1])
-        return [met[0]], met[0]
-    via: dict[int, Edge] = {}
-    for edge in edges:
-        for here, there in ((edge[0], edge[1]), (edge[1], edge[0])):
-            if here in on_frontier and there not in mine and there not in via:
-                via[there] = edge
-    if expired is None:
-        # Checked level by level: live, and of the walk's user or shared.
-        seen = Memory.objects.filter(pk__in=list(via)).live(now).filter(_visible(user))
-        visible = set(seen.values_list("id", flat=True))
-        live = [node for node in via if node in visible]
-    else:
-        live = [node for node in via if node not in expired]
-    for node in live:
-        mine[node] = (level, via[node])
-    return sorted(live, reverse=True), None
-
-
-def _walk(node_id: int, mine: Reached) -> tuple[list[int], list[Edge]]:
-    """From ``node_id`` back to the end ``mine`` started at: the memories and edges."""
-    ids, edges = [node_id], []
-    while (edge := mine[node_id][1]) is not None:
-        node_id = edge[0] if edge[1] == node_id else edge[1]
-        ids.append(node_id)
-        edges.append(edge)
-    return ids, edges
-
-
-def _search(
-    agent_id: int,
-    ends: tuple[int, int],
-    kinds: list[str],
-    max_depth: int,
-    expired: set[int] | None,
-    now: datetime,
-    user: str | None = None,
-) -> tuple[list[int], list[Edge]] | None:
-    """A shortest path between ``ends`` that steps around ``expired`` (None: check each
-    level, for expiry and ``user``), as its memories and edges; None when there is none
-    within ``max_depth``."""
-    start: Reached = {ends[0]: (0, None)}
-    end: Reached = {ends[1]: (0, None)}
-    fronts = [[ends[0]], [ends[1]]]
-    middle = ends[0] if ends[0] == ends[1] else None
-    length = 0
-    while middle is None and fronts[0] and fronts[1] and length < max_depth:
-        side = 0 if len(fronts[0]) <= len(fronts[1]) else 1
-        pair = (fronts[side], fronts[1 - side])
-        sides = (start, end) if side == 0 else (end, start)
-        fronts[side], middle = _expand(agent_id, pair, kinds, sides, expired, now, user)
-        length += 1
-    if middle is None:
-        return None
-    head_ids, head_edges = _walk(middle, start)
-    tail_ids, tail_edges = _walk(middle, end)
-    return [*reversed(head_ids), *tail_ids[1:]], [*reversed(head_edges), *tail_edges]
-
-
-def shortest_path(
-    *,
-    source: Memory,
-    target: Memory,
-    types: str | Iterable[str] | None = None,
-    max_depth: int = PATH_DEPTH,
-    user: str | None = None,
-) -> dict[str, Any]:
-    """The shortest chain of edges of ``types`` between two memories of one agent (edges
-    followed either way; each returned with its own direction), at most ``max_depth``
-    (1..PATH_DEPTH_MAX) edges long: a breadth-first search from both ends, the smaller
-    side expanded first, until they meet. PathNotFound when there is none within reach;
-    a memory of another agent is MemoryNotFound, as the access helper answers.
-
-    Expired memories wait for the expiry pass and are few, so the search first assumes
-    there are none and checks the path it finds; only when one of its memories has expired
-    does it search again around them (read once, or level by level when there are many).
-    ``user``: the path goes only through that user's memories and shared ones, level by
-    level (module docstring)."""
-    max_depth = clean_bounded(max_depth, field="max_depth", low=1, high=PATH_DEPTH_MAX)
-    kinds = clean_edge_types(types)
-    user = clean_walk_user(user)
-    if source.agent_id != target.agent_id:
-        raise MemoryNotFound(f"Memory {target.pk} not found for this agent")
-    _check_visible(source, user)
-    _check_visible(target, user)
-    now = timezone.now()
-    agent_id = source.agent_id
-    ends = (source.pk, target.pk)
-    if user is not None:
-        found = _search(agent_id, ends, kinds, max_depth, None, now, user)
-        nodes = _nodes(agent_id, found[0], now, user) if found else {}
-    else:
-        found = _search(agent_id, ends, kinds, max_depth, set(), now)
-        nodes = _nodes(agent_id, found[0], now) if found else {}
-    if user is None and found and not set(found[0][1:-1]) <= set(nodes):
-        found = _search(agent_id, ends, kinds, max_depth, _expired(agent_id, now), now)
-        nodes = _nodes(agent_id, found[0], now) if found else {}
-    if found is None:
-        raise PathNotFound(
-            f"No path of at most {max_depth} edges from memory {source.pk} to memory {target.pk}"
-        )
-    ids, edges = found
-    nodes |= {m.pk: node_of(m) for m in (source, target)}
-    return {
-        "length": len(edges),
-        "memories": [nodes[i] for i in ids],
-        "edges": [edge_to_dict(e) for e in edges],
     }

@@ -3,7 +3,8 @@
 from memory.exceptions import JobAlreadyRunning
 from memory.services.graph import queue_graph_build as queue_graph_catch_up
 from memory.services.graph_rebuild import build_pending_graph
-from memory.services.maintenance import beat_worker_heartbeat, run_maintenance, take_queued_job
+from memory.services.heartbeats import beat_worker_heartbeat
+from memory.services.maintenance import run_maintenance, take_queued_job
 from tenancy.models import Agent, Workspace
 
 

@@ -19,8 +19,9 @@ from dewee.timeparse import parse_time
 from memory.exceptions import QuotaExceeded
 from memory.models import Memory, Session, SessionState, is_expired
 from memory.quotas import QuotaWarning
+from memory.services.memory_input import MemoryInput
 from memory.services.sessions import restore_last_activity, restore_session
-from memory.services.storing import MemoryInput, store_memories, user_tags
+from memory.services.storing import store_memories, user_tags
 from memory.signals import Learning
 from tenancy.models import Agent
 

@@ -34,7 +34,7 @@ from memory.models import (
     WorkerHeartbeat,
 )
 from memory.queries import maintenance_status
-from memory.services.maintenance import beat_worker_heartbeat
+from memory.services.heartbeats import beat_worker_heartbeat
 from tests.factories import make_key, make_workspace
 from tests.servers import (
     BASE_DIR,

@@ -11,8 +11,8 @@ from memory.graph_export import export_graph
 from memory.graph_network import NETWORK_TOP, agent_network, network_workspace
 from memory.graph_paths import PATH_DEPTH, shortest_path
 from memory.graph_queries import TRAVERSE_LIMIT, clean_memory_id, traverse_graph
-from memory.schemas.graph import NetworkOut, PathOut, TraverseOut
 from memory.queries import get_memory
+from memory.schemas.graph import NetworkOut, PathOut, TraverseOut
 from tenancy.access import request_access
 
 router = Router()

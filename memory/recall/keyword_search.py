@@ -2,15 +2,13 @@
 full text (GIN) with ts_rank_cd to choose a pool, ranked with BM25 like SQLite's.
 
 ``keyword_search`` takes ``candidates``, a queryset of the agent's memories that pass the
-request's filters, and returns ``(memory_id, score)`` pairs, best first.
+request's filters, and returns ``(memory_id, score)`` pairs, best first. What it knows of the
+agent's memories and words (how many, how long, how common) is memory.recall.keyword_stats.
 """
 
 import json
 import math
 import re
-import time
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from django.db import connection
@@ -18,6 +16,12 @@ from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 from memory.models import MemoryQuerySet
+from memory.recall.keyword_stats import (
+    CorpusStats,
+    corpus_stats,
+    document_frequencies,
+    query_lexemes,
+)
 from memory.recall.stopwords import STOPWORDS
 from tenancy.models import Agent
 
@@ -77,7 +81,7 @@ def _fts5_bm25(
     each phrase of the expression once per query, and the agent's phrase is in all of its
     memories (7 ms a query at 100,000: docs/BENCHMARKS.md, issue 26). The agent's column
     weighs nothing, so either way each match's score is the same."""
-    stats = _corpus_stats(agent)
+    stats = corpus_stats(agent)
     own = f"agent_id:{int(agent.pk)}"
     scope = own if 2 * stats.documents < stats.table_documents else ""
     narrow, narrow_params = _row_filter(candidates) if filtered or not scope else ("", ())
@@ -118,7 +122,7 @@ def _fts5_narrow_queries(
     index, which is cheap (no agent filter) and can only overstate a word's share.
     ``scope``: the agent's own phrase ``own``, or "" where the rows are narrowed one by one;
     ``own`` is also the phrase every match holds, ORed with the words that only score."""
-    stats = _corpus_stats(agent)
+    stats = corpus_stats(agent)
     documents = stats.documents
     frequencies = {term: stats.frequencies.get(term, 0) for term in terms}
     for term in terms:
@@ -160,25 +164,6 @@ _NEWEST = "newest"
 BM25_K1, BM25_B = 1.2, 0.75
 # PostgreSQL: how many full-text matches (by ts_rank_cd) are re-ranked with BM25.
 PG_BM25_POOL = 400
-
-
-@dataclass
-class _CorpusStats:
-    version: tuple[int, datetime]
-    computed: float
-    documents: int
-    average_length: float
-    # All agents' memories (SQLite: how much of the full-text index is the agent's).
-    table_documents: int
-    # Document frequencies of the words (SQLite: index-wide) and lexemes (PostgreSQL: the
-    # agent's) recalls asked about, as stale as the rest; only words some memory holds.
-    frequencies: dict[str, int] = field(default_factory=dict)
-
-
-_corpus_stats_cache: dict[int, _CorpusStats] = {}
-# The mean length moves slowly; with memories arriving all the time, recomputing it (a scan
-# of the agent's rows) more often than this would cost more than it corrects.
-CORPUS_STATS_MAX_AGE_SECS = 300.0
 # A lexeme in more than this share of the agent's memories does not narrow the match: it is
 # still scored, but only rarer lexemes choose the candidates (unless all are this common).
 SELECTIVE_SHARE = 0.05
@@ -198,128 +183,6 @@ def _selective_limit(documents: int) -> float:
 FULL_MATCH_DOCUMENTS = 5_000
 
 
-def _corpus_stats(agent: Agent) -> _CorpusStats:
-    """Document count and (PostgreSQL) mean length of the agent's memories, cached per
-    process until the agent's memories change, and then for at most
-    CORPUS_STATS_MAX_AGE_SECS."""
-    version = Agent.objects.filter(pk=agent.pk).values_list("memory_version", "created_at").get()
-    cached = _corpus_stats_cache.get(agent.pk)
-    fresh = cached is not None and (
-        cached.version == version
-        or (
-            cached.version[1] == version[1]
-            and time.monotonic() - cached.computed < CORPUS_STATS_MAX_AGE_SECS
-        )
-    )
-    if cached is None or not fresh:
-        average = (
-            "coalesce(avg(length(search_vector)), 0)"
-            if connection.vendor == "postgresql"
-            else "1.0"
-        )
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT count(*), {average} FROM memory_memory WHERE agent_id = %s",
-                (agent.pk,),
-            )
-            documents, average = cursor.fetchone()
-            table_documents = 0
-            if connection.vendor == "sqlite":
-                cursor.execute("SELECT count(*) FROM memory_memory")
-                [table_documents] = cursor.fetchone()
-        cached = _CorpusStats(
-            version, time.monotonic(), int(documents), float(average) or 1.0, table_documents
-        )
-        _corpus_stats_cache[agent.pk] = cached
-    return cached
-
-
-_lexeme_shares: tuple[float, dict[str, float]] | None = None
-
-
-def _common_lexeme_shares(cursor: Any) -> dict[str, float]:
-    """The table-wide share of memories holding each common lexeme, from PostgreSQL's own
-    statistics (kept by ANALYZE / autovacuum; read again after CORPUS_STATS_MAX_AGE_SECS);
-    empty before the first ANALYZE. A table partitioned by agent has them per partition
-    (autovacuum never analyzes the parent): they are combined, weighed by each one's rows."""
-    global _lexeme_shares
-    if _lexeme_shares and time.monotonic() - _lexeme_shares[0] < CORPUS_STATS_MAX_AGE_SECS:
-        return _lexeme_shares[1]
-    cursor.execute(
-        "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, "
-        "greatest(c.reltuples, 0) FROM pg_class c "
-        "JOIN pg_stats s ON s.schemaname = current_schema() AND s.tablename = c.relname "
-        "AND s.attname = 'search_vector' AND NOT s.inherited "
-        "WHERE c.relname LIKE 'memory_memory%' AND c.relkind = 'r' "
-        "AND coalesce(pg_partition_root(c.oid), c.oid) = 'memory_memory'::regclass "
-        "AND s.most_common_elems IS NOT NULL"
-    )
-    rows = cursor.fetchall()
-    total = sum(weight for _elems, _freqs, weight in rows)
-    shares: dict[str, float] = {}
-    for elems, freqs, weight in rows:
-        part = weight / total if total else 1 / len(rows)
-        for lexeme, share in zip(elems, freqs, strict=False):
-            shares[lexeme] = shares.get(lexeme, 0.0) + share * part
-    _lexeme_shares = (time.monotonic(), shares)
-    return shares
-
-
-# The lexemes of each query word (English stemming): the same every time, so asked once per
-# process (up to LEXEME_CACHE_SIZE words).
-_word_lexemes: dict[str, list[str]] = {}
-LEXEME_CACHE_SIZE = 50_000
-
-
-def _lexemes(cursor: Any, terms: list[str]) -> list[str]:
-    """The distinct lexemes PostgreSQL's English configuration makes of the query's words."""
-    # Read into a mapping of this call's own: another thread may clear the cache meanwhile.
-    known = {term: _word_lexemes.get(term) for term in terms}
-    unknown = [term for term, lexemes in known.items() if lexemes is None]
-    if unknown:
-        if len(_word_lexemes) + len(unknown) > LEXEME_CACHE_SIZE:
-            _word_lexemes.clear()
-        cursor.execute(
-            "SELECT word, array_remove(array_agg(lexeme), NULL) FROM unnest(%s::text[]) word "
-            "LEFT JOIN LATERAL unnest(to_tsvector('english', word)) ON true GROUP BY word",
-            (unknown,),
-        )
-        for word, found in cursor.fetchall():
-            known[word] = _word_lexemes[word] = list(found)
-    return list(dict.fromkeys(lexeme for term in terms for lexeme in known[term] or []))
-
-
-def _document_frequencies(
-    cursor: Any, agent: Agent, lexemes: list[str], stats: _CorpusStats
-) -> dict[str, int]:
-    """How many of the agent's memories hold each lexeme. For an agent of more than
-    FULL_MATCH_DOCUMENTS memories the common lexemes are estimated from the statistics
-    (counting them exactly would visit thousands of rows, and their weight in BM25 is small
-    anyway); the rest, and every lexeme of a smaller agent, are counted exactly, which is
-    cheap there. The statistics are the whole table's: taken for a small agent's own, they
-    mis-weighed its words (LoCoMo R@20 on PostgreSQL 85.6 -> 86.2 counting them exactly:
-    docs/BENCHMARKS.md, issue 11 speed)."""
-    shares = _common_lexeme_shares(cursor) if stats.documents > FULL_MATCH_DOCUMENTS else {}
-    documents, known = stats.documents, stats.frequencies
-    frequencies = {}
-    for lexeme in lexemes:
-        if lexeme in shares:
-            frequencies[lexeme] = max(1, round(shares[lexeme] * documents))
-            continue
-        if lexeme in known:
-            frequencies[lexeme] = known[lexeme]
-            continue
-        cursor.execute(
-            "SELECT count(*) FROM memory_memory WHERE agent_id = %s "
-            "AND search_vector @@ to_tsquery('simple', quote_literal(%s))",
-            (agent.pk, lexeme),
-        )
-        frequencies[lexeme] = cursor.fetchone()[0]
-        if frequencies[lexeme]:  # a lexeme no memory holds yet may come with the next one
-            known[lexeme] = frequencies[lexeme]
-    return frequencies
-
-
 def _tsquery(lexemes: list[str], operator: str = "|") -> str:
     return f" {operator} ".join("'" + lexeme.replace("'", "''") + "'" for lexeme in lexemes)
 
@@ -331,39 +194,19 @@ def _pg_bm25(
     the selective ones for agents of more than FULL_MATCH_DOCUMENTS memories); the
     best PG_BM25_POOL of them by ts_rank_cd are scored with BM25 over all the query's
     lexemes, from their tsvectors."""
-    stats = _corpus_stats(agent)
+    stats = corpus_stats(agent)
     with connection.cursor() as cursor:
-        lexemes = _lexemes(cursor, terms)
+        lexemes = query_lexemes(cursor, terms)
         if not lexemes:
             return []
-        frequencies = _document_frequencies(cursor, agent, lexemes, stats)
+        frequencies = document_frequencies(
+            cursor, agent, lexemes, stats, estimate_common=stats.documents > FULL_MATCH_DOCUMENTS
+        )
         # A lexeme no memory holds cannot match; it would only empty an AND.
         lexemes = [lexeme for lexeme in lexemes if frequencies[lexeme] > 0]
         if not lexemes:
             return []
-        if stats.documents <= FULL_MATCH_DOCUMENTS:
-            selective = lexemes
-        else:
-            selective = [
-                lexeme
-                for lexeme in lexemes
-                if frequencies[lexeme] <= _selective_limit(stats.documents)
-            ]
-        # Only common lexemes: matching any of them would rank most of the agent's memories.
-        # The memories holding all of them come first (BM25 ranks them highest anyway), then
-        # those holding all but the commonest, and so on down to the two rarest, until the
-        # pool is full. Dropping the commonest lexeme first keeps the memories BM25 ranks next,
-        # and stopping early spares ranking thousands of memories that hold only two common
-        # words (each one a heap page read).
-        by_rarity = sorted(lexemes, key=lambda lexeme: frequencies[lexeme])
-        queries = (
-            [_tsquery(selective)]
-            if selective
-            else [_tsquery(by_rarity[:size], "&") for size in range(len(lexemes), 1, -1)]
-            or [_tsquery(lexemes, "&")]
-        )
-        # One common lexeme alone (as on SQLite): the newest NEWEST_MATCHES holding it.
-        newest = len(lexemes) == 1 and not selective
+        queries, newest = _pg_queries(lexemes, frequencies, stats)
         pool = NEWEST_MATCHES if newest else PG_BM25_POOL
         rows: list[tuple[int, int, dict[str, int]]] = []
         for query in queries:
@@ -375,6 +218,44 @@ def _pg_bm25(
             ]
             if len(rows) >= limit:
                 break
+    return _bm25(rows, lexemes, frequencies, stats)[:limit]
+
+
+def _pg_queries(
+    lexemes: list[str], frequencies: dict[str, int], stats: CorpusStats
+) -> tuple[list[str], bool]:
+    """The tsqueries that choose the candidates, in the order to run them, and whether they
+    are of one common lexeme alone (then the newest NEWEST_MATCHES holding it are scored)."""
+    if stats.documents <= FULL_MATCH_DOCUMENTS:
+        selective = lexemes
+    else:
+        selective = [
+            lexeme for lexeme in lexemes if frequencies[lexeme] <= _selective_limit(stats.documents)
+        ]
+    # Only common lexemes: matching any of them would rank most of the agent's memories.
+    # The memories holding all of them come first (BM25 ranks them highest anyway), then
+    # those holding all but the commonest, and so on down to the two rarest, until the
+    # pool is full. Dropping the commonest lexeme first keeps the memories BM25 ranks next,
+    # and stopping early spares ranking thousands of memories that hold only two common
+    # words (each one a heap page read).
+    by_rarity = sorted(lexemes, key=lambda lexeme: frequencies[lexeme])
+    queries = (
+        [_tsquery(selective)]
+        if selective
+        else [_tsquery(by_rarity[:size], "&") for size in range(len(lexemes), 1, -1)]
+        or [_tsquery(lexemes, "&")]
+    )
+    # One common lexeme alone (as on SQLite): the newest NEWEST_MATCHES holding it.
+    return queries, len(lexemes) == 1 and not selective
+
+
+def _bm25(
+    rows: list[tuple[int, int, dict[str, int]]],
+    lexemes: list[str],
+    frequencies: dict[str, int],
+    stats: CorpusStats,
+) -> list[tuple[int, float]]:
+    """The BM25 of each matched memory (id, length, counts of ``lexemes``), best first."""
     idf = {
         lexeme: math.log(1 + (stats.documents - df + 0.5) / (df + 0.5))
         for lexeme, df in frequencies.items()
@@ -389,7 +270,7 @@ def _pg_bm25(
         )
         scored.append((memory_id, score))
     scored.sort(key=lambda pair: (-pair[1], -pair[0]))
-    return scored[:limit]
+    return scored
 
 
 def _pg_matches(

@@ -8,6 +8,7 @@ from memory.services.access import record_access
 from memory.services.autopilot import autopilot_consolidate_pass, autopilot_dedup_pass
 from memory.services.decay import DecayResult, decay_pass
 from memory.services.dedup import DedupReport, deduplicate_memories
+from memory.services.editing import update_memory
 from memory.services.erasure import (
     delete_memory,
     delete_session,
@@ -21,6 +22,7 @@ from memory.services.graph_rebuild import GraphRebuilt, rebuild_graph
 from memory.services.idle_sessions import idle_sessions_pass
 from memory.services.indexing import ReindexProgress, ensure_vector_index, reindex_agent
 from memory.services.links import link_memories, unlink_memories
+from memory.services.memory_input import MemoryInput
 from memory.services.merging import consolidate_memories
 from memory.services.policy import MemoryPolicy, get_memory_policy, set_memory_policy
 from memory.services.session_end import SessionEnded, end_session
@@ -30,14 +32,7 @@ from memory.services.sessions import (
     start_session_as,
     touch_session,
 )
-from memory.services.storing import (
-    MemoryInput,
-    memory_tags,
-    store_memories,
-    store_memories_as,
-    update_memory,
-    user_tags,
-)
+from memory.services.storing import memory_tags, store_memories, store_memories_as, user_tags
 from memory.services.vectors import bump_memory_version
 
 __all__ = [

@@ -17,12 +17,12 @@ from memory.merge_candidates import (
     TagCluster,
     low_importance_clusters,
     merge_user,
-    near_duplicate_pairs,
     retention_score,
     same_scope,
     states_other_details,
 )
 from memory.models import Memory, MemoryType
+from memory.near_duplicates import near_duplicate_pairs
 from memory.services.merging import lock_memories, merge_into, merge_into_new
 from memory.services.passes import PassResult
 from memory.services.storing import user_tags

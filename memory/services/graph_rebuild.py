@@ -18,13 +18,9 @@ from django.utils import timezone
 from memory.models import EdgeType, Entity, EntityMention, GraphProgress, Memory, MemoryEdge
 from memory.quotas import forget_quota_counts, lock_quotas
 from memory.services.entities import allowed_entities, memory_mentions, release_mentions
-from memory.services.graph import (
-    NEIGHBOURS_MAX,
-    build_graph,
-    lock_agent_graph,
-    nearest_stored,
-)
-from memory.services.policy import get_memory_policy
+from memory.services.graph import build_graph, lock_agent_graph
+from memory.services.graph_edges import NEIGHBOURS_MAX, Neighbours, nearest_stored
+from memory.services.policy import MemoryPolicy, get_memory_policy
 from tenancy.models import Agent, QuotaKind
 
 REBUILD_BATCH = 500
@@ -72,43 +68,7 @@ def rebuild_graph(
     policy = get_memory_policy(agent)
     total = Memory.objects.filter(agent=agent).count()
     done, last_id = 0, 0
-    while True:
-        now = timezone.now()
-        with transaction.atomic():
-            lock_quotas(agent)
-            lock_agent_graph(agent)
-            # Read under the lock, which deletes take too: no memory of the batch goes
-            # before its mentions and edges are committed.
-            memories = list(
-                Memory.objects.filter(agent=agent, pk__gt=last_id)
-                .order_by("id")
-                .only(*_BUILT_FIELDS)[:batch_size]
-            )
-            if not memories:
-                break
-            vectors = _vectors(agent, [m.pk for m in memories])
-            nearest = nearest_stored(
-                agent=agent,
-                vectors=vectors,
-                now=now,
-                limit=4 * NEIGHBOURS_MAX,
-                before_id=memories[0].pk,
-                users=[m.user_ref for m in memories],
-            )
-            for memory in memories:
-                memory.agent = agent
-            build_graph(
-                agent=agent,
-                memories=memories,
-                mentions=[
-                    memory_mentions(
-                        found=allowed_entities(m.content, policy), speaker=m.speaker, policy=policy
-                    )
-                    for m in memories
-                ],
-                vectors=vectors,
-                stored=nearest,
-            )
+    while memories := _rebuild_batch(agent, policy, after_id=last_id, batch_size=batch_size):
         done += len(memories)
         last_id = memories[-1].pk
         if progress is not None:
@@ -120,6 +80,37 @@ def rebuild_graph(
         mentions=EntityMention.objects.filter(agent=agent).count(),
         edges=MemoryEdge.objects.filter(agent=agent).count(),
     )
+
+
+def _rebuild_batch(
+    agent: Agent, policy: MemoryPolicy, *, after_id: int, batch_size: int
+) -> list[Memory]:
+    """One transaction of a rebuild: the graph of the ``batch_size`` memories after
+    ``after_id``, which it returns (none: the rebuild is done)."""
+    now = timezone.now()
+    with transaction.atomic():
+        lock_quotas(agent)
+        lock_agent_graph(agent)
+        # Read under the lock, which deletes take too: no memory of the batch goes
+        # before its mentions and edges are committed.
+        memories = list(
+            Memory.objects.filter(agent=agent, pk__gt=after_id)
+            .order_by("id")
+            .only(*_BUILT_FIELDS)[:batch_size]
+        )
+        if not memories:
+            return []
+        vectors = _vectors(agent, [m.pk for m in memories])
+        nearest = nearest_stored(
+            agent=agent,
+            vectors=vectors,
+            now=now,
+            limit=4 * NEIGHBOURS_MAX,
+            before_id=memories[0].pk,
+            users=[m.user_ref for m in memories],
+        )
+        _build(agent, memories, vectors, nearest, policy)
+    return memories
 
 
 # The edges a memory's graph build makes: from it (to earlier memories), and the precedes
@@ -162,20 +153,7 @@ def build_stored_graph(*, agent: Agent, memory_ids: list[int]) -> int:
         release_mentions(agent=agent, memory_ids=ids)
         MemoryEdge.objects.filter(agent=agent, source_id__in=ids, type__in=_OWN_EDGES).delete()
         MemoryEdge.objects.filter(agent=agent, target_id__in=ids, type=EdgeType.PRECEDES).delete()
-        for memory in memories:
-            memory.agent = agent
-        build_graph(
-            agent=agent,
-            memories=memories,
-            mentions=[
-                memory_mentions(
-                    found=allowed_entities(m.content, policy), speaker=m.speaker, policy=policy
-                )
-                for m in memories
-            ],
-            vectors=vectors,
-            stored=nearest,
-        )
+        _build(agent, memories, vectors, nearest, policy)
     return len(memories)
 
 
@@ -229,4 +207,29 @@ def _vectors(agent: Agent, memory_ids: list[int]) -> np.ndarray:
             else np.zeros(dim, dtype=np.float32)
             for i in memory_ids
         ]
+    )
+
+
+def _build(
+    agent: Agent,
+    memories: list[Memory],
+    vectors: np.ndarray,
+    nearest: Neighbours,
+    policy: MemoryPolicy,
+) -> None:
+    """build_graph for memories read back from the database: their mentions found anew in
+    their text, as the policy keeps them."""
+    for memory in memories:
+        memory.agent = agent
+    build_graph(
+        agent=agent,
+        memories=memories,
+        mentions=[
+            memory_mentions(
+                found=allowed_entities(m.content, policy), speaker=m.speaker, policy=policy
+            )
+            for m in memories
+        ],
+        vectors=vectors,
+        stored=nearest,
     )

@@ -1,50 +1,36 @@
-"""Background maintenance: run a job and record what it did, queue a job for the worker,
-and keep django-q2's schedules in step with the settings.
+"""Background maintenance: the jobs, running one and recording what it did, and queueing
+one for the worker. Their schedules: memory.services.maintenance_schedules; the worker's
+and a run's heartbeats: memory.services.heartbeats.
 
 Every way of running a job (the schedule, Run now on the dashboard, the API trigger, the
 CLI) goes through :func:`run_maintenance`, so each run leaves one MaintenanceRun row.
 """
 
 import logging
-import math
-import os
-import socket
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, connections, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
-from django_q.models import Schedule
 from django_q.tasks import async_task
 
 from dewee.errors import InvalidInput
 from dewee.logs import without_values
 from memory.exceptions import JobAlreadyRunning, TooManyJobs
 from memory.job_leases import job_lease
-from memory.models import (
-    MaintenanceJob,
-    MaintenanceRun,
-    QueuedJob,
-    RunStatus,
-    RunTrigger,
-    WorkerHeartbeat,
-)
+from memory.models import MaintenanceJob, MaintenanceRun, QueuedJob, RunStatus, RunTrigger
+from memory.services.heartbeats import RunHeartbeat, mark_interrupted_runs
 from memory.services.passes import PassResult
 from tenancy.models import Agent, Workspace
 
 logger = logging.getLogger(__name__)
 
 SCHEDULE_PREFIX = "dewee:"
-HEARTBEAT_SCHEDULE = SCHEDULE_PREFIX + "heartbeat"
-# The storage compaction after erasures (privacy.compaction): a job of the whole database,
-# not of agents, so it keeps no MaintenanceRun; its runs are StorageCompaction rows.
-COMPACTION_SCHEDULE = SCHEDULE_PREFIX + "compaction"
 
 
 @dataclass(frozen=True)
@@ -127,72 +113,6 @@ def clean_jobs(jobs: object) -> list[str]:
     if unknown:
         raise InvalidInput("jobs", f"unknown job {unknown[0]!r}; known jobs: {', '.join(JOBS)}")
     return list(dict.fromkeys(jobs))
-
-
-def mark_interrupted_runs(*, now: datetime) -> int:
-    """Record as interrupted every run whose worker stopped mid-run, so it no longer shows
-    as running. Its memories are each before or after the pass; the next run finishes."""
-    return MaintenanceRun.objects.stale(now).update(
-        status=RunStatus.INTERRUPTED,
-        finished_at=now,
-        error="interrupted: its worker stopped mid-run (no heartbeat)",
-    )
-
-
-class _RunHeartbeat:
-    """Writes the run's heartbeat from a thread of its own while the pass runs (the pass
-    commits in batches and may hold a batch for seconds)."""
-
-    def __init__(self, run_pk: int) -> None:
-        self.run_pk = run_pk
-        self.last = time.monotonic()
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._beat, name=f"run-{run_pk}-heartbeat")
-        self.thread.daemon = True
-
-    def __enter__(self) -> "_RunHeartbeat":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stopped.set()
-        # A beat waiting for a lock may outlive the run; it writes nothing to a finished run.
-        self.thread.join(timeout=2)
-
-    def between_batches(self) -> None:
-        """A beat from the pass's own thread when one is due, between two batches, where it
-        holds no lock: on SQLite, a pass that takes the write lock again at once may keep the
-        thread's beat waiting for as long as it runs, and show as interrupted."""
-        if time.monotonic() - self.last >= settings.DEWEE_RUN_HEARTBEAT_SECS:
-            self._write()
-
-    def _write(self) -> None:
-        self.last = time.monotonic()
-        try:
-            MaintenanceRun.objects.filter(pk=self.run_pk, status=RunStatus.RUNNING).update(
-                heartbeat_at=timezone.now()
-            )
-        except DatabaseError:
-            logger.warning("Could not write the heartbeat of run %s", self.run_pk)
-
-    def _beat(self) -> None:
-        try:
-            while not self.stopped.wait(settings.DEWEE_RUN_HEARTBEAT_SECS):
-                self._write()
-        finally:
-            connections.close_all()
-
-
-def beat_worker_heartbeat(*, now: datetime | None = None) -> WorkerHeartbeat:
-    """The cluster's minute beat (a scheduled task): record that the scheduler, the queue and
-    a worker of this host run, and mark the runs of dead workers interrupted."""
-    now = now or timezone.now()
-    beat, _ = WorkerHeartbeat.objects.update_or_create(
-        host=socket.gethostname()[:255], defaults={"pid": os.getpid(), "beat_at": now}
-    )
-    if marked := mark_interrupted_runs(now=now):
-        logger.warning("Marked %s maintenance run(s) interrupted: their worker stopped", marked)
-    return beat
 
 
 def take_queued_job(*, pk: int, now: datetime | None = None) -> None:
@@ -280,7 +200,7 @@ def _run_held(
         agents = Agent.objects.filter(workspace=workspace)
     started = time.monotonic()
     try:
-        with _RunHeartbeat(run.pk) as heart:
+        with RunHeartbeat(run.pk) as heart:
 
             def reported(done: int, total: int) -> None:
                 heart.between_batches()
@@ -411,80 +331,3 @@ def _queue_job(
     )
     QueuedJob.objects.filter(pk=row.pk).update(task_id=row.task_id)
     return row, False
-
-
-def ensure_schedules(*, now: datetime | None = None) -> list[str]:
-    """Create or update one django-q2 schedule per enabled job from the settings, and remove
-    those of disabled jobs. Idempotent: run at every start. A new schedule runs soon; a
-    changed interval takes effect from the next run, which is never later than one new
-    interval from now. Returns one line per change, for the start-up output."""
-    now = now or timezone.now()
-    changes = []
-    with transaction.atomic():
-        if not Schedule.objects.filter(name=HEARTBEAT_SCHEDULE).exists():
-            Schedule.objects.create(
-                name=HEARTBEAT_SCHEDULE,
-                func="memory.tasks.worker_heartbeat",
-                # A beat a minute would crowd the jobs' results out of the saved tasks.
-                kwargs="q_options={'save': False}",
-                schedule_type=Schedule.MINUTES,
-                minutes=1,
-                repeats=-1,
-                next_run=now,
-            )
-            changes.append("heartbeat: every 1 min (new)")
-        for spec in JOBS.values():
-            schedule = Schedule.objects.filter(name=spec.schedule_name).first()
-            if not spec.enabled:
-                if schedule is not None:
-                    schedule.delete()
-                    changes.append(f"{spec.job}: schedule removed (disabled)")
-                continue
-            minutes = max(1, math.ceil(spec.interval_secs / 60))
-            if schedule is None:
-                Schedule.objects.create(
-                    name=spec.schedule_name,
-                    func="memory.tasks.run_job",
-                    args=repr(spec.job),
-                    schedule_type=Schedule.MINUTES,
-                    minutes=minutes,
-                    repeats=-1,
-                    next_run=now + timedelta(minutes=1),
-                )
-                changes.append(f"{spec.job}: every {minutes} min (new)")
-            elif schedule.minutes != minutes or schedule.schedule_type != Schedule.MINUTES:
-                schedule.schedule_type, schedule.minutes = Schedule.MINUTES, minutes
-                soonest = now + timedelta(minutes=minutes)
-                schedule.next_run = min(schedule.next_run or soonest, soonest)
-                schedule.save(update_fields=["schedule_type", "minutes", "next_run"])
-                changes.append(f"{spec.job}: every {minutes} min (changed)")
-        changes += _ensure_compaction_schedule(now)
-    return changes
-
-
-def _ensure_compaction_schedule(now: datetime) -> list[str]:
-    schedule = Schedule.objects.filter(name=COMPACTION_SCHEDULE).first()
-    interval = int(settings.DEWEE_COMPACTION_INTERVAL_SECS)
-    if interval <= 0:
-        if schedule is None:
-            return []
-        schedule.delete()
-        return ["compaction: schedule removed (disabled)"]
-    minutes = max(1, math.ceil(interval / 60))
-    if schedule is None:
-        Schedule.objects.create(
-            name=COMPACTION_SCHEDULE,
-            func="privacy.tasks.compact_after_erasures",
-            schedule_type=Schedule.MINUTES,
-            minutes=minutes,
-            repeats=-1,
-            next_run=now + timedelta(minutes=minutes),
-        )
-        return [f"compaction: every {minutes} min (new)"]
-    if schedule.minutes == minutes and schedule.schedule_type == Schedule.MINUTES:
-        return []
-    schedule.schedule_type, schedule.minutes = Schedule.MINUTES, minutes
-    soonest = now + timedelta(minutes=minutes)
-    schedule.next_run = min(schedule.next_run or soonest, soonest)
-    schedule.save(update_fields=["schedule_type", "minutes", "next_run"])
-    return [f"compaction: every {minutes} min (changed)"]

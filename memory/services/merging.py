@@ -46,13 +46,8 @@ from memory.quotas import Usage, check_quotas, lock_quotas, release_quota_usage
 from memory.services.entities import release_mentions
 from memory.services.erasure import hand_citations_to_survivor
 from memory.services.graph import lock_agent_graph
-from memory.services.storing import (
-    MemoryInput,
-    memory_size_of,
-    memory_tags,
-    store_memories,
-    user_tags,
-)
+from memory.services.memory_input import MemoryInput
+from memory.services.storing import memory_size_of, memory_tags, store_memories, user_tags
 from memory.services.vectors import bump_memory_version
 from memory.signals import Learning
 from tenancy.audit import record_event
@@ -118,6 +113,24 @@ def ensure_one_user(memories: Sequence[Memory]) -> str | None:
     return users.pop() if users else None
 
 
+# What a merge changes of the survivor.
+_MERGED_FIELDS = (
+    "stored_bytes",
+    "metadata_bytes",
+    "source_refs",
+    "metadata",
+    "importance",
+    "decay_base",
+    "decay_from",
+    "access_count",
+    "last_accessed_at",
+    "created_at",
+    "expires_at",
+    "ttl_seconds",
+    "updated_at",
+)
+
+
 def merge_into(
     target: Memory,
     absorbed: Sequence[Memory],
@@ -130,15 +143,48 @@ def merge_into(
     """Fold ``absorbed`` into ``target`` and delete them. ``fresh``: ``target`` was just
     made from them, so its own expiry does not count. Runs in the caller's transaction."""
     ensure_one_user([target, *absorbed])
-    group = [*([] if fresh else [target]), *absorbed]
     ids = [m.pk for m in absorbed]
     # What the merge's memories measure now (each as stored: the target counts even when
     # ``fresh``, since it is stored already).
     before = sum((memory_size_of(m, user_tags(m)) for m in [target, *absorbed]), Usage())
+    _fold(target, absorbed, now=now, fresh=fresh)
+    have = set(memory_tags(target))
+    gained = [t for memory in absorbed for t in user_tags(memory) if t not in have]
+    gained = list(dict.fromkeys(gained))
+    after = memory_size_of(target, [*user_tags(target), *gained])
+    # Before anything is written: a refusal leaves the caller's transaction clean.
+    check_quotas(agent=target.agent, adding=after - before, existing=True)
+    target.stored_bytes, target.metadata_bytes = after.storage_bytes, after.metadata_bytes
+    target.save(update_fields=_MERGED_FIELDS)
+    MemoryTag.objects.bulk_create(
+        [MemoryTag(memory=target, agent_id=target.agent_id, name=t) for t in gained]
+    )
+    if gained and hasattr(target, "_prefetched_objects_cache"):
+        target._prefetched_objects_cache.pop("tag_rows", None)
+    _retire(target, ids)
+    record_event(
+        workspace_id=target.agent.workspace_id,
+        agent=target.agent,
+        actor=actor,
+        action=AuditAction.MEMORY_MERGE,
+        target_type="memory",
+        target_id=str(target.pk),
+        details={"reason": reason, "merged": ids, "into": target.pk},
+    )
+    return target
+
+
+def _fold(target: Memory, absorbed: Sequence[Memory], *, now: datetime, fresh: bool) -> None:
+    """What the survivor takes of ``absorbed``, set on ``target`` (not saved): their source
+    references and texts, the highest importance, their accesses, the earliest creation and
+    the longest life."""
+    group = [*([] if fresh else [target]), *absorbed]
     # As stored: an earlier merge of the same run may have repointed them since they were
     # loaded.
     stored_refs = dict(
-        Memory.objects.filter(pk__in=[target.pk, *ids]).values_list("pk", "source_refs")
+        Memory.objects.filter(pk__in=[target.pk, *(m.pk for m in absorbed)]).values_list(
+            "pk", "source_refs"
+        )
     )
     refs = list(stored_refs.get(target.pk, target.source_refs))
     for memory in absorbed:
@@ -166,35 +212,11 @@ def merge_into(
     else:
         target.expires_at, target.ttl_seconds = None, None
     target.updated_at = now
-    have = set(memory_tags(target))
-    gained = [t for memory in absorbed for t in user_tags(memory) if t not in have]
-    gained = list(dict.fromkeys(gained))
-    after = memory_size_of(target, [*user_tags(target), *gained])
-    # Before anything is written: a refusal leaves the caller's transaction clean.
-    check_quotas(agent=target.agent, adding=after - before, existing=True)
-    target.stored_bytes, target.metadata_bytes = after.storage_bytes, after.metadata_bytes
-    target.save(
-        update_fields=[
-            "stored_bytes",
-            "metadata_bytes",
-            "source_refs",
-            "metadata",
-            "importance",
-            "decay_base",
-            "decay_from",
-            "access_count",
-            "last_accessed_at",
-            "created_at",
-            "expires_at",
-            "ttl_seconds",
-            "updated_at",
-        ]
-    )
-    MemoryTag.objects.bulk_create(
-        [MemoryTag(memory=target, agent_id=target.agent_id, name=t) for t in gained]
-    )
-    if gained and hasattr(target, "_prefetched_objects_cache"):
-        target._prefetched_objects_cache.pop("tag_rows", None)
+
+
+def _retire(target: Memory, ids: list[int]) -> None:
+    """The absorbed memories ``ids`` handed over to the survivor, then deleted: what cites
+    them cites it, their feedback is its, and they leave their entities' and quotas' counts."""
     hand_citations_to_survivor(agent=target.agent, from_ids=ids, to_id=target.pk)
     _repoint_citations(target.agent, from_ids=ids, to_id=target.pk)
     # Votes and flags on a copy are votes on what the survivor says: its history keeps them.
@@ -204,16 +226,6 @@ def merge_into(
     release_quota_usage(agent=target.agent, model=Memory, ids=ids)
     Memory.objects.filter(pk__in=ids).delete()
     bump_memory_version(target.agent)
-    record_event(
-        workspace_id=target.agent.workspace_id,
-        agent=target.agent,
-        actor=actor,
-        action=AuditAction.MEMORY_MERGE,
-        target_type="memory",
-        target_id=str(target.pk),
-        details={"reason": reason, "merged": ids, "into": target.pk},
-    )
-    return target
 
 
 def _repoint_citations(agent: Agent, *, from_ids: list[int], to_id: int) -> int:

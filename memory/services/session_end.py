@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from dewee.errors import Conflict
 from memory.models import SUMMARY_TAG, Memory, MemoryType, Session, SessionState
+from memory.services.memory_input import MemoryInput
 from memory.services.sessions import SUMMARY_MAX_CHARS, EndReason
-from memory.services.storing import MemoryInput, store_memories
+from memory.services.storing import store_memories
 from memory.summaries import extractive_summary, get_summariser, split_sentences
 from tenancy.validation import CONTENT_MAX_CHARS, SOURCE_REFS_MAX, clean_text
 
@@ -164,7 +165,7 @@ def forget_in_summaries(*, erased: list[tuple[int, int, str]]) -> list[int]:
     made again from the turns that are left; any summary loses the sentences that quote an
     erased turn; the summary memory stops citing the erased ids. Returns the summary
     memories left empty, for the caller to erase."""
-    from memory.services.storing import update_memory
+    from memory.services.editing import update_memory
 
     erased_ids = {memory_id for memory_id, _, _ in erased}
     emptied: list[int] = []

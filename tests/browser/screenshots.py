@@ -31,7 +31,8 @@ from memory.services import (
     start_session,
     store_memories,
 )
-from memory.services.maintenance import JOBS, ensure_schedules, run_maintenance
+from memory.services.maintenance import JOBS, run_maintenance
+from memory.services.maintenance_schedules import ensure_schedules
 from tenancy.models import Agent, MemberRole, WorkspaceMember
 from tenancy.services import invite_member
 from tests.factories import make_agent, make_workspace

@@ -9,7 +9,7 @@ from django_q.models import OrmQ
 from django_q.signing import SignedPackage
 
 from memory.models import ImportanceSnapshot, MaintenanceRun
-from memory.services.maintenance import ensure_schedules
+from memory.services.maintenance_schedules import ensure_schedules
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from memory.services import (
     store_memories,
     update_memory,
 )
-from memory.services.graph import SHARED_ENTITY_MAX
+from memory.services.graph_edges import SHARED_ENTITY_MAX
 from memory.transfer import export_records, import_records
 
 pytestmark = pytest.mark.django_db

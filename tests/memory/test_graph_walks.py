@@ -8,9 +8,10 @@ from itertools import pairwise
 import pytest
 from django.utils import timezone
 
-from memory import graph_queries
+from memory import graph_paths
 from memory.exceptions import PathNotFound
-from memory.graph_queries import shortest_path, traverse_graph
+from memory.graph_paths import shortest_path
+from memory.graph_queries import traverse_graph
 from memory.models import Memory
 from memory.services import link_memories
 
@@ -61,10 +62,10 @@ def test_the_shorter_of_two_routes_is_taken(agent, notes):
     assert path(a, e)[0] == [a.pk, f.pk, e.pk]
 
 
-@pytest.mark.parametrize("expired_max", [graph_queries.EXPIRED_MAX, 0])
+@pytest.mark.parametrize("expired_max", [graph_paths.EXPIRED_MAX, 0])
 def test_a_path_steps_around_expired_memories(agent, notes, monkeypatch, expired_max):
     # Read once for the search, or (more expired than EXPIRED_MAX) level by level.
-    monkeypatch.setattr(graph_queries, "EXPIRED_MAX", expired_max)
+    monkeypatch.setattr(graph_paths, "EXPIRED_MAX", expired_max)
     a, b, c, d, e, *_ = notes
     link(agent, (a, b), (b, e), (a, c), (c, d), (d, e))
     Memory.objects.filter(pk=b.pk).update(expires_at=timezone.now() - timedelta(minutes=1))

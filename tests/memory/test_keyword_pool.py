@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from memory.models import Memory
-from memory.recall import keyword_search
+from memory.recall import keyword_search, keyword_stats
 from memory.services import MemoryInput, store_memories
 
 pytestmark = pytest.mark.django_db
@@ -120,12 +120,12 @@ def test_a_small_agent_weighs_words_by_its_own_memories_not_the_tables(agent, mo
             for text in ["mango tart", "quince tart", "mango smoothie", "pear cake"]
         ],
     )
-    monkeypatch.setattr(keyword_search, "_lexeme_shares", (time.monotonic(), {}))
+    monkeypatch.setattr(keyword_stats, "_lexeme_shares", (time.monotonic(), {}))
     before = search(agent, "mango tart")
     # The table's statistics (ANALYZE's, every agent's memories together) say "tart" is in
     # 90% of the memories. Set here, not by ANALYZE: its row counts outlive the test's
     # transaction and would change the plans of the tests after it.
-    monkeypatch.setattr(keyword_search, "_lexeme_shares", (time.monotonic(), {"tart": 0.9}))
+    monkeypatch.setattr(keyword_stats, "_lexeme_shares", (time.monotonic(), {"tart": 0.9}))
     after = search(agent, "mango tart")
     assert [memory_id for memory_id, _ in after] == [memory_id for memory_id, _ in before]
     assert [score for _, score in after] == pytest.approx([score for _, score in before])

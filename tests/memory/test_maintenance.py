@@ -12,7 +12,8 @@ from django_q.signing import SignedPackage
 
 from dewee.cli import main
 from memory.models import MaintenanceRun, Memory, RunStatus, RunTrigger
-from memory.services.maintenance import JOBS, ensure_schedules, run_maintenance
+from memory.services.maintenance import JOBS, run_maintenance
+from memory.services.maintenance_schedules import ensure_schedules
 from memory.tasks import run_job
 
 pytestmark = pytest.mark.django_db

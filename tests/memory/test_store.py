@@ -138,7 +138,7 @@ def test_an_edit_that_fails_while_writing_writes_nothing(agent, remember, monkey
     def broken_tags(*args, **kwargs):
         raise RuntimeError("the tag rows could not be written")
 
-    monkeypatch.setattr("memory.services.storing._tag_rows", broken_tags)
+    monkeypatch.setattr("memory.services.editing.tag_rows", broken_tags)
     with pytest.raises(RuntimeError):
         update_memory(memory=memory, importance=0.9, tags=["coffee"])
     stored = Memory.objects.get(pk=memory.pk)

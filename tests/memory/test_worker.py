@@ -19,7 +19,8 @@ from django_q.models import Schedule
 
 from memory.models import MaintenanceRun, Memory, RunStatus
 from memory.queries import maintenance_status
-from memory.services.maintenance import JOBS, ensure_schedules, queue_maintenance, run_maintenance
+from memory.services.maintenance import JOBS, queue_maintenance, run_maintenance
+from memory.services.maintenance_schedules import ensure_schedules
 from tenancy.access import Access
 from tests.servers import database_url, wait_for
 

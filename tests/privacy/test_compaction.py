@@ -22,7 +22,7 @@ from dewee.cli import main
 from facts.services import forget_facts, forget_scope
 from memory.services import MemoryInput, store_memories
 from memory.services.erasure import erase_memories
-from memory.services.maintenance import COMPACTION_SCHEDULE, ensure_schedules
+from memory.services.maintenance_schedules import COMPACTION_SCHEDULE, ensure_schedules
 from privacy.compaction import compact_if_erased, compact_storage
 from privacy.models import StorageCompaction
 from tests.factories import make_agent, make_workspace, state

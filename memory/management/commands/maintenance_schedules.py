@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from memory.services.maintenance import ensure_schedules
+from memory.services.maintenance_schedules import ensure_schedules
 
 
 class Command(BaseCommand):
