@@ -11,7 +11,7 @@ from dewee.pagination import clean_limit
 from dewee.schemas import ErrorOut
 from dewee.timeparse import parse_time
 from facts import changes, queries, services
-from facts.models import KEY_MAX_CHARS, VALUE_MAX_CHARS, Fact
+from facts.models import KEY_MAX_CHARS, VALUE_MAX_CHARS
 from facts.schemas import (
     AssertOut,
     ChangePageOut,
@@ -153,7 +153,7 @@ def list_facts(request: HttpRequest, params: Query[FactListParams]) -> dict:
         agent=agent, filters=filters, cursor=params.cursor, limit=params.limit
     )
     # Served to the agent: one UPDATE for the page (reads by a person never count).
-    Fact.objects.filter(pk__in=[f.pk for f in page.items]).mark_accessed(timezone.now())
+    services.record_fact_access([f.pk for f in page.items])
     return {
         "items": [queries.fact_to_dict(f) for f in page.items],
         "next_cursor": page.next_cursor,
@@ -200,7 +200,7 @@ def list_changes(request: HttpRequest, params: Query[ChangeParams]) -> dict:
 def get_fact(request: HttpRequest, fact_id: int) -> dict:
     fact = queries.get_fact(access=request_access(request), fact_id=fact_id)
     detail = queries.fact_detail(fact)
-    Fact.objects.filter(pk=fact.pk).mark_accessed(timezone.now())
+    services.record_fact_access([fact.pk])
     return detail
 
 

@@ -45,25 +45,6 @@ def slot_key(slot: Slot) -> str:
     return f"slot-{slot.lock_key() & 0xFFFF_FFFF_FFFF_FFFF:016x}"
 
 
-def one_accept_per_slot(facts: list[Fact], ids: list[int]) -> tuple[list[int], list[str]]:
-    """Of the disputes ``ids`` to accept together (``facts`` are those of them the viewer
-    may see), the ids alone in their slot, in their order, and why the others are left:
-    two values of one slot cannot both become current, and accepting them one after the
-    other would leave whichever came last, so none of them is accepted and the person picks
-    one. Ids not among ``facts`` are kept, for the accept itself to report."""
-    by_slot: dict[str, list[Fact]] = {}
-    for fact in facts:
-        by_slot.setdefault(slot_key(fact.slot), []).append(fact)
-    shared = {f.pk for group in by_slot.values() if len(group) > 1 for f in group}
-    reasons = [
-        f"{len(group)} values of {group[0].subject}.{group[0].predicate} were selected "
-        f"({', '.join(repr(f.value) for f in group)}): accept one of them."
-        for group in by_slot.values()
-        if len(group) > 1
-    ]
-    return [i for i in ids if i not in shared], reasons
-
-
 def _sourced(facts: FactQuerySet) -> FactQuerySet:
     return facts.prefetch_related(Prefetch("sources", queryset=FactSource.objects.order_by("id")))
 

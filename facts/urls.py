@@ -4,7 +4,7 @@
 
 from django.urls import path
 
-from facts import views, views_audit, views_check, views_review
+from facts import views, views_audit, views_check, views_forget, views_review
 
 app_name = "facts"
 
@@ -23,14 +23,14 @@ urlpatterns = [
     ),
     path("review/<int:fact_id>/end/", views.review_freshness, {"action": "end"}, name="review_end"),
     path("changes/", views.changes, name="changes"),
-    path("receipts/<uuid:receipt_id>/", views.receipt_page, name="receipt"),
+    path("receipts/<uuid:receipt_id>/", views_forget.receipt_page, name="receipt"),
     path("audit/", views_audit.audit_log, name="audit"),
     path("audit/export/", views_audit.audit_export, name="audit_export"),
     path("audit/receipts/", views_audit.receipts_list, name="receipts"),
     path("facts/", views.facts_list, name="list"),
     path("facts/suggest/", views.suggest, name="suggest"),
     path("facts/export/", views.facts_export, name="export"),
-    path("facts/forget/", views.facts_forget, name="forget"),
+    path("facts/forget/", views_forget.facts_forget, name="forget"),
     path("facts/check/", views_check.check_page, name="check"),
     path("facts/check/preview/", views_check.check_preview, name="check_preview"),
     path("facts/check/apply/", views_check.check_apply, name="check_apply"),

@@ -9,16 +9,14 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
-from uuid import UUID
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import HttpResponseClientRedirect
 
 from dewee.dashboard import (
     HtmxHttpRequest,
@@ -41,20 +39,18 @@ from facts.forms import (
     ChangesForm,
     DeleteForm,
     FactFilterForm,
-    ForgetForm,
     ReasonForm,
     ResolveForm,
     RestoreForm,
     SuggestForm,
 )
-from facts.models import USER_SUBJECT, Fact, Status
+from facts.models import Fact, Status
 from facts.queries import (
     FACT_EXPORT_COLUMNS,
     fact_detail,
     fact_to_dict,
     facts_for_export,
     get_fact,
-    get_receipt,
     in_force_count,
     list_facts,
     plan_prefix_filters,
@@ -62,24 +58,17 @@ from facts.queries import (
     suggest_keys,
 )
 from facts.services import (
-    ForgetCoverage,
-    ForgetScope,
     Resolution,
     RestoreOutcome,
-    count_forgettable,
     delete_fact,
     end_fact,
-    forget_coverage,
-    forget_facts,
-    forget_scope,
     reconfirm_fact,
     reopen_fact,
     resolve_fact,
     restore_fact,
-    subject_scope_of,
 )
+from facts.views_forget import forget_offers
 from tenancy.access import Access, access_for_user
-from tenancy.queries import receipt_to_dict
 
 PAGE_SIZE = 25
 
@@ -188,57 +177,6 @@ def facts_export(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpRespon
     return export_response(request, facts, to_row=row, columns=FACT_EXPORT_COLUMNS, name=name)
 
 
-def _facts(n: int) -> str:
-    return f"{n} fact{'s' if n != 1 else ''}"
-
-
-def scope_label(scope: ForgetScope) -> str:
-    """'user “u1”', 'subject “acme”', 'subject “user” of user “u1” only'."""
-    if scope.subject is None:
-        return f"user “{scope.user}”"
-    if scope.user is None:
-        return f"subject “{scope.subject}”"
-    return f"subject “{scope.subject}” of user “{scope.user}” only"
-
-
-def forget_covers(scope: ForgetScope, coverage: ForgetCoverage) -> str:
-    """Exactly what a forget erases, as the fact page offers it and the forget page
-    previews it: how many facts, and about whom."""
-    facts = _facts(coverage.facts)
-    if scope.subject is None:
-        return f"{facts} about user “{scope.user}”, whatever their subject"
-    if scope.user is not None:
-        return f"{facts} with subject “{scope.subject}” about user “{scope.user}” only"
-    whom = []
-    if coverage.user_count:
-        named = ", ".join(coverage.users)
-        if coverage.user_count > len(coverage.users):
-            named += f" and {coverage.user_count - len(coverage.users)} more"
-        users = "user" if coverage.user_count == 1 else "users"
-        whom.append(f"across {coverage.user_count} {users}: {named}")
-    if coverage.without_user:
-        whom.append(f"{_facts(coverage.without_user)} about no particular user")
-    what = f"{facts} with subject “{scope.subject}”"
-    return f"{what}, {' and '.join(whom)}" if whom else what
-
-
-def _forget_offers(access: Access, fact: Fact) -> list[dict[str, Any]]:
-    """The forgets the fact page offers: its user's facts, and its subject's (for the
-    placeholder subject "user", only this user's: see subject_scope_of)."""
-    scopes = [forget_scope(user=fact.user_ref) if fact.user_ref else None, subject_scope_of(fact)]
-    offers = []
-    for scope in filter(None, scopes):
-        coverage = forget_coverage(agent=fact.agent, scope=scope)
-        offers.append(
-            {
-                "query": urlencode({"agent": access.agent_ref(fact.agent), **scope.as_dict()}),
-                "label": f"Forget {scope_label(scope)} ({_facts(coverage.facts)})",
-                "covers": forget_covers(scope, coverage),
-            }
-        )
-    return offers
-
-
 # A longer ``back`` than any filter form makes is not a list's query: the breadcrumb ignores it.
 BACK_MAX_CHARS = 2000
 
@@ -274,7 +212,7 @@ def _detail(request: HtmxHttpRequest, access: Access, fact: Fact, **context: Any
     context.setdefault("delete_form", DeleteForm())
     context.setdefault("restore_form", RestoreForm())
     if access.can_act:
-        context["forget_offers"] = _forget_offers(access, fact)
+        context["forget_offers"] = forget_offers(access, fact)
     return render_page(request, "dashboard/fact_detail.html", "detail", access, context)
 
 
@@ -436,41 +374,3 @@ def changes(request: HtmxHttpRequest) -> HttpResponse:
             row["workspace"] = change.fact.agent.workspace.slug
         context |= {"page": page, "rows": rows, "filters": form.filters()}
     return render_page(request, "dashboard/changes.html", "changes", access, context)
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-@domain_errors
-def facts_forget(request: HtmxHttpRequest) -> HttpResponse:
-    """GET: what would be erased, and the typed confirmation; POST: erase, then redirect to
-    the receipt, so a refresh cannot submit again."""
-    access = acting_access(request)
-    form = ForgetForm(request.POST if request.method == "POST" else request.GET)
-    if not form.is_valid():
-        raise BadRequest("Give an agent and exactly one of a user or a subject.")
-    agent = access.agent(form.cleaned_data["agent"])
-    if request.method == "POST" and form.confirmed():
-        receipt = forget_facts(agent=agent, scope=form.scope(), actor=access.actor)
-        url = mount_url(request, "facts:receipt", receipt.pk)
-        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-    scope = form.scope()
-    counts = count_forgettable(agent=agent, scope=scope)
-    covers = forget_covers(scope, forget_coverage(agent=agent, scope=scope))
-    context = {"form": form, "agent": agent, "counts": counts, "covers": covers}
-    context |= {"scope": scope_label(scope), "generic": scope.subject == USER_SUBJECT}
-    return render_page(request, "dashboard/forget.html", "panel", access, context)
-
-
-@login_required
-@require_GET
-@vary_on_headers("HX-Request")
-@domain_errors
-def receipt_page(request: HtmxHttpRequest, receipt_id: UUID) -> HttpResponse:
-    access = access_for_user(request.user)
-    receipt = get_receipt(access=access, receipt_id=receipt_id)
-    # The agent may be gone; its id and workspace stay on the receipt.
-    agent_ref = receipt.agent_ref
-    if access.workspace is None:
-        agent_ref = f"{receipt.workspace.slug}/{agent_ref}"
-    context = {"receipt": receipt_to_dict(receipt), "agent_ref": agent_ref}
-    return render_page(request, "dashboard/receipt.html", "receipt", access, context)

@@ -12,7 +12,6 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
-from django.db.models import Min
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -29,23 +28,26 @@ from dewee.dashboard import (
     mount_url,
     render_page,
 )
-from dewee.errors import Conflict, NotFound
+from dewee.errors import Conflict
 from dewee.forms import PageForm
 from facts.forms import BulkResolveForm, FactIdsField, ResolveForm, ReviewFilterForm, UndoForm
-from facts.models import Fact
 from facts.queries import disputed_count, get_fact
-from facts.services import Resolution, resolve_fact, undo_resolution
+from facts.services import (
+    Resolution,
+    resolve_fact,
+    resolve_facts,
+    undo_resolutions,
+    undo_seconds_left,
+)
 from facts.staleness import NEEDS_RECONFIRMATION_LIMIT, needs_reconfirmation
 from facts.triage import (
     ReviewFilters,
     decisions_by,
     grouped_review_queue,
-    one_accept_per_slot,
     slot_group,
     slot_key,
 )
 from tenancy.access import Access, access_for_user
-from tenancy.models import AuditAction, AuditEvent
 
 # The queue's own parameters, carried back after an action (nothing else is).
 FILTER_KEYS = ("workspace", "agent", "predicate", "age", "before")
@@ -86,21 +88,10 @@ def _queue_query(raw: str) -> str:
 
 
 def undo_toast(access: Access, ids: list[int]) -> dict[str, Any] | None:
-    """The Undo offer for ``ids`` just settled by ``access.actor``: the seconds left of the
-    window (from the earliest of them), or None once it passed. The service decides again
-    when Undo is pressed."""
-    if not ids:
-        return None
-    first = AuditEvent.objects.filter(
-        actor=access.actor,
-        action=AuditAction.FACT_RESOLVE,
-        target_type="fact",
-        target_id__in=[str(i) for i in ids],
-    ).aggregate(at=Min("created_at"))["at"]
-    if first is None:
-        return None
-    left = settings.DEWEE_UNDO_SECONDS - (timezone.now() - first).total_seconds()
-    return {"ids": ids, "seconds": int(left)} if left >= 1 else None
+    """The Undo offer for ``ids`` just settled by ``access.actor``, while its window is
+    open (facts.services.undo_seconds_left)."""
+    seconds = undo_seconds_left(actor=access.actor, fact_ids=ids)
+    return {"ids": ids, "seconds": seconds} if seconds else None
 
 
 def _queue_context(
@@ -182,18 +173,6 @@ def review_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
     return render(request, "dashboard/review.html#settled", context)
 
 
-def _settle_each(access: Access, ids: list[int], settle: Any) -> tuple[list[Fact], list[str]]:
-    """``settle`` each fact in its own transaction: one that fails (settled by someone else
-    first, or not found) is reported, and the others stand."""
-    done, failed = [], []
-    for fact_id in ids:
-        try:
-            done.append(settle(get_fact(access=access, fact_id=fact_id)))
-        except (Conflict, NotFound) as exc:
-            failed.append(exc.message)
-    return done, failed
-
-
 def _after_bulk(
     request: HtmxHttpRequest,
     access: Access,
@@ -235,21 +214,13 @@ def review_bulk(request: HtmxHttpRequest) -> HttpResponse:
         context = {"facts": facts, "form": form, "query": query, "nav": "review"}
         context["undo_seconds"] = settings.DEWEE_UNDO_SECONDS
         return render_page(request, "dashboard/review_confirm.html", "confirm", access, context)
-    ids, refused = data["fact"], list[str]()
-    if data["action"] == Resolution.ACCEPT:
-        chosen = list(Fact.objects.filter(pk__in=ids, agent__in=access.agents()))
-        ids, refused = one_accept_per_slot(chosen, ids)
-    done, failed = _settle_each(
-        access,
-        ids,
-        lambda fact: resolve_fact(
-            fact=fact, action=data["action"], reason=data["reason"], actor=access.actor
-        ),
+    settled = resolve_facts(
+        access=access, fact_ids=data["fact"], action=data["action"], reason=data["reason"]
     )
-    failed = refused + failed
     verb = "Accepted" if data["action"] == Resolution.ACCEPT else "Rejected"
-    notice = f"{verb} {_count(len(done))}." if done else ""
-    return _after_bulk(request, access, query, notice, failed, [f.pk for f in done])
+    notice = f"{verb} {_count(len(settled.done))}." if settled.done else ""
+    undo = [f.pk for f in settled.done]
+    return _after_bulk(request, access, query, notice, settled.failed, undo)
 
 
 @login_required
@@ -261,13 +232,10 @@ def review_undo(request: HtmxHttpRequest) -> HttpResponse:
     form = UndoForm(request.POST)
     if not form.is_valid():
         raise BadRequest("Name the facts to undo.")
-    ids = list(reversed(form.cleaned_data["fact"]))
-    done, failed = _settle_each(
-        access, ids, lambda fact: undo_resolution(fact=fact, actor=access.actor)
-    )
-    notice = f"Undone: {_count(len(done))} back in review." if done else ""
+    settled = undo_resolutions(access=access, fact_ids=form.cleaned_data["fact"])
+    notice = f"Undone: {_count(len(settled.done))} back in review." if settled.done else ""
     query = _queue_query(form.cleaned_data["next"])
-    return _after_bulk(request, access, query, notice, failed, [])
+    return _after_bulk(request, access, query, notice, settled.failed, [])
 
 
 @login_required

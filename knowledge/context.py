@@ -12,6 +12,7 @@ from django.utils import timezone
 from dewee.errors import InvalidInput
 from facts.models import Fact
 from facts.queries import fact_to_dict
+from facts.services import record_fact_access
 from knowledge.context_entities import (
     NamedEntity,
     entities_of_turn,
@@ -165,7 +166,7 @@ def build_context(*, agent: Agent, request: ContextRequest) -> dict[str, Any]:
     served = [f["id"] for f in facts] + [f["id"] for e in entities for f in e["facts"]]
     if served:
         # Served to the agent: one UPDATE for the facts the prompt holds.
-        Fact.objects.filter(pk__in=served).mark_accessed(now)
+        record_fact_access(served, now=now)
     if request.session is not None:
         # Building a turn's context is the conversation going on: activity, recorded once
         # every part of the request has passed validation (a refused one changes nothing).

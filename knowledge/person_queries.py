@@ -22,7 +22,7 @@ access counters that serving a fact to an agent raises.
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import CharField, Count, Q, QuerySet, Subquery
 from django.db.models.functions import Cast
@@ -35,6 +35,14 @@ from memory.models import Memory, Session
 from tenancy.access import Access
 from tenancy.models import Agent, AuditEvent, Workspace
 from tenancy.validation import user_forms
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    class _CurrentValue(TypedDict):
+        # A disputed fact's annotation: the value in force in its slot (None: none is).
+        current_value: str | None
+
 
 # How much of each part the page shows; each has a link to the whole list.
 FACTS_MAX = 100
@@ -145,6 +153,36 @@ def person_overview(*, access: Access, user: str, now: datetime | None = None) -
     )
     turns = _turn_counts([s.pk for s in sessions])
     events, more_events = _events(access, user, memories, sessions)
+    return PersonOverview(
+        user=user,
+        workspaces=_by_workspace(
+            facts=facts,
+            disputes=disputes,
+            memories=memories,
+            sessions=sessions,
+            events=events,
+            turns=turns,
+            now=now,
+        ),
+        more_facts=more_facts,
+        more_disputes=more_disputes,
+        more_memories=more_memories,
+        more_sessions=more_sessions,
+        more_events=more_events,
+    )
+
+
+def _by_workspace(
+    *,
+    facts: list[Fact],
+    disputes: list["WithAnnotations[Fact, _CurrentValue]"],
+    memories: list[Memory],
+    sessions: list[Session],
+    events: list[AuditEvent],
+    turns: dict[int, int],
+    now: datetime,
+) -> list[WorkspacePart]:
+    """What was found, by workspace (by slug), with the agents it was found in (one query)."""
     agents = _agents(
         {f.agent_id for f in [*facts, *disputes]}
         | {m.agent_id for m in memories}
@@ -174,15 +212,7 @@ def person_overview(*, access: Access, user: str, now: datetime | None = None) -
         # A workspace may hold only events about them (their facts deleted since).
         part = parts.setdefault(event.workspace_id, WorkspacePart(workspace=event.workspace))
         part.events.append(_event_row(event))
-    return PersonOverview(
-        user=user,
-        workspaces=sorted(parts.values(), key=lambda part: part.workspace.slug),
-        more_facts=more_facts,
-        more_disputes=more_disputes,
-        more_memories=more_memories,
-        more_sessions=more_sessions,
-        more_events=more_events,
-    )
+    return sorted(parts.values(), key=lambda part: part.workspace.slug)
 
 
 def _agents(pks: set[int]) -> dict[int, Agent]:

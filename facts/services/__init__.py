@@ -4,15 +4,17 @@ deleting, restoring and erasing facts.
 Every interface imports from here; each function is the one place its rule lives.
 """
 
+from facts.findings import Action, Finding, Level
+from facts.services.access import record_fact_access
 from facts.services.asserting import AssertResult, Outcome, assert_fact
-from facts.services.checking import (
-    Action,
-    CheckResult,
-    Finding,
-    Level,
-    check_result_to_dict,
-    check_text,
+from facts.services.bulk import (
+    Settled,
+    one_accept_per_slot,
+    resolve_facts,
+    undo_resolutions,
+    undo_seconds_left,
 )
+from facts.services.checking import CheckResult, check_result_to_dict, check_text
 from facts.services.claims import Claim, SourceInput
 from facts.services.ending import end_fact
 from facts.services.erasure import (
@@ -56,6 +58,7 @@ __all__ = [
     "Resolution",
     "RestoreOutcome",
     "RestoreResult",
+    "Settled",
     "SourceInput",
     "assert_fact",
     "check_result_to_dict",
@@ -70,11 +73,16 @@ __all__ = [
     "forget_facts",
     "forget_scope",
     "last_resolution",
+    "one_accept_per_slot",
     "reconfirm_fact",
+    "record_fact_access",
     "reopen_fact",
     "resolve_fact",
+    "resolve_facts",
     "restore_fact",
     "subject_scope_of",
     "undo_resolution",
+    "undo_resolutions",
+    "undo_seconds_left",
     "undo_window",
 ]

@@ -116,27 +116,52 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
         (f for f in slot.disputed().order_by("id") if normalise_value(f.value) == wanted), None
     )
     if pending is not None:
-        # The value already waits for review: it gains the source, and wins the slot if the
-        # combined evidence now trusts it at least as much as the current value.
-        _strengthen(pending, claim, now)
-        if current is None or _trusted_at_least_as(pending, current):
-            if current is not None:
-                retire(
-                    current,
-                    status=Status.HISTORY,
-                    change=Change.SUPERSEDED,
-                    actor=actor,
-                    reason="superseded",
-                    now=now,
-                    holds_until=pending.valid_from,
-                )
-            _hand_over(slot, starts=pending.valid_from or now)
-            make_current(
-                pending, change=Change.CORROBORATED, actor=actor, reason="corroborated", now=now
-            )
-            return AssertResult(fact=pending, outcome=Outcome.SUPERSEDED, other=current)
-        return AssertResult(fact=pending, outcome=Outcome.DISPUTED, other=current)
+        return _back_pending(pending, slot=slot, current=current, claim=claim, actor=actor, now=now)
+    return _record_new(agent, claim, slot=slot, current=current, actor=actor, now=now)
 
+
+def _back_pending(
+    pending: Fact,
+    *,
+    slot: FactQuerySet,
+    current: Fact | None,
+    claim: CheckedClaim,
+    actor: str,
+    now: datetime,
+) -> AssertResult:
+    """The value already waits for review: it gains the source, and wins the slot if the
+    combined evidence now trusts it at least as much as the current value."""
+    _strengthen(pending, claim, now)
+    if current is None or _trusted_at_least_as(pending, current):
+        if current is not None:
+            retire(
+                current,
+                status=Status.HISTORY,
+                change=Change.SUPERSEDED,
+                actor=actor,
+                reason="superseded",
+                now=now,
+                holds_until=pending.valid_from,
+            )
+        _hand_over(slot, starts=pending.valid_from or now)
+        make_current(
+            pending, change=Change.CORROBORATED, actor=actor, reason="corroborated", now=now
+        )
+        return AssertResult(fact=pending, outcome=Outcome.SUPERSEDED, other=current)
+    return AssertResult(fact=pending, outcome=Outcome.DISPUTED, other=current)
+
+
+def _record_new(
+    agent: Agent,
+    claim: CheckedClaim,
+    *,
+    slot: FactQuerySet,
+    current: Fact | None,
+    actor: str,
+    now: datetime,
+) -> AssertResult:
+    """A value the slot does not hold yet: a new row, placed by the trust rules (current,
+    the current value becoming history, or disputed beside it)."""
     # Only a new row counts against a facts quota: confirming a value held, or backing
     # one that waits, is never refused.
     warnings = tuple(check_quotas(agent=agent, adding=Usage(facts=1)))

@@ -137,8 +137,31 @@ def undo_resolution(*, fact: Fact, actor: str) -> Fact:
     decision = last_resolution(fact)
     _refuse_unless_undoable(fact, decision, actor)
     assert decision is not None
-    changed = UndoRefused(f"The slot of fact {fact.pk} changed since; it cannot be undone")
     now = timezone.now()
+    replaced = _replaced_as_decided(fact, decision)
+    _back_to_review(fact, change=Change.UNDONE, actor=actor, now=now)
+    if replaced is not None:
+        _resume(replaced, undone=fact, actor=actor, now=now)
+    record_event(
+        workspace_id=fact.agent.workspace_id,
+        agent=fact.agent,
+        actor=actor,
+        action=AuditAction.FACT_UNDO,
+        target_type="fact",
+        target_id=str(fact.pk),
+        details={
+            "undone": decision.action.value,
+            "restored_fact": replaced.pk if replaced else None,
+            **forget_keys(fact),
+        },
+    )
+    return fact
+
+
+def _replaced_as_decided(fact: Fact, decision: Decision) -> Fact | None:
+    """The value an accept of ``fact`` replaced (None after a reject, or an accept into an
+    empty slot), once the slot is seen as the decision left it; ``UndoRefused`` if not."""
+    changed = UndoRefused(f"The slot of fact {fact.pk} changed since; it cannot be undone")
     replaced = None
     if decision.action == Resolution.ACCEPT:
         if fact.status != Status.CURRENT or fact.believed_from != fact.disputed_until:
@@ -157,39 +180,28 @@ def undo_resolution(*, fact: Fact, actor: str) -> Fact:
     assert moment is not None
     if _changed_since(fact, moment, besides=[replaced.pk] if replaced else []):
         raise changed
-    _back_to_review(fact, change=Change.UNDONE, actor=actor, now=now)
-    if replaced is not None:
-        # The replaced value's belief resumes from now: its periods keep that it was history
-        # while the accepted value was believed (one current value at every instant).
-        replaced.status = Status.CURRENT
-        replaced.believed_from = now
-        replaced.believed_until = None
-        replaced.status_changed_by = actor
-        replaced.status_reason = f"restored: accepting fact {fact.pk} was undone"
-        replaced.save(
-            update_fields=[
-                "status",
-                "believed_from",
-                "believed_until",
-                "status_changed_by",
-                "status_reason",
-            ]
-        )
-        enter(replaced, status=Status.CURRENT, change=Change.RESUMED, actor=actor, now=now)
-    record_event(
-        workspace_id=fact.agent.workspace_id,
-        agent=fact.agent,
-        actor=actor,
-        action=AuditAction.FACT_UNDO,
-        target_type="fact",
-        target_id=str(fact.pk),
-        details={
-            "undone": decision.action.value,
-            "restored_fact": replaced.pk if replaced else None,
-            **forget_keys(fact),
-        },
+    return replaced
+
+
+def _resume(replaced: Fact, *, undone: Fact, actor: str, now: datetime) -> None:
+    """The value an undone accept replaced is current again."""
+    # The replaced value's belief resumes from now: its periods keep that it was history
+    # while the accepted value was believed (one current value at every instant).
+    replaced.status = Status.CURRENT
+    replaced.believed_from = now
+    replaced.believed_until = None
+    replaced.status_changed_by = actor
+    replaced.status_reason = f"restored: accepting fact {undone.pk} was undone"
+    replaced.save(
+        update_fields=[
+            "status",
+            "believed_from",
+            "believed_until",
+            "status_changed_by",
+            "status_reason",
+        ]
     )
-    return fact
+    enter(replaced, status=Status.CURRENT, change=Change.RESUMED, actor=actor, now=now)
 
 
 def _back_to_review(fact: Fact, *, change: Change, actor: str, now: datetime) -> None:

@@ -66,7 +66,39 @@ def restore_fact(*, fact: Fact, actor: str, reason: str = "") -> RestoreResult:
     now = timezone.now()
     current = Fact.objects.in_slot(fact.slot).current().first()
     outcome = _outcome(fact, current, now)
-    why = reason or "restored"
+    _put_back(
+        fact, outcome=outcome, current=current, actor=actor, why=reason or "restored", now=now
+    )
+    fact.restored_at = now
+    fact.save(update_fields=["restored_at"])
+    record_event(
+        workspace_id=fact.agent.workspace_id,
+        agent=fact.agent,
+        actor=actor,
+        action=AuditAction.FACT_RESTORE,
+        target_type="fact",
+        target_id=str(fact.pk),
+        details={
+            "reason": reason,
+            "outcome": outcome.value,
+            **forget_keys(fact),
+            "replaced_fact": current.pk if current and outcome == RestoreOutcome.CURRENT else None,
+        },
+    )
+    return RestoreResult(fact=fact, outcome=outcome, other=current)
+
+
+def _put_back(
+    fact: Fact,
+    *,
+    outcome: RestoreOutcome,
+    current: Fact | None,
+    actor: str,
+    why: str,
+    now: datetime,
+) -> None:
+    """``fact`` takes the status ``outcome`` says: current, over the slot's current value
+    (which becomes history), or disputed or history beside it."""
     if outcome == RestoreOutcome.CURRENT:
         if current is not None:
             retire(
@@ -90,20 +122,3 @@ def restore_fact(*, fact: Fact, actor: str, reason: str = "") -> RestoreResult:
             fields.append("disputed_until")
         fact.save(update_fields=fields)
         enter(fact, status=fact.status, change=Change.RESTORED, actor=actor, now=now)
-    fact.restored_at = now
-    fact.save(update_fields=["restored_at"])
-    record_event(
-        workspace_id=fact.agent.workspace_id,
-        agent=fact.agent,
-        actor=actor,
-        action=AuditAction.FACT_RESTORE,
-        target_type="fact",
-        target_id=str(fact.pk),
-        details={
-            "reason": reason,
-            "outcome": outcome.value,
-            **forget_keys(fact),
-            "replaced_fact": current.pk if current and outcome == RestoreOutcome.CURRENT else None,
-        },
-    )
-    return RestoreResult(fact=fact, outcome=outcome, other=current)

@@ -166,9 +166,9 @@ def test_resolve_needs_the_csrf_token(manager, agent):
 
 
 def test_counts_stop_at_the_cap_and_say_so(agent, monkeypatch, staff_client):
-    import facts.queries
+    import facts.queries.counts
 
-    monkeypatch.setattr(facts.queries, "COUNT_CAP", 2)
+    monkeypatch.setattr(facts.queries.counts, "COUNT_CAP", 2)
     for i in range(3):
         state(agent, f"current {i}", predicate=f"q{i}")
     assert status_counts(agent, FactFilters())["current"] == 3  # cap + 1: "more than 2"

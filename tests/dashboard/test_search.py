@@ -321,7 +321,7 @@ def test_few_prefix_matches_are_sorted_and_give_the_same_page(agent, people, mon
     prefix = FactFilters(user="an", prefix=True)
     few = plan_prefix_filters(agent, prefix)
     assert few.few_by_prefix
-    monkeypatch.setattr("facts.queries.FEW_BY_PREFIX", 2)
+    monkeypatch.setattr("facts.queries.filters.FEW_BY_PREFIX", 2)
     many = plan_prefix_filters(agent, prefix)
     assert not many.few_by_prefix
     pages = [list_facts(agent=agent, filters=f, limit=2) for f in (few, many)]

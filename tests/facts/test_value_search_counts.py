@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-import facts.queries
+import facts.queries.counts
 from facts.models import Fact, Status
 from facts.queries import FactFilters, bounded_count, filter_facts, status_counts
 
@@ -17,7 +17,7 @@ CAP = 3  # a small cap, so that "over the cap" needs a handful of facts, not tho
 
 @pytest.fixture(autouse=True)
 def _small_cap(monkeypatch):
-    monkeypatch.setattr(facts.queries, "COUNT_CAP", CAP)
+    monkeypatch.setattr(facts.queries.counts, "COUNT_CAP", CAP)
 
 
 def load(agent, statuses: dict[str, int], value: str = "Acme Corp") -> None:
