@@ -10,7 +10,7 @@ sessions) in batches, the graph built in each store (DEWEE_GRAPH_ON_STORE=inline
 same kind of graph). With ``--reuse`` an agent this bench filled before in the same
 database (``scripts/with-postgres --datadir DIR --keep``, or DEWEE_VAR_DIR for SQLite) is
 measured again as it is: the same graph before and after a change; ``--baseline REV`` times
-the reads of memory/graph_queries.py at git revision REV too, query by query in turn with
+the reads of memory/graph/queries.py at git revision REV too, query by query in turn with
 the current ones (a row of its own). Then
 --queries traversals (depth 2, every edge type, limit 50, from random memories) and
 --queries paths between random pairs (max depth 6), timed one by one through the same
@@ -47,9 +47,9 @@ from django.db import connection  # noqa: E402
 
 from bench.recall import fill  # noqa: E402
 from memory.exceptions import PathNotFound  # noqa: E402
-from memory.graph_export import export_graph  # noqa: E402
-from memory.graph_paths import shortest_path  # noqa: E402
-from memory.graph_queries import traverse_graph  # noqa: E402
+from memory.graph.export import export_graph  # noqa: E402
+from memory.graph.paths import shortest_path  # noqa: E402
+from memory.graph.queries import traverse_graph  # noqa: E402
 from memory.models import EdgeType, Memory, MemoryEdge  # noqa: E402
 from memory.services.graph_rebuild import build_pending_graph  # noqa: E402
 from tenancy.models import Agent  # noqa: E402
@@ -186,13 +186,15 @@ def random_graph(agent, per_memory: int, rng: random.Random) -> None:
 
 
 def baseline_reads(revision: str) -> tuple[Callable, Callable]:
-    """traverse_graph and shortest_path as memory/graph_queries.py and memory/graph_paths.py
-    were at ``revision`` (before graph_paths.py, graph_queries.py held both)."""
-    queries = module_at(revision, "graph_queries")
+    """traverse_graph and shortest_path as memory/graph/queries.py and memory/graph/paths.py
+    were at ``revision`` (earlier: memory/graph_queries.py and graph_paths.py; before
+    graph_paths.py, graph_queries.py held both)."""
+    queries = module_at(revision, "graph/queries") or module_at(revision, "graph_queries")
     if queries is None:
-        raise SystemExit(f"memory/graph_queries.py is not in {revision}")
-    # The path search's imports of graph_queries get the revision's too.
-    paths = module_at(revision, "graph_paths", {"memory.graph_queries": queries})
+        raise SystemExit(f"memory/graph/queries.py is not in {revision}")
+    # The path search's imports of the walks get the revision's too, under either name.
+    walks = {"memory.graph.queries": queries, "memory.graph_queries": queries}
+    paths = module_at(revision, "graph/paths", walks) or module_at(revision, "graph_paths", walks)
     return queries.traverse_graph, (paths or queries).shortest_path
 
 
@@ -209,7 +211,7 @@ def module_at(
     )
     if shown.returncode != 0:
         return None
-    module = types.ModuleType(f"{name}_{revision}")
+    module = types.ModuleType(f"{name.replace('/', '_')}_{revision}")
     with mock.patch.dict(sys.modules, imports or {}):
         exec(compile(shown.stdout, module.__name__, "exec"), module.__dict__)
     return module

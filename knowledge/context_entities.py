@@ -17,7 +17,7 @@ from django.db.models import Count
 from facts.models import Fact
 from facts.queries import current_facts_naming
 from language.entities import entity_key, extract_entities, query_names
-from memory.entity_queries import entity_to_dict, named_entities
+from memory.graph.entities import entity_to_dict, named_entities
 from memory.models import Entity, EntityMention, Memory
 from memory.recall.filters import Audience, audience_of
 from tenancy.models import Agent

@@ -1,4 +1,4 @@
-"""One entity's page: the memories that mention it (memory.entity_detail), the facts about
+"""One entity's page: the memories that mention it (memory.graph.entity_detail), the facts about
 it (knowledge.entities) and the entities that appear with it. Reads only; another
 workspace's entity is a 404, exactly like a missing one.
 """
@@ -15,9 +15,9 @@ from dewee.dashboard import HtmxHttpRequest, domain_errors, is_fragment, render_
 from dewee.forms import PageForm
 from facts.queries import fact_to_dict
 from knowledge.entities import entity_facts
-from memory.entity_detail import entity_memories, get_visible_entity, related_entities
-from memory.entity_queries import entity_to_dict
-from memory.views import PAGE_SIZE
+from memory.graph.entities import entity_to_dict
+from memory.graph.entity_detail import entity_memories, get_visible_entity, related_entities
+from memory.views.memories import PAGE_SIZE
 from tenancy.access import access_for_user
 
 

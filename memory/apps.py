@@ -9,11 +9,11 @@ class MemoryConfig(AppConfig):
         from django.core import checks
 
         from language import encoder
-        from memory.decay_curves import check_decay_settings
         from memory.embeddings import embedder_if_available
+        from memory.maintenance.decay_curves import check_decay_settings
         from memory.recall.ranker import check_ranker_setting
         from memory.services.graph import check_graph_setting
-        from memory.summaries import check_summariser
+        from memory.sessions.summaries import check_summariser
 
         checks.register(check_summariser)
         checks.register(check_decay_settings)

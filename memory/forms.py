@@ -6,9 +6,9 @@ from typing import Any
 from django import forms
 
 from dewee.forms import CursorForm
-from memory.entity_queries import ENTITY_QUERY_MAX_CHARS
+from memory.graph.entities import ENTITY_QUERY_MAX_CHARS
+from memory.graph.neighbourhood import NEIGHBOURHOOD_DEPTHS
 from memory.models import EntityType, MaintenanceJob, MemoryType, SessionState
-from memory.neighbourhood import NEIGHBOURHOOD_DEPTHS
 from memory.recall import ALL_USERS, Audience, RecallFilters
 from tenancy.models import QuotaKind, QuotaMode
 from tenancy.quotas import QUOTA_LIMIT_MAX, QuotaLimit

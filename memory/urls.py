@@ -4,22 +4,22 @@ like facts.urls: under /dashboard/memory/ (instance namespace "memory") and /app
 
 from django.urls import path
 
-from memory import views, views_entities, views_quotas, views_sessions
+from memory.views import entities, maintenance, memories, quotas, sessions
 
 app_name = "memory"
 
 urlpatterns = [
-    path("", views.memories_list, name="list"),
-    path("export/", views.memories_export, name="export"),
-    path("sessions/", views_sessions.sessions_list, name="sessions"),
-    path("sessions/<int:session_id>/", views_sessions.session_page, name="session"),
-    path("maintenance/", views.maintenance, name="maintenance"),
-    path("maintenance/run/", views.maintenance_run, name="maintenance-run"),
-    path("maintenance/jobs/<str:job>/", views.maintenance_job, name="maintenance-job"),
-    path("quotas/", views_quotas.quotas_page, name="quotas"),
-    path("quotas/set/", views_quotas.quota_set, name="quota-set"),
-    path("entities/", views_entities.entities_list, name="entities"),
-    path("<int:memory_id>/", views.memory_page, name="detail"),
-    path("<int:memory_id>/edit/", views.memory_edit, name="edit"),
-    path("<int:memory_id>/delete/", views.memory_delete, name="delete"),
+    path("", memories.memories_list, name="list"),
+    path("export/", memories.memories_export, name="export"),
+    path("sessions/", sessions.sessions_list, name="sessions"),
+    path("sessions/<int:session_id>/", sessions.session_page, name="session"),
+    path("maintenance/", maintenance.maintenance, name="maintenance"),
+    path("maintenance/run/", maintenance.maintenance_run, name="maintenance-run"),
+    path("maintenance/jobs/<str:job>/", maintenance.maintenance_job, name="maintenance-job"),
+    path("quotas/", quotas.quotas_page, name="quotas"),
+    path("quotas/set/", quotas.quota_set, name="quota-set"),
+    path("entities/", entities.entities_list, name="entities"),
+    path("<int:memory_id>/", memories.memory_page, name="detail"),
+    path("<int:memory_id>/edit/", memories.memory_edit, name="edit"),
+    path("<int:memory_id>/delete/", memories.memory_delete, name="delete"),
 ]

@@ -3,7 +3,7 @@ bytes stay in the database's files: in free space of table and index pages, in o
 of SQLite's full-text index, in write-ahead log frames. Compacting the storage removes them
 from the data files; what each edition can and cannot promise is in docs/PRIVACY.md.
 
-SQLite: every connection deletes with ``secure_delete`` on (dewee/settings.py), so deleted
+SQLite: every connection deletes with ``secure_delete`` on (dewee/config/databases.py), so deleted
 rows, index entries and freed pages are zeroed as they go. The full-text index keeps the
 tokens of a deleted memory in its older segments (a delete only adds a tombstone) until the
 segments are merged, so each FTS5 table is optimized (merged into one segment), then the WAL

@@ -9,7 +9,7 @@ from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.progress import following, progress_bar
 from dewee.cli.runner import cli_access
 from dewee.errors import InvalidInput
-from memory.entity_queries import entity_to_dict, list_entities, memory_entities, preview_extraction
+from memory.graph.entities import entity_to_dict, list_entities, memory_entities, preview_extraction
 from memory.models import EntityType
 from memory.queries import get_memory
 from memory.services import link_memories, rebuild_graph, unlink_memories

@@ -7,10 +7,10 @@ from typing import Any, TextIO
 
 from dewee.cli.output import add_json_flag, print_json, print_table
 from dewee.cli.runner import cli_access
-from memory.graph_export import FORMATS, export_graph
-from memory.graph_network import NETWORK_TOP, agent_network, network_workspace
-from memory.graph_paths import PATH_DEPTH, shortest_path
-from memory.graph_queries import TRAVERSE_LIMIT, Direction, clean_memory_id, traverse_graph
+from memory.graph.export import FORMATS, export_graph
+from memory.graph.network import NETWORK_TOP, agent_network, network_workspace
+from memory.graph.paths import PATH_DEPTH, shortest_path
+from memory.graph.queries import TRAVERSE_LIMIT, Direction, clean_memory_id, traverse_graph
 from memory.queries import get_memory
 from tenancy.models import DEFAULT_WORKSPACE_SLUG
 

@@ -18,9 +18,9 @@ DEWEE_SESSION_SWEEP_INTERVAL_SECS = int(os.environ.get("DEWEE_SESSION_SWEEP_INTE
 DEWEE_FACT_FRESHNESS_INTERVAL_SECS = int(os.environ.get("DEWEE_FACT_FRESHNESS_INTERVAL_SECS", 3600))
 # A dotted path to a callable (list of texts -> summary text) for deployments with an LLM.
 DEWEE_SESSION_SUMMARISER = os.environ.get(
-    "DEWEE_SESSION_SUMMARISER", "memory.summaries.extractive_summary"
+    "DEWEE_SESSION_SUMMARISER", "memory.sessions.summaries.extractive_summary"
 )
-# For memory.summaries.http_summary: where it POSTs the texts, and how long it waits.
+# For memory.sessions.summaries.http_summary: where it POSTs the texts, and how long it waits.
 DEWEE_SUMMARISER_URL = os.environ.get("DEWEE_SUMMARISER_URL", "")
 DEWEE_SUMMARISER_TIMEOUT_SECS = float(os.environ.get("DEWEE_SUMMARISER_TIMEOUT_SECS", 30))
 DEWEE_AUTOPILOT_ENABLED = env_bool("DEWEE_AUTOPILOT_ENABLED", True)

@@ -9,7 +9,7 @@ from ninja import Query, Router, Schema, Status
 from dewee.api_auth import READ, WRITE
 from dewee.schemas import ErrorOut
 from memory import services
-from memory.entity_queries import (
+from memory.graph.entities import (
     entity_to_dict,
     get_entity,
     list_entities,

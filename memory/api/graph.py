@@ -7,10 +7,10 @@ from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Query, Router, Schema
 
 from dewee.api_auth import READ
-from memory.graph_export import export_graph
-from memory.graph_network import NETWORK_TOP, agent_network, network_workspace
-from memory.graph_paths import PATH_DEPTH, shortest_path
-from memory.graph_queries import TRAVERSE_LIMIT, clean_memory_id, traverse_graph
+from memory.graph.export import export_graph
+from memory.graph.network import NETWORK_TOP, agent_network, network_workspace
+from memory.graph.paths import PATH_DEPTH, shortest_path
+from memory.graph.queries import TRAVERSE_LIMIT, clean_memory_id, traverse_graph
 from memory.queries import get_memory
 from memory.schemas.graph import NetworkOut, PathOut, TraverseOut
 from tenancy.access import request_access
@@ -23,7 +23,7 @@ class TraverseParams(Schema):
     types: str | None = None
     limit: int = TRAVERSE_LIMIT
     direction: str = "both"
-    # Only this user's memories and shared ones (memory.graph_queries).
+    # Only this user's memories and shared ones (memory.graph.queries).
     user: str | None = None
 
 

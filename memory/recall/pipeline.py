@@ -18,10 +18,10 @@ from memory.recall.filters import RecallFilters, candidate_memories, clean_filte
 from memory.recall.keyword_search import keyword_search, keyword_terms
 from memory.recall.ranker import RANKER_CANDIDATES, Candidate, Ranker, get_ranker, ranker_features
 from memory.recall.relevance import named_entities, relevance, speaking, without_names
+from memory.recall.rerank import RERANK_CANDIDATES, CrossEncoder, get_reranker
 from memory.recall.routing import Fusion, QueryClass, Routing, classify_query, vector_weight
 from memory.recall.scoring import ScoredRow, Weights, best_first, flag_factor, recency_of_age
 from memory.recall.vector_search import vector_search
-from memory.rerank import RERANK_CANDIDATES, CrossEncoder, get_reranker
 from memory.services import record_access as record_memory_access
 from memory.services import record_session_activity
 from memory.sql import among, epoch_seconds

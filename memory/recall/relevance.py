@@ -8,11 +8,11 @@ from typing import Any
 from django.db import connection
 
 from language.entities import entity_key, name_spans, query_names
-from memory.conversations import neighbours
-from memory.entity_queries import answers_to, named_entities
+from memory.graph.entities import answers_to, named_entities
 from memory.models import EntityMention, Memory, MemoryEdge
 from memory.recall.filters import Audience
 from memory.recall.routing import Fusion
+from memory.sessions.conversations import neighbours
 from memory.sql import any_of
 from tenancy.models import Agent
 
@@ -23,7 +23,7 @@ RRF_K = 60
 ENTITY_WEIGHT = 0.05
 SPEAKER_WEIGHT = 0.35
 # The neighbour pass: the NEIGHBOUR_SPAN turns before and after each of the NEIGHBOUR_SEEDS
-# strongest matches in its conversation (memory.conversations) take NEIGHBOUR_WEIGHT of its
+# strongest matches in its conversation (memory.sessions.conversations) take NEIGHBOUR_WEIGHT of its
 # relevance (answers sit next to questions, context next to claims). Tuned on LoCoMo: see
 # docs/BENCHMARKS.md.
 NEIGHBOUR_WEIGHT = 0.5

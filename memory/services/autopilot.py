@@ -1,6 +1,6 @@
 """The AutoPilot passes: merge each agent's near duplicates, and consolidate its clusters of
 low-importance memories, through the one merge (memory.services.merging). Which memories
-qualify is memory.merge_candidates."""
+qualify is memory.maintenance.merge_candidates."""
 
 import logging
 from datetime import datetime
@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from dewee.errors import DeweeError
 from memory.exceptions import QuotaExceeded
-from memory.merge_candidates import (
+from memory.maintenance.merge_candidates import (
     AUTOPILOT_CLUSTER_MIN,
     AUTOPILOT_LOW_IMPORTANCE,
     TagCluster,
@@ -21,12 +21,12 @@ from memory.merge_candidates import (
     same_scope,
     states_other_details,
 )
+from memory.maintenance.near_duplicates import near_duplicate_pairs
 from memory.models import Memory, MemoryType
-from memory.near_duplicates import near_duplicate_pairs
 from memory.services.merging import lock_memories, merge_into, merge_into_new
 from memory.services.passes import PassResult
 from memory.services.storing import user_tags
-from memory.summaries import extractive_summary
+from memory.sessions.summaries import extractive_summary
 from tenancy.models import Agent
 from tenancy.validation import CONTENT_MAX_CHARS
 
@@ -155,10 +155,9 @@ def autopilot_consolidate_pass(
 ) -> PassResult:
     """Consolidate each agent's clusters of >= 3 low-importance memories (all below
     AUTOPILOT_LOW_IMPORTANCE) of one user (or all shared) that share a pair of user tags
-    into one semantic memory
-    (see memory.merge_candidates.tag_clusters for how clusters are chosen). Each cluster is its
-    own transaction and is re-checked under lock; members whose joined texts would not fit
-    one memory are left for a later pass."""
+    into one semantic memory (see memory.maintenance.merge_candidates.tag_clusters for how
+    clusters are chosen). Each cluster is its own transaction and is re-checked under lock;
+    members whose joined texts would not fit one memory are left for a later pass."""
     now = now or timezone.now()
     result = PassResult()
     for agent in _agents(agents):

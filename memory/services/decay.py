@@ -1,5 +1,5 @@
 """The decay pass: bring every memory's importance to where its curve is now
-(memory.decay_curves), in set-based SQL, and record each agent's importance distribution
+(memory.maintenance.decay_curves), in set-based SQL, and record each agent's importance distribution
 afterwards."""
 
 import time
@@ -15,7 +15,7 @@ from django.db import OperationalError, connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from memory.decay_curves import (
+from memory.maintenance.decay_curves import (
     CHANGE_EPSILON,
     bucket_sql,
     check_decay_settings,

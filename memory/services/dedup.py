@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.exceptions import TooManyCandidates
-from memory.merge_candidates import duplicate_key, merge_scope
+from memory.maintenance.merge_candidates import duplicate_key, merge_scope
 from memory.models import Memory, MemoryType
 from memory.services.merging import lock_merge, merge_into
 from memory.services.storing import memory_tags

@@ -41,8 +41,8 @@ from django.db.models import Q
 
 from language.extraction import contradicts
 from language.moments import shifted
-from memory.conversations import speaker
 from memory.models import EdgeType, EntityMention, Memory, MemoryEdge
+from memory.sessions.conversations import speaker
 from tenancy.models import Agent
 
 RELATED_MIN_COSINE = 0.85
@@ -118,7 +118,7 @@ def _stored_before(agent: Agent, memory: Memory, batch_ids: list[int]) -> Memory
     if memory.session_id is None:
         rows = rows.filter(created_at__gte=shifted(memory.created_at, -CONVERSATION_GAP))
     # The plain bound on created_at beside the OR is what lets the (agent, created_at) index
-    # serve the lookup (memory.conversations does the same).
+    # serve the lookup (memory.sessions.conversations does the same).
     return (
         rows.filter(
             Q(created_at__lt=memory.created_at) | Q(created_at=memory.created_at, pk__lt=memory.pk),
@@ -292,7 +292,7 @@ def _similarity_edges(
 
 def _blended(memories: Sequence[Memory], previous: dict[int, int]) -> dict[int, int]:
     """Of ``previous`` (memory -> the turn before it), the pairs the context embedding put
-    together in the memory's vector (memory.conversations.previous_content's rule): in a
+    together in the memory's vector (memory.sessions.conversations.previous_content's rule): in a
     session, or without one when both turns say who spoke."""
     if not settings.DEWEE_EMBED_SESSION_CONTEXT:
         return {}

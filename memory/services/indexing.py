@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.utils import timezone
 
-from memory.conversations import annotate_previous, previous_content
 from memory.embeddings.engine import Embedder, get_embedder
 from memory.models import Memory
 from memory.services.vectors import bump_memory_version, embedding_text
+from memory.sessions.conversations import annotate_previous, previous_content
 from tenancy.models import Agent
 
 CHECKPOINT_KEY = "reindex_after_id"

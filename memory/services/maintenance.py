@@ -22,7 +22,7 @@ from django_q.tasks import async_task
 from dewee.errors import InvalidInput
 from dewee.logs import without_values
 from memory.exceptions import JobAlreadyRunning, TooManyJobs
-from memory.job_leases import job_lease
+from memory.maintenance.job_leases import job_lease
 from memory.models import MaintenanceJob, MaintenanceRun, QueuedJob, RunStatus, RunTrigger
 from memory.services.heartbeats import RunHeartbeat, mark_interrupted_runs
 from memory.services.passes import PassResult
@@ -146,8 +146,8 @@ def run_maintenance(
     and a ledger row still there was not started. ``progress(done, total)`` is told of the
     pass's work, for the jobs whose pass reports it (decay's memories).
 
-    One run of a job at a time, across every worker host (memory.job_leases): while one is
-    under way, another raises JobAlreadyRunning and records nothing."""
+    One run of a job at a time, across every worker host (memory.maintenance.job_leases):
+    while one is under way, another raises JobAlreadyRunning and records nothing."""
     spec = JOBS[clean_jobs([job])[0]]
     with job_lease(spec.job) as held:
         if not held:

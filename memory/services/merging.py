@@ -8,7 +8,7 @@ tag, access and the highest importance of what it absorbs, keeps the absorbed te
 fact is erased by a merge. Every other ``memory:<id>`` reference to an absorbed memory (a
 session summary's source_refs, a fact source's reference) is repointed to the survivor, so
 none is left dangling. Dedup, exact or AutoPilot, never merges across sessions
-(memory.merge_candidates.merge_scope).
+(memory.maintenance.merge_candidates.merge_scope).
 
 No merge mixes users: every memory of a merge belongs to one user (``user_ref``) or all are
 shared (no user); anything else is MixedUsers (``mixed_users``), before anything is written.
@@ -40,7 +40,7 @@ from django.utils import timezone
 from dewee.errors import InvalidInput, TooLarge
 from memory.embeddings.engine import Embedder
 from memory.exceptions import MemoryNotFound, MixedUsers
-from memory.merge_candidates import merge_user
+from memory.maintenance.merge_candidates import merge_user
 from memory.models import Memory, MemoryFeedback, MemoryTag, MemoryType
 from memory.quotas import Usage, check_quotas, lock_quotas, release_quota_usage
 from memory.services.entities import release_mentions

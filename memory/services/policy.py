@@ -16,8 +16,8 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from memory.decay_curves import STRATEGIES
 from memory.exceptions import InvalidMemoryPolicy
+from memory.maintenance.decay_curves import STRATEGIES
 from memory.models import EntityType, MemoryType
 from memory.policy_extensions import policy_extensions
 from tenancy.audit import record_event

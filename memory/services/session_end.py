@@ -13,7 +13,7 @@ from memory.models import SUMMARY_TAG, Memory, MemoryType, Session, SessionState
 from memory.services.memory_input import MemoryInput
 from memory.services.sessions import SUMMARY_MAX_CHARS, EndReason
 from memory.services.storing import store_memories
-from memory.summaries import extractive_summary, get_summariser, split_sentences
+from memory.sessions.summaries import extractive_summary, get_summariser, split_sentences
 from tenancy.validation import CONTENT_MAX_CHARS, SOURCE_REFS_MAX, clean_text
 
 logger = logging.getLogger("dewee.sessions")

@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from dewee.errors import DeweeError, InvalidInput, TooLarge
 from language.entities import Entity, is_entity_tag
-from memory.conversations import previous_sessionless, speaker
 from memory.embeddings.engine import Embedder, get_embedder
 from memory.models import Memory, MemoryTag, Session
 from memory.quotas import QuotaWarning, Usage, check_quotas, memory_size
@@ -24,6 +23,7 @@ from memory.services.memory_input import CleanMemory, MemoryInput, clean_memory
 from memory.services.policy import MemoryPolicy, get_memory_policy
 from memory.services.sessions import record_session_activity
 from memory.services.vectors import bump_memory_version, claim_embedding_model, embedding_text
+from memory.sessions.conversations import previous_sessionless, speaker
 from memory.signals import Learning, memories_stored
 from tenancy.models import Agent, Workspace
 from tenancy.services import ensure_agent

@@ -15,7 +15,7 @@ from tenancy.models import Agent
 def embedding_text(content: str, previous: str | None) -> str:
     """What a memory's vector is made from. A turn of a conversation is often unreadable
     alone ("Yes, last week!"), so a memory is embedded together with the memory before it
-    in its conversation (memory.conversations: its session; without one, the turn before it
+    in its conversation (memory.sessions.conversations: its session; without one, the turn before it
     among the agent's sessionless memories of the same user, when both say who spoke), when
     DEWEE_EMBED_SESSION_CONTEXT is on (the default)."""
     if previous and settings.DEWEE_EMBED_SESSION_CONTEXT:

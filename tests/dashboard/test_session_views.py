@@ -91,7 +91,7 @@ def test_session_page_shows_user_state_summary_and_turns_in_order(staff_client, 
 
 
 def test_session_turns_are_paged_in_order(staff_client, agent, monkeypatch):
-    monkeypatch.setattr("memory.views_sessions.TURNS_PAGE_SIZE", 3)
+    monkeypatch.setattr("memory.views.sessions.TURNS_PAGE_SIZE", 3)
     session = start_session(agent=agent)
     turns = remember(agent, *[f"turn {i}" for i in range(7)], session_id=session.pk)
     first = staff_client.get(page_url(session))

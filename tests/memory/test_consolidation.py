@@ -15,7 +15,7 @@ from memory.services import (
     record_feedback,
     user_tags,
 )
-from memory.summaries import extractive_summary
+from memory.sessions.summaries import extractive_summary
 from tenancy.models import AuditAction, AuditEvent
 from tests.factories import source, state
 
@@ -309,7 +309,7 @@ def test_autopilot_consolidation_only_runs_on_the_agents_given(agent, clusters, 
 
 
 def test_tag_clusters_take_the_biggest_pair_first_and_each_memory_once():
-    from memory.merge_candidates import tag_clusters
+    from memory.maintenance.merge_candidates import tag_clusters
 
     memories = [(1, ["a", "b"]), (2, ["b", "a"]), (3, ["a", "b"])]
     memories += [(4, ["c", "d"]), (5, ["c", "d"]), (6, ["d", "c"]), (7, ["a", "b", "c", "d"])]

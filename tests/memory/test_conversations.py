@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
-from memory.conversations import neighbours
 from memory.embeddings.engine import get_embedder
 from memory.models import Memory
 from memory.recall import RecallRequest, recall
 from memory.services import MemoryInput, reindex_agent, store_memories
+from memory.sessions.conversations import neighbours
 from tests.factories import make_agent
 
 pytestmark = pytest.mark.django_db

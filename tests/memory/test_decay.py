@@ -17,7 +17,7 @@ from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from dewee.cli import main
-from memory.decay_curves import check_decay_settings
+from memory.maintenance.decay_curves import check_decay_settings
 from memory.models import ImportanceSnapshot, MaintenanceRun, Memory
 from memory.services import (
     MemoryInput,

@@ -10,9 +10,9 @@ from django.utils import timezone
 from dewee.cli import main
 from facts.models import Fact, FactSource
 from memory.exceptions import TooManyCandidates
-from memory.merge_candidates import content_words, retention_score, states_other_details
+from memory.maintenance.merge_candidates import content_words, retention_score, states_other_details
+from memory.maintenance.near_duplicates import VectorRows, greedy_matching, similar_pairs
 from memory.models import SUMMARY_TAG, Memory, MemoryTag
-from memory.near_duplicates import VectorRows, greedy_matching, similar_pairs
 from memory.services import (
     autopilot_dedup_pass,
     consolidate_memories,

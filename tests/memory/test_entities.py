@@ -3,7 +3,7 @@
 import pytest
 
 from language.entities import extract_entities, query_names
-from memory.merge_candidates import states_other_details
+from memory.maintenance.merge_candidates import states_other_details
 from memory.models import Memory
 from memory.services import memory_tags
 

@@ -202,7 +202,7 @@ def test_export_refuses_bad_input_and_other_workspaces(api, other_api, agent, ot
 
 
 def test_export_reads_pages_not_rows(api, agent, remember, monkeypatch):
-    monkeypatch.setattr("memory.graph_export.EXPORT_PAGE", 10)
+    monkeypatch.setattr("memory.graph.export.EXPORT_PAGE", 10)
     remember("one", "two")
 
     def queries():

@@ -6,7 +6,7 @@ from itertools import combinations
 
 import pytest
 
-from memory.graph_layout import NODE_RADIUS, layout
+from memory.graph.layout import NODE_RADIUS, layout
 
 
 def neighbourhood(first: int, second: int) -> tuple[list[dict], list[dict]]:

@@ -8,10 +8,10 @@ from itertools import pairwise
 import pytest
 from django.utils import timezone
 
-from memory import graph_paths
 from memory.exceptions import PathNotFound
-from memory.graph_paths import shortest_path
-from memory.graph_queries import traverse_graph
+from memory.graph import paths as graph_paths
+from memory.graph.paths import shortest_path
+from memory.graph.queries import traverse_graph
 from memory.models import Memory
 from memory.services import link_memories
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from dewee.cli import main
 from memory.exceptions import JobAlreadyRunning
-from memory.job_leases import job_lease
+from memory.maintenance.job_leases import job_lease
 from memory.models import MaintenanceRun, QueuedJob
 from memory.services.maintenance import run_maintenance
 from memory.tasks import run_job

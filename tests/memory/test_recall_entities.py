@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memory.entity_queries import named_entities
+from memory.graph.entities import named_entities
 from memory.models import EdgeType, MemoryEdge
 from memory.recall import RecallRequest, recall
 from memory.recall.filters import SHARED_ONLY, Audience

@@ -8,7 +8,7 @@ from onnx import TensorProto, helper
 from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
 from memory.recall import RecallRequest, recall
-from memory.rerank import CrossEncoder, RerankerUnavailable
+from memory.recall.rerank import CrossEncoder, RerankerUnavailable
 from memory.services import MemoryInput, store_memories
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ from memory.services import (
     store_memories,
     touch_session,
 )
-from memory.summaries import extractive_summary
+from memory.sessions.summaries import extractive_summary
 from tenancy.models import Agent
 from tests.factories import make_agent
 

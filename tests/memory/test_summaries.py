@@ -10,7 +10,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.core.checks import run_checks
 
-from memory.summaries import check_summariser, extractive_summary, http_summary, split_sentences
+from memory.sessions.summaries import (
+    check_summariser,
+    extractive_summary,
+    http_summary,
+    split_sentences,
+)
 
 TEA = ["Ann loves green tea.", "Ann really loves green tea!", "Green tea is what Ann loves."]
 CONVERSATION = [
@@ -134,7 +139,11 @@ def test_the_default_summariser_passes_the_system_check():
 @pytest.mark.django_db  # other apps' checks read the database
 @pytest.mark.parametrize(
     "path",
-    ["memory.summaries.no_such_summariser", "no.such.module.summarise", "extractive_summary"],
+    [
+        "memory.sessions.summaries.no_such_summariser",
+        "no.such.module.summarise",
+        "extractive_summary",
+    ],
 )
 def test_a_summariser_that_cannot_be_imported_is_a_system_check_error(settings, path):
     settings.DEWEE_SESSION_SUMMARISER = path
@@ -144,13 +153,13 @@ def test_a_summariser_that_cannot_be_imported_is_a_system_check_error(settings, 
 
 
 def test_a_summariser_that_is_not_callable_is_a_system_check_error(settings):
-    settings.DEWEE_SESSION_SUMMARISER = "memory.summaries.SUMMARY_SENTENCES"
+    settings.DEWEE_SESSION_SUMMARISER = "memory.sessions.summaries.SUMMARY_SENTENCES"
     (error,) = check_summariser()
     assert (error.id, "is not callable" in error.msg) == ("memory.E001", True)
 
 
 def test_the_http_summariser_without_a_url_is_a_system_check_error(settings):
-    settings.DEWEE_SESSION_SUMMARISER = "memory.summaries.http_summary"
+    settings.DEWEE_SESSION_SUMMARISER = "memory.sessions.summaries.http_summary"
     settings.DEWEE_SUMMARISER_URL = ""
     (error,) = check_summariser()
     assert error.id == "memory.E002"

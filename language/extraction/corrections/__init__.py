@@ -3,7 +3,7 @@
 - A reversal of taste ("I've gone off coffee", "can't stand running anymore", "tiktok is
   rotting my brain, i hate it now", "I've come round on olives, I actually like them now")
   states the new preference; the check ends the opposite one the agent holds
-  (facts/services/checking.py), so a like and a dislike of one thing never stand together.
+  (facts/findings.py), so a like and a dislike of one thing never stand together.
 - A correction replaces the value it corrects: inside one message ("I live in Graz. sorry,
   Linz", "data analyst, scratch that, data engineer") the corrected statement is dropped; of a
   value said earlier ("Slovak not Czech", "correction: it's Bergen, not Oslo") the new value is

@@ -1,6 +1,6 @@
 """The shortest path between two memories of an agent's graph (shortest_path): a
 breadth-first search from both ends, the smaller side expanded first, on the edge reads and
-rules of memory.graph_queries (bounds, expiry, a walk's user). Nothing here writes.
+rules of memory.graph.queries (bounds, expiry, a walk's user). Nothing here writes.
 """
 
 from collections.abc import Iterable
@@ -10,7 +10,7 @@ from typing import Any
 from django.utils import timezone
 
 from memory.exceptions import MemoryNotFound, PathNotFound
-from memory.graph_queries import (
+from memory.graph.queries import (
     Direction,
     Edge,
     check_visible,
@@ -169,7 +169,7 @@ def shortest_path(
     there are none and checks the path it finds; only when one of its memories has expired
     does it search again around them (read once, or level by level when there are many).
     ``user``: the path goes only through that user's memories and shared ones, level by
-    level (memory.graph_queries)."""
+    level (memory.graph.queries)."""
     max_depth = clean_bounded(max_depth, field="max_depth", low=1, high=PATH_DEPTH_MAX)
     kinds = clean_edge_types(types)
     user = clean_walk_user(user)

@@ -1,4 +1,4 @@
-"""Where to draw a memory's neighbourhood (memory.graph_queries.traverse_graph) as an SVG:
+"""Where to draw a memory's neighbourhood (memory.graph.queries.traverse_graph) as an SVG:
 the memory at the centre, each depth on a ring around it. No writes, no randomness: the same
 neighbourhood is always drawn the same way, so the page is stable.
 

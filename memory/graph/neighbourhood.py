@@ -1,12 +1,12 @@
 """A memory's neighbourhood as the memory page shows it: the memories and edges
-memory.graph_queries.traverse_graph reaches, placed for an SVG by memory.graph_layout, and
+memory.graph.queries.traverse_graph reaches, placed for an SVG by memory.graph.layout, and
 the same edges as a list (which needs no JavaScript, nor even the picture). Nothing here
 writes."""
 
 from typing import Any
 
-from memory.graph_layout import layout
-from memory.graph_queries import traverse_graph
+from memory.graph.layout import layout
+from memory.graph.queries import traverse_graph
 from memory.models import EdgeType, Memory
 
 NEIGHBOURHOOD_DEPTHS = (1, 2)

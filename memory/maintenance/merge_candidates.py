@@ -1,7 +1,7 @@
 """The algorithms behind merging memories: which memories are duplicates, which may merge
 (one session, one user) and which near duplicates must stay apart, which low-importance
 memories cluster together, and which of two memories is worth keeping, with the reads that
-feed them. Near duplicates found by their vectors: memory.near_duplicates. Nothing here
+feed them. Near duplicates found by their vectors: memory.maintenance.near_duplicates. Nothing here
 writes; memory.services.merging, .dedup and .autopilot do the merging."""
 
 import heapq

@@ -1,6 +1,6 @@
 """The dashboard's Entities list: an agent's entities (searched by the start of a name,
 filtered by type); one entity's page is knowledge.views_entities. An HTML adapter over
-memory.entity_queries; reads only.
+memory.graph.entities; reads only.
 
 As on the Memories pages, every view starts with the access helper: another workspace's
 agent or entity is a 404, exactly like a missing one.
@@ -20,9 +20,9 @@ from dewee.dashboard import (
     picked_agent,
     render_page,
 )
-from memory.entity_queries import entity_to_dict, list_entities
 from memory.forms import EntityFilterForm
-from memory.views import PAGE_SIZE
+from memory.graph.entities import entity_to_dict, list_entities
+from memory.views.memories import PAGE_SIZE
 from tenancy.access import access_for_user
 
 

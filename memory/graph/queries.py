@@ -1,6 +1,6 @@
 """Reads of an agent's memory graph: traversal from a memory, and what every walk shares
 (cleaning its arguments, the edge reads, the memories it may see); the shortest path
-between two memories is memory.graph_paths. Nothing here writes.
+between two memories is memory.graph.paths. Nothing here writes.
 
 Every query starts from memories of one agent (loaded through the access helper, or
 reached from one), so it runs on the edge indexes (source, target, type) and (target, type)

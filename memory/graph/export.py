@@ -23,7 +23,7 @@ from django.db.models import Q, QuerySet
 from django.db.models.functions import Substr
 from django.utils import timezone
 
-from memory.graph_queries import PREVIEW_CHARS, clean_edge_types
+from memory.graph.queries import PREVIEW_CHARS, clean_edge_types
 from memory.models import Entity, EntityMention, Memory, MemoryEdge
 from tenancy.models import Agent
 from tenancy.validation import clean_choice

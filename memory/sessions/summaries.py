@@ -5,7 +5,7 @@ memory.services.idle_sessions.idle_sessions_pass).
 the default, :func:`extractive_summary`, needs no LLM. :func:`http_summary` is for
 deployments that run a summarising service:
 
-    DEWEE_SESSION_SUMMARISER=memory.summaries.http_summary
+    DEWEE_SESSION_SUMMARISER=memory.sessions.summaries.http_summary
     DEWEE_SUMMARISER_URL=http://127.0.0.1:9000/summarise
     DEWEE_SUMMARISER_TIMEOUT_SECS=30        (optional)
 
@@ -126,7 +126,7 @@ def check_summariser(app_configs: Any = None, **kwargs: Any) -> list[CheckMessag
             Error(
                 str(exc),
                 hint="Set it to the dotted path of a callable (texts: list[str]) -> str, "
-                "e.g. memory.summaries.extractive_summary.",
+                "e.g. memory.sessions.summaries.extractive_summary.",
                 id="memory.E001",
             )
         ]

@@ -2,7 +2,7 @@
 would merge (near_duplicate_pairs), found by comparing unit vectors block by block within
 each merge scope (similar_pairs) and matching each memory at most once (greedy_matching).
 Nothing here writes; memory.services.autopilot does the merging, and which memories may
-merge at all (one session, one user) is memory.merge_candidates.
+merge at all (one session, one user) is memory.maintenance.merge_candidates.
 """
 
 from collections.abc import Iterator, Sequence
@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from django.db.models import Q, QuerySet
 
-from memory.merge_candidates import NO_SESSION, merge_scope, states_other_details
+from memory.maintenance.merge_candidates import NO_SESSION, merge_scope, states_other_details
 from memory.models import MaintenanceJob, MaintenanceRun, Memory, RunStatus
 from tenancy.models import Agent
 

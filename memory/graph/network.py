@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Count, Sum
 
-from memory.graph_queries import clean_bounded
+from memory.graph.queries import clean_bounded
 from memory.models import Entity
 from tenancy.access import Access
 from tenancy.exceptions import WorkspaceNotFound
