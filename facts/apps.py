@@ -39,6 +39,8 @@ def _extend_memory() -> None:
     from facts.queries import disputed_count, fact_to_dict, facts_learned_from
     from facts.schemas import FactOut
     from memory.learned import read_learned_with
+    from memory.maintenance.jobs import JobSpec, register_job
+    from memory.models import MaintenanceJob
     from memory.policy_extensions import extend_policy
     from memory.quotas import count_in_quotas
     from memory.schemas import learned_items_are
@@ -51,6 +53,14 @@ def _extend_memory() -> None:
     # A memory's page and a store that learned in the request show the facts citing it.
     learned_items_are(FactOut)
     read_learned_with("facts", lambda memory: [fact_to_dict(f) for f in facts_learned_from(memory)])
+    # The freshness pass ends the expired facts of the agents whose policy asks it.
+    register_job(
+        JobSpec(
+            MaintenanceJob.FACT_FRESHNESS.value,
+            "facts.services.end_expired_facts_pass",
+            "DEWEE_FACT_FRESHNESS_INTERVAL_SECS",
+        )
+    )
     # The nav's Review link shows how many disputes wait.
     count_in_nav("review_count", disputed_count)
 

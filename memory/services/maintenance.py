@@ -9,97 +9,26 @@ CLI) goes through :func:`run_maintenance`, so each run leaves one MaintenanceRun
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.module_loading import import_string
 from django_q.tasks import async_task
 
 from dewee.errors import InvalidInput
 from dewee.logs import without_values
 from memory.exceptions import JobAlreadyRunning, TooManyJobs
 from memory.maintenance.job_leases import job_lease
-from memory.models import MaintenanceJob, MaintenanceRun, QueuedJob, RunStatus, RunTrigger
+from memory.maintenance.jobs import JOBS, SCHEDULE_PREFIX, JobSpec
+from memory.models import MaintenanceRun, QueuedJob, RunStatus, RunTrigger
 from memory.services.heartbeats import RunHeartbeat, mark_interrupted_runs
 from memory.services.passes import PassResult
 from tenancy.models import Agent, Workspace
 
 logger = logging.getLogger(__name__)
 
-SCHEDULE_PREFIX = "dewee:"
-
-
-@dataclass(frozen=True)
-class JobSpec:
-    job: str
-    pass_path: str
-    interval_setting: str
-    autopilot: bool = False
-    # The pass takes ``progress(done, total)`` (a bar for the CLI's long runs).
-    reports_progress: bool = False
-
-    @property
-    def interval_secs(self) -> int:
-        return int(getattr(settings, self.interval_setting))
-
-    @property
-    def enabled(self) -> bool:
-        return self.interval_secs > 0 and (
-            not self.autopilot or bool(settings.DEWEE_AUTOPILOT_ENABLED)
-        )
-
-    @property
-    def schedule_name(self) -> str:
-        return SCHEDULE_PREFIX + self.job
-
-    def run_pass(self) -> Callable[..., PassResult]:
-        return import_string(self.pass_path)
-
-
-JOBS: dict[str, JobSpec] = {
-    spec.job: spec
-    for spec in [
-        JobSpec(
-            MaintenanceJob.DECAY.value,
-            "memory.services.decay.decay_pass",
-            "DEWEE_DECAY_INTERVAL_SECS",
-            reports_progress=True,
-        ),
-        JobSpec(
-            MaintenanceJob.EXPIRY.value,
-            "memory.services.expiry.expiry_pass",
-            "DEWEE_EXPIRY_INTERVAL_SECS",
-        ),
-        JobSpec(
-            MaintenanceJob.IDLE_SESSIONS.value,
-            "memory.services.idle_sessions.idle_sessions_pass",
-            "DEWEE_SESSION_SWEEP_INTERVAL_SECS",
-        ),
-        JobSpec(
-            MaintenanceJob.DEDUP.value,
-            "memory.services.autopilot.autopilot_dedup_pass",
-            "DEWEE_AUTOPILOT_DEDUP_INTERVAL_SECS",
-            autopilot=True,
-        ),
-        JobSpec(
-            MaintenanceJob.CONSOLIDATE.value,
-            "memory.services.autopilot.autopilot_consolidate_pass",
-            "DEWEE_AUTOPILOT_CONSOLIDATE_INTERVAL_SECS",
-            autopilot=True,
-        ),
-        # Only agents whose policy sets end_expired_facts; a string path, as memory must
-        # not import the facts app's writes.
-        JobSpec(
-            MaintenanceJob.FACT_FRESHNESS.value,
-            "facts.services.end_expired_facts_pass",
-            "DEWEE_FACT_FRESHNESS_INTERVAL_SECS",
-        ),
-    ]
-}
 AUTOPILOT_JOBS = [job for job, spec in JOBS.items() if spec.autopilot]
 
 
