@@ -98,10 +98,6 @@ class FactQuerySet(models.QuerySet["Fact"]):
         page."""
         return self.filter(in_force_at(moment))
 
-    def believed_at(self, moment: datetime) -> "FactQuerySet":
-        """Facts that were the current value of their slot at ``moment`` (their periods)."""
-        return self.with_status_at(moment).filter(**{"status_then": Status.CURRENT})
-
     def valid_at(self, moment: datetime, *, status_field: str = "status") -> "FactQuerySet":
         """Facts true in the world at ``moment`` (valid time), as far as the agent knows:
 

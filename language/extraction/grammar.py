@@ -39,11 +39,6 @@ FILLERS = (
     r"(?:ok|okay|so|honestly|tbh|ugh|well|and|but|lol|yeah|omg|man|confession|update|"
     r"hmm|welp|oof|also|btw|ngl|wow|oh)"
 )
-CHILD_WORDS = r"son|daughter|kid|child|baby|boy|girl|stepson|stepdaughter"
-CHILD_ADJ = (
-    r"(?:(?:little|oldest|eldest|youngest|older|younger|baby|newborn|new|first|second|middle|"
-    r"teenage|[\w-]+-year-old)\s+)?"
-)
 
 
 def rx(*patterns: str) -> list[re.Pattern[str]]:

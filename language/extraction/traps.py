@@ -212,7 +212,3 @@ def is_past(clause: str, current_year: int) -> bool:
     if PAST.search(clause):
         return True
     return any(int(m.group("year")) < current_year for m in PAST_YEAR.finditer(clause))
-
-
-def is_negated(clause: str) -> bool:
-    return bool(NEGATION.search(clause))

@@ -31,10 +31,6 @@ class Audience:
         shared = Q(**{f"{field}__isnull": True}) | Q(**{field: ""})
         return shared | Q(**{field: self.user}) if self.user else shared
 
-    def admits(self, user_ref: str | None) -> bool:
-        """The same rule as ``q`` for one memory's user."""
-        return self.all_users or not user_ref or user_ref == self.user
-
 
 SHARED_ONLY = Audience()
 ALL_USERS = Audience(all_users=True)

@@ -95,7 +95,6 @@ _PEOPLE = (
 )
 _PRONOUN = frozenset({"it", "them", "that", "this", "those"})
 # "I still hate olives, nothing's changed": a taste that stands, said again.
-_STILL = re.compile(r"\bstill\b", re.I)
 
 
 def named_item(raw: str) -> str | None:
