@@ -10,6 +10,7 @@ from django.core.cache import caches
 from django.test import Client, override_settings
 
 from dewee.rate_counters import SQLiteFileCounters
+from memory.services import MemoryInput, start_session, store_memories
 from tenancy.models import Agent, Workspace
 from tests.factories import make_agent, make_key, make_workspace
 from tests.servers import ON_SQLITE
@@ -192,3 +193,19 @@ def log_output():
     previous, handler.stream = handler.stream, output
     yield output
     handler.stream = previous
+
+
+@pytest.fixture
+def remember(agent):
+    """Store memories for ``agent`` (or another) through the real service."""
+
+    def store(*contents, target=None, **fields):
+        items = [MemoryInput(content=c, **fields) for c in contents]
+        return store_memories(agent=target or agent, items=items)
+
+    return store
+
+
+@pytest.fixture
+def session(agent):
+    return start_session(agent=agent, user="u1")
