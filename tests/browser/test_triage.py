@@ -75,3 +75,21 @@ def test_reject_then_find_it_in_resolved_by_me_and_reopen_it(sign_in, live_serve
     assert Fact.objects.get(pk=rome.pk).status == "disputed"
     page.goto(f"{live_server.url}/dashboard/review/mine/")
     expect(page.locator("tbody tr").first).to_contain_text("Reopened")
+
+
+def test_undo_stays_in_sight_after_moving_down_the_queue_by_keyboard(sign_in, live_server, agent):
+    for number in range(10):
+        state(agent, f"Acme {number}", predicate=f"employer_{number}")
+        state(agent, f"Globex {number}", predicate=f"employer_{number}", verification="inferred")
+    page = sign_in("ops", staff=True)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{live_server.url}/dashboard/review/")
+    for _ in range(7):
+        page.keyboard.press("j")
+    page.keyboard.press("r")
+    expect(page.locator("#review-badge")).to_have_text("9")
+    undo = page.locator("#toast").get_by_role("button", name="Undo")
+    expect(undo).to_be_in_viewport()
+    undo.click()
+    expect(page.locator("#review-badge")).to_have_text("10")
+    assert not Fact.objects.filter(status="rejected").exists()
