@@ -12,6 +12,7 @@ from dewee.pagination import clean_limit, decode_cursor, encode_cursor, keyset_p
 from language.entities import ENTITY_PREFIX
 from memory.exceptions import MemoryNotFound, SessionNotFound
 from memory.models import (
+    SUMMARY_TAG,
     ImportanceSnapshot,
     MaintenanceJob,
     MaintenanceRun,
@@ -229,17 +230,32 @@ def list_sessions(
     return SessionPage(items=rows, next_cursor=next_cursor)
 
 
-def session_turns(*, session: Session, cursor: str | None = None, limit: int = 50) -> MemoryPage:
-    """The session's live memories in the order they were stored (oldest first), a page at
-    a time: ``next_cursor`` continues after the page's last memory. Without their tags
-    (a turn is shown by its text): one query a page."""
+@dataclass(frozen=True)
+class TurnPage(MemoryPage):
+    # The number of the page's first turn in the session (1 for the first).
+    first_number: int = 1
+
+
+def session_turns(*, session: Session, cursor: str | None = None, limit: int = 50) -> TurnPage:
+    """The session's live turns in the order they were stored (oldest first), a page at a
+    time: ``next_cursor`` continues after the page's last turn. Its summary memory (written
+    when it ends, tagged SUMMARY_TAG) is not a turn: the page shows it as the summary.
+    Without their tags (a turn is shown by its text): one query a page, and one count for a
+    later page's first number."""
     limit = clean_limit(limit)
-    turns = Memory.objects.filter(session=session).live(timezone.now())
+    turns = (
+        Memory.objects.filter(session=session)
+        .live(timezone.now())
+        .exclude(tag_rows__name=SUMMARY_TAG)
+    )
+    first_number = 1
     if cursor:
-        turns = turns.filter(id__gt=decode_cursor(cursor))
+        after = decode_cursor(cursor)
+        first_number = turns.filter(id__lte=after).count() + 1
+        turns = turns.filter(id__gt=after)
     items = list(turns.order_by("id")[: limit + 1])
     next_cursor = encode_cursor(items[limit - 1].pk) if len(items) > limit else None
-    return MemoryPage(items=items[:limit], next_cursor=next_cursor)
+    return TurnPage(items=items[:limit], next_cursor=next_cursor, first_number=first_number)
 
 
 RECENT_RUNS = 5

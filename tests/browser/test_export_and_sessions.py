@@ -76,3 +76,35 @@ def test_export_filtered_memories_edit_tags_and_open_a_session(sign_in, live_ser
     expect(turns.first).to_contain_text("invoice")
     expect(page.locator("#session-summary")).to_contain_text("Ana's invoice question")
     assert chat.pk < procedure.pk
+
+
+def test_a_session_number_opens_the_session_whose_turns_are_numbered_without_its_summary(
+    sign_in, live_server, agent
+):
+    session = start_session(agent=agent, user="u-ben")
+    said = ["Ben's parcel is late", "It was sent on Monday", "He wants a refund", "Refund sent"]
+    stored = store_memories(
+        agent=agent, items=[MemoryInput(content=c, session_id=session.pk) for c in said]
+    )
+    end_session(session=session, summary="Ben's late parcel was refunded", reason="client")
+    summary = Memory.objects.get(session=session, tag_rows__name="session-summary")
+    page = sign_in("ops", staff=True)
+
+    # From the person page and from the Memories list, the session's number opens its page.
+    page.goto(f"{live_server.url}/dashboard/memory/people/?user=u-ben")
+    page.locator(f"#person-session-{session.pk}").get_by_role("link", name=str(session.pk)).click()
+    expect(page.get_by_role("heading", name=f"Session {session.pk}")).to_be_visible()
+    page.goto(f"{live_server.url}/dashboard/memory/?agent=support-bot")
+    refund = rows(page).filter(has_text="He wants a refund")
+    refund.get_by_role("link", name=str(session.pk)).click()
+    expect(page.get_by_role("heading", name=f"Session {session.pk}")).to_be_visible()
+
+    # Its turns are numbered 1 to 4 in the order said; the summary is the summary, not a turn.
+    turns = page.locator("#session-turns tbody tr")
+    expect(turns).to_have_count(4)
+    expect(turns.locator("td[data-label='#']")).to_have_text(["1", "2", "3", "4"])
+    expect(page.locator("#session-turns")).not_to_contain_text("refunded")
+    expect(page.locator("#session-summary")).to_contain_text("Ben's late parcel was refunded")
+    turns.first.get_by_role("link", name="1").click()
+    expect(page).to_have_url(f"{live_server.url}/dashboard/memory/{stored[0].pk}/")
+    assert summary.pk > stored[-1].pk
