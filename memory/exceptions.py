@@ -1,4 +1,4 @@
-from dewee.errors import Conflict, DeweeError, InvalidInput, NotFound
+from dewee.errors import ConfirmationRequired, Conflict, DeweeError, InvalidInput, NotFound
 
 
 class MemoryNotFound(NotFound):
@@ -75,3 +75,9 @@ class JobAlreadyRunning(Conflict):
     """A run of the same maintenance job is under way, on this worker or another host's."""
 
     code = "job_running"
+
+
+class QuotaBelowUsage(ConfirmationRequired):
+    """A hard quota set below what its scope already holds: every write that adds to it
+    would be refused until enough is deleted. Set only with the explicit confirmation;
+    ``details["below"]`` lists each such kind with its limit and usage."""

@@ -194,6 +194,9 @@ class QuotaForm(forms.Form):
                 required=False,
             )
 
+        # Given by the "Set below usage anyway" button (memory.quotas.set_quotas).
+        self.fields["confirm_below_usage"] = forms.BooleanField(required=False)
+
     def rows(self) -> list[tuple[forms.BoundField, forms.BoundField]]:
         return [(self[f"{kind}_limit"], self[f"{kind}_mode"]) for kind in QuotaKind.values]
 

@@ -34,6 +34,11 @@ def register(commands: Any) -> None:
     _scope_arguments(p)
     for kind in QuotaKind.values:
         p.add_argument(f"--{kind.replace('_', '-')}", dest=kind, metavar="LIMIT[:MODE]|off")
+    p.add_argument(
+        "--below-usage",
+        action="store_true",
+        help="Set a hard limit below what is already held (every new write is then refused).",
+    )
     add_json_flag(p)
     p.set_defaults(handler=quota_set)
 
@@ -114,7 +119,13 @@ def quota_set(args: argparse.Namespace) -> None:
         options = ", ".join(f"--{kind.replace('_', '-')}" for kind in QuotaKind.values)
         raise InvalidInput("quota", f"give at least one of {options}")
     workspace, agent = _scope(args)
-    set_quotas(workspace=workspace, agent=agent, limits=limits, actor=cli_access().actor)
+    set_quotas(
+        workspace=workspace,
+        agent=agent,
+        limits=limits,
+        actor=cli_access().actor,
+        confirm_below_usage=args.below_usage,
+    )
     report = quota_report(workspace=workspace, agent=agent)
     if args.json:
         print_json(report.as_dict())

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from django.http import HttpRequest
 from ninja import Router, Schema
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from dewee.api_auth import ADMIN, READ
 from dewee.schemas import StrictSchema
@@ -33,6 +33,12 @@ class QuotasIn(StrictSchema):
     sessions: QuotaLimitIn | None = None
     facts: QuotaLimitIn | None = None
     entities: QuotaLimitIn | None = None
+    confirm_below_usage: StrictBool = Field(
+        False,
+        description="Set a hard limit below the usage it limits (every write that adds to it "
+        "is then refused); without it such a request is refused with confirmation_required "
+        "and details.below, and nothing is set.",
+    )
 
 
 class QuotaOut(Schema):
@@ -106,7 +112,12 @@ def put_workspace_quota(request: HttpRequest, payload: QuotasIn) -> dict[str, An
     access = request_access(request)
     assert access.workspace is not None
     access.require_every_agent("set the workspace's quotas")
-    set_quotas(workspace=access.workspace, limits=_limits(payload), actor=access.actor)
+    set_quotas(
+        workspace=access.workspace,
+        limits=_limits(payload),
+        actor=access.actor,
+        confirm_below_usage=payload.confirm_below_usage,
+    )
     return quota_report(workspace=access.workspace).as_dict()
 
 
@@ -132,5 +143,11 @@ def get_agent_quota(request: HttpRequest, agent_id: str) -> dict[str, Any]:
 def put_agent_quota(request: HttpRequest, agent_id: str, payload: QuotasIn) -> dict[str, Any]:
     access = request_access(request)
     agent = access.agent(agent_id)
-    set_quotas(workspace=agent.workspace, agent=agent, limits=_limits(payload), actor=access.actor)
+    set_quotas(
+        workspace=agent.workspace,
+        agent=agent,
+        limits=_limits(payload),
+        actor=access.actor,
+        confirm_below_usage=payload.confirm_below_usage,
+    )
     return quota_report(workspace=agent.workspace, agent=agent).as_dict()

@@ -27,6 +27,7 @@ from memory.quotas.checks import QuotaWarning, check_quotas, hard_quota_room
 from memory.quotas.counts import (
     RECOUNT_AFTER,
     forget_quota_counts,
+    hard_limits_below_usage,
     lock_quotas,
     release_quota_usage,
     set_quotas,
@@ -51,6 +52,7 @@ __all__ = [
     "check_quotas",
     "count_in_quotas",
     "forget_quota_counts",
+    "hard_limits_below_usage",
     "hard_quota_room",
     "lock_quotas",
     "memory_size",

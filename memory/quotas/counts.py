@@ -10,7 +10,15 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import F, Model, Q
 
-from memory.quotas.usage import MEASURED_TABLES, TABLE_OF_KIND, MeasuredTable, Usage
+from memory.exceptions import QuotaBelowUsage
+from memory.quotas.usage import (
+    MEASURED_TABLES,
+    TABLE_OF_KIND,
+    MeasuredTable,
+    Usage,
+    agent_usage,
+    workspace_usage,
+)
 from tenancy.models import Agent, Quota, QuotaMode, Workspace
 from tenancy.quotas import QuotaLimit
 from tenancy.quotas import set_quotas as tenancy_set_quotas
@@ -152,19 +160,51 @@ def count_change(agent: Agent, quotas: list[Quota], change: Usage, memory_id: in
         forget_quota_counts(agent=agent, kinds=shrunk)
 
 
+def hard_limits_below_usage(
+    *, workspace: Workspace, agent: Agent | None, limits: Mapping[str, QuotaLimit | None]
+) -> list[dict[str, Any]]:
+    """The hard limits of ``limits`` under what the scope holds now: each kind, its limit
+    and its usage (none when no hard limit is set)."""
+    hard = {k: v for k, v in limits.items() if v is not None and v.mode == QuotaMode.HARD}
+    if not hard:
+        return []
+    usage = agent_usage(agent) if agent is not None else workspace_usage(workspace)
+    return [
+        {"kind": kind, "limit": value.limit, "usage": usage.of(kind)}
+        for kind, value in hard.items()
+        if value.limit < usage.of(kind)
+    ]
+
+
 def set_quotas(
     *,
     workspace: Workspace,
     agent: Agent | None = None,
     limits: Mapping[str, QuotaLimit | None],
     actor: str,
+    confirm_below_usage: bool = False,
 ) -> dict[str, QuotaLimit]:
     """tenancy.quotas.set_quotas (its rules, its audit event), then, in the same
     transaction, the scope's usage of each kind set counted and kept with its quota: so
     that even the first writes checked against it, refused ones included (whose
     transactions keep nothing), read only the rows stored since. Here rather than in
     tenancy, which does not know the tables counted. What the API, the dashboard and the
-    CLI call."""
+    CLI call.
+
+    A hard limit below the scope's usage would refuse every write that adds to it: it is
+    set only with ``confirm_below_usage`` (else QuotaBelowUsage, and nothing is written)."""
+    if not confirm_below_usage:
+        below = hard_limits_below_usage(workspace=workspace, agent=agent, limits=limits)
+        if below:
+            held = "; ".join(
+                f"{b['kind']}: limit {b['limit']:,}, {b['usage']:,} held" for b in below
+            )
+            raise QuotaBelowUsage(
+                f"A hard quota below what is already held refuses every new write ({held}). "
+                "Choose soft, or confirm to set it anyway (the API's confirm_below_usage, "
+                "the CLI's --below-usage).",
+                details={"below": below},
+            )
     with transaction.atomic():
         after = tenancy_set_quotas(workspace=workspace, agent=agent, limits=limits, actor=actor)
         set_kinds = [kind for kind, value in limits.items() if value is not None]

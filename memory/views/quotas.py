@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect
+from django.template.defaultfilters import filesizeformat
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -25,11 +26,12 @@ from dewee.dashboard import (
     mount_url,
     render_page,
 )
+from memory.exceptions import QuotaBelowUsage
 from memory.forms import QuotaForm, quota_form_initial
 from memory.quotas import quota_overview, set_quotas
 from tenancy.access import Access
 from tenancy.exceptions import WorkspaceNotFound
-from tenancy.models import Agent, Workspace
+from tenancy.models import Agent, QuotaKind, Workspace
 from tenancy.picker import workspace_picker
 from tenancy.quotas import quota_limits
 
@@ -71,6 +73,18 @@ def _page(
     return render_page(request, "dashboard/quotas.html", "quotas", access, context)
 
 
+def _readable(below: dict[str, Any]) -> dict[str, Any]:
+    """A limit under its usage, in the units the page shows (bytes as sizes)."""
+    label = dict(QuotaKind.choices)[below["kind"]]
+    if below["kind"] in ("memories", "sessions", "facts", "entities"):
+        return {"label": label, "limit": f"{below['limit']:,}", "usage": f"{below['usage']:,}"}
+    return {
+        "label": label,
+        "limit": filesizeformat(below["limit"]),
+        "usage": filesizeformat(below["usage"]),
+    }
+
+
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")
@@ -94,7 +108,18 @@ def quota_set(request: HtmxHttpRequest) -> HttpResponse:
     form = QuotaForm(request.POST)
     if not form.is_valid():
         return _page(request, access, workspace, agent, form)
-    set_quotas(workspace=workspace, agent=agent, limits=form.limits(), actor=access.actor)
+    try:
+        set_quotas(
+            workspace=workspace,
+            agent=agent,
+            limits=form.limits(),
+            actor=access.actor,
+            confirm_below_usage=form.cleaned_data["confirm_below_usage"],
+        )
+    except QuotaBelowUsage as exc:
+        below = [_readable(b) for b in exc.details["below"]]
+        # Nothing was set: the form again, with what is below and the confirming button.
+        return _page(request, access, workspace, agent, form, below_usage=below)
     whose = f"agent {agent.agent_id}" if agent is not None else f"workspace {workspace.slug}"
     notice = f"Quotas of {whose} saved."
     if is_fragment(request):

@@ -67,3 +67,23 @@ def test_the_workspace_quota_form_works_without_javascript(
     expect(page.locator("#workspace-storage_bytes")).to_contain_text("soft")
     context.close()
     assert quota_limits(workspace=workspace) == {"storage_bytes": QuotaLimit(1_000_000, "soft")}
+
+
+def test_a_hard_quota_below_usage_warns_and_is_set_only_when_confirmed(
+    sign_in, live_server, workspace, over_soft
+):
+    page = sign_in("mia", workspace=workspace, role=MemberRole.MANAGER)
+    page.goto(f"{live_server.url}/app/memory/quotas/?agent=support-bot#quota-form")
+    page.get_by_label("Max memories").fill("1")
+    page.get_by_label("Memories mode").select_option("hard")
+    page.get_by_role("button", name="Save quotas").click()
+
+    warning = page.locator("#quota-below-usage")
+    expect(warning).to_contain_text("Below what is already held")
+    expect(warning).to_contain_text("Memories: limit 1, 2 held")
+    assert quota_limits(workspace=workspace, agent=over_soft) == {"memories": QuotaLimit(1, "soft")}
+
+    page.get_by_role("button", name="Set below usage anyway").click()
+    expect(page.get_by_role("status")).to_have_text("Quotas of agent support-bot saved.")
+    expect(page.locator("#quota-below-usage")).to_have_count(0)
+    assert quota_limits(workspace=workspace, agent=over_soft) == {"memories": QuotaLimit(1)}

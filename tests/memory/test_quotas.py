@@ -19,7 +19,7 @@ from memory.services import (
 )
 from memory.services.idle_sessions import idle_sessions_pass
 from tenancy.models import Agent, AuditAction, AuditEvent, QuotaKind
-from tenancy.quotas import QuotaLimit, set_quotas
+from tenancy.quotas import QuotaLimit, quota_limits, set_quotas
 from tests.facts.test_api import assert_error
 
 pytestmark = pytest.mark.django_db
@@ -180,6 +180,32 @@ def test_a_limit_lowered_below_usage_refuses_growth_but_not_reads_or_deletes(api
     assert api.get("/v1/agents/support-bot/memories").status_code == 200
     first = Memory.objects.filter(agent=agent)[0]
     assert api.delete(f"/v1/memories/{first.pk}").status_code == 200
+
+
+def test_a_hard_limit_below_usage_is_set_only_when_confirmed(api, agent, capsys):
+    remember(agent, "one", "two", "three")
+    hard_one = {"memories": {"limit": 1, "mode": "hard"}, "sessions": {"limit": 5}}
+    error = assert_error(
+        put(api, "/v1/agents/support-bot/quota", hard_one), 400, "confirmation_required"
+    )
+    assert error["details"]["below"] == [{"kind": "memories", "limit": 1, "usage": 3}]
+    assert quota_limits(workspace=agent.workspace, agent=agent) == {}  # nothing set
+    assert not AuditEvent.objects.filter(action=AuditAction.QUOTA_SET).exists()
+    # Soft, or at the usage, needs no confirmation: writes are not refused by it.
+    soft = {"memories": {"limit": 1, "mode": "soft"}}
+    assert put(api, "/v1/agents/support-bot/quota", soft).status_code == 200
+    at_usage = {"memories": {"limit": 3, "mode": "hard"}}
+    assert put(api, "/v1/agents/support-bot/quota", at_usage).status_code == 200
+    confirmed = {**hard_one, "confirm_below_usage": True}
+    assert put(api, "/v1/agents/support-bot/quota", confirmed).status_code == 200
+    assert quota_limits(workspace=agent.workspace, agent=agent)["memories"] == QuotaLimit(1)
+    assert_error(store(api, "four"), 413, "quota_exceeded")
+    # The CLI asks the same: --below-usage.
+    workspace_flags = ["--workspace", agent.workspace.slug]
+    assert main(["quota", "set", *workspace_flags, "--memories", "2"]) == 2
+    assert "below what is already held" in capsys.readouterr().err
+    assert main(["quota", "set", *workspace_flags, "--memories", "2", "--below-usage"]) == 0
+    assert quota_limits(workspace=agent.workspace)["memories"] == QuotaLimit(2)
 
 
 # Soft and none
