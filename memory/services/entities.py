@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db import connection
 from django.db.models import F
 
 from dewee.metrics import count_entities_skipped
@@ -238,6 +239,12 @@ def release_mentions(*, agent: Agent, memory_ids: Sequence[int]) -> None:
     if not lost:
         return
     mentions.delete()
+    if connection.vendor == "postgresql":
+        # The entities' rows locked in id order first: two erasures of memories naming the
+        # same entities would otherwise update them in whatever order each finds them, and
+        # deadlock (seen with eight clients deleting one agent's memories at once).
+        entities = Entity.objects.filter(pk__in=list(lost)).order_by("pk")
+        list(entities.select_for_update(no_key=True).values_list("pk", flat=True))
     by_loss: dict[int, list[int]] = defaultdict(list)
     for entity_id, n in lost.items():
         by_loss[n].append(entity_id)

@@ -85,8 +85,11 @@ def test_api_list_writes_one_update_for_the_page(api, agent):
     Fact.objects.update(last_accessed_at=None)
     with CaptureQueriesContext(connection) as queries:
         api.get("/v1/facts", agent_id="support-bot")
+    # One UPDATE statement for the page (on PostgreSQL after locking its rows in id order).
     updates = [
-        q for q in queries.captured_queries if "UPDATE" in q["sql"] and "facts_fact" in q["sql"]
+        q
+        for q in queries.captured_queries
+        if q["sql"].startswith("UPDATE") and "facts_fact" in q["sql"]
     ]
     assert len(updates) == 1
     assert set(Fact.objects.values_list("access_count", flat=True)) == {2}
