@@ -8,7 +8,7 @@ from django import forms
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
-from dewee.forms import CursorForm
+from dewee.forms import CursorForm, ViewerTimeField
 from facts.changes import ChangeFilters, ChangeKind, change_filters, decode_change_cursor
 from facts.models import KEY_MAX_CHARS, Status
 from facts.queries import PREFIX_FIELDS, FactFilters
@@ -20,20 +20,6 @@ from tenancy.validation import DB_ID_MAX, REASON_MAX_CHARS
 # to the recorded statuses: a value handed over to one from a later date is history but in
 # force until then.
 IN_FORCE = "in_force"
-DATETIME_LOCAL_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
-
-
-class UtcDateTimeField(forms.DateTimeField):
-    """Typed and shown in UTC, as its label says, whatever zone the viewer's times are
-    shown in (a link with ``as_of`` means the same moment for everyone)."""
-
-    def to_python(self, value: Any) -> Any:
-        with timezone.override(UTC):
-            return super().to_python(value)
-
-    def prepare_value(self, value: Any) -> Any:
-        with timezone.override(UTC):
-            return super().prepare_value(value)
 
 
 class FactFilterForm(CursorForm):
@@ -47,18 +33,14 @@ class FactFilterForm(CursorForm):
         required=False,
         choices=[("", "Any status"), (IN_FORCE, "In force now"), *Status.choices],
     )
-    as_of = UtcDateTimeField(
-        label="As of (UTC)",
+    as_of = ViewerTimeField(
+        label="As of",
         required=False,
-        input_formats=DATETIME_LOCAL_FORMATS,
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         help_text="The facts recorded then, each with the status it had then.",
     )
-    valid_at = UtcDateTimeField(
-        label="Valid at (UTC)",
+    valid_at = ViewerTimeField(
+        label="Valid at",
         required=False,
-        input_formats=DATETIME_LOCAL_FORMATS,
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         help_text="Only facts true in the world then: never rejected or deleted ones, and a "
         "replaced value only until it was replaced.",
     )
@@ -219,18 +201,14 @@ class ChangesForm(forms.Form):
 
     agent = forms.CharField(label="Agent", required=False, widget=forms.Select)
     user = forms.CharField(label="User", required=False, max_length=KEY_MAX_CHARS)
-    since = forms.DateTimeField(
-        label="Since (UTC)",
+    since = ViewerTimeField(
+        label="Since",
         required=False,
-        input_formats=DATETIME_LOCAL_FORMATS,
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         help_text=f"The last {CHANGES_DEFAULT_DAYS} days if empty.",
     )
-    until = forms.DateTimeField(
-        label="Until (UTC)",
+    until = ViewerTimeField(
+        label="Until",
         required=False,
-        input_formats=DATETIME_LOCAL_FORMATS,
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         help_text="Now if empty.",
     )
     kind = forms.ChoiceField(

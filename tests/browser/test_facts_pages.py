@@ -7,6 +7,7 @@ from playwright.sync_api import Page, expect
 
 from facts.models import Fact
 from tenancy.models import MemberRole
+from tests.browser.conftest import PASSWORD
 from tests.factories import state
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -136,3 +137,44 @@ def test_check_text_previews_two_contradictions_then_applies_them(sign_in, live_
     expect(rows.filter(has_text="Anthropic")).to_contain_text("current")
     expect(rows.filter(has_text="Surabaya")).to_contain_text("current")
     expect(rows.filter(has_text="Google")).to_contain_text("history")
+
+
+def test_times_are_typed_in_the_viewers_zone_and_a_copied_row_time_finds_its_row(
+    browser, live_server, agent, django_user_model
+):
+    acme, globex = state(agent, "Acme").fact, state(agent, "Globex").fact
+    change = datetime(2026, 6, 1, tzinfo=UTC)  # 09:00 in Tokyo
+    Fact.objects.filter(pk=acme.pk).update(
+        believed_from=datetime(2026, 1, 1, tzinfo=UTC),
+        recorded_at=datetime(2026, 1, 1, tzinfo=UTC),
+        believed_until=change,
+    )
+    Fact.objects.filter(pk=globex.pk).update(believed_from=change, recorded_at=change)
+    django_user_model.objects.create_user(username="ops", password=PASSWORD, is_staff=True)
+    context = browser.new_context(timezone_id="Asia/Tokyo")
+    page = context.new_page()
+    page.goto(f"{live_server.url}/accounts/login/")  # its script sets the zone's cookie
+    page.get_by_label("Username").fill("ops")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.goto(f"{live_server.url}/dashboard/facts/")
+    rows = page.locator("#facts-table tbody tr")
+    recorded = rows.filter(has=page.get_by_role("link", name="Globex")).locator(
+        "td[data-label='Recorded'] time"
+    )
+    expect(recorded).to_have_text("2026-06-01 09:00:00 JST")
+
+    as_of = page.get_by_label("As of")
+    as_of.fill(recorded.inner_text())  # copied from the row as shown
+    as_of.dispatch_event("input")
+    expect(rows.filter(has=page.get_by_role("link", name="Globex"))).to_contain_text("current")
+    # 08:30 in Tokyo is before the change (it would be after it read as UTC).
+    as_of.fill("2026-06-01 08:30")
+    as_of.dispatch_event("input")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("Acme")
+    # UTC stays available: 08:30 UTC is after the change.
+    as_of.fill("2026-06-01 08:30 UTC")
+    as_of.dispatch_event("input")
+    expect(rows.filter(has=page.get_by_role("link", name="Globex"))).to_contain_text("current")
+    context.close()

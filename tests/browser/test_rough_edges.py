@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # The input's box against its field's, and against the width the same input takes when
-# nothing constrains it (a datetime-local input's parts are clipped, not scrolled: its
+# nothing constrains it (an input clips what does not fit rather than scroll it: its
 # scrollWidth does not tell).
 AS_OF_BOX = """() => {
   const input = document.querySelector("#id_as_of");
