@@ -17,6 +17,7 @@ from django.utils import timezone
 from facts.models import Category, Fact, FactQuerySet, Status
 from facts.queries import fact_freshness, fact_to_dict
 from facts.rules import AGING, half_life_days, policy_half_lives
+from facts.triage import ReviewFilters
 from tenancy.access import Access
 from tenancy.models import Agent
 
@@ -61,19 +62,39 @@ def reconfirmation_candidates(agent: Agent, *, now: datetime) -> list[Fact]:
     return _stale(list(_candidates([agent], now)[:CANDIDATES_MAX]), [agent], now)
 
 
+def _filtered_agents(access: Access, filters: ReviewFilters) -> list[Agent]:
+    if filters.agent is not None:
+        return [filters.agent]
+    agents = access.agents()
+    if filters.workspace is not None:
+        agents = agents.filter(workspace=filters.workspace)
+    return list(agents)
+
+
 def needs_reconfirmation(
-    access: Access, *, limit: int = NEEDS_RECONFIRMATION_LIMIT, now: datetime | None = None
+    access: Access,
+    *,
+    filters: ReviewFilters | None = None,
+    limit: int = NEEDS_RECONFIRMATION_LIMIT,
+    now: datetime | None = None,
 ) -> list[dict[str, Any]]:
     """Stale and expired current facts of every agent ``access`` sees, the longest
-    unconfirmed first: what the review queue asks a person to confirm, end or delete."""
+    unconfirmed first: what the review queue asks a person to confirm, end or delete.
+    ``filters``: the queue's own (a workspace or an agent, predicates starting with a
+    text, recorded before a time), so that what the queue shows below it is narrowed alike."""
     now = now or timezone.now()
-    agents = list(access.agents())
+    filters = filters or ReviewFilters()
+    agents = _filtered_agents(access, filters)
     if not agents:
         return []
+    candidates, read = _candidates(agents, now), 0
+    if filters.predicate:
+        candidates = candidates.filter(predicate__istartswith=filters.predicate)
+    if filters.recorded_before is not None:
+        candidates = candidates.filter(recorded_at__lt=filters.recorded_before)
     # Read in batches, oldest confirmation first: the first batch nearly always holds a
     # page (only facts kept fresh by use drop out), and a large backlog then costs one
     # short index walk instead of CANDIDATES_MAX rows scored in Python.
-    candidates, read = _candidates(agents, now), 0
     facts: list[Fact] = []
     batch = max(2 * limit, 100)
     while read < CANDIDATES_MAX and len(facts) < limit:

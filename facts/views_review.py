@@ -100,11 +100,15 @@ def _queue_context(
     form = _filter_form(access, data)
     context: dict[str, Any] = {"form": form, "nav": "review", "select_all": select_all}
     context["query"] = _queue_query(data.urlencode())
-    if form.is_valid():
-        groups, total = grouped_review_queue(access, _filters(access, form))
-        context |= {"groups": groups, "total": total, "shown": sum(len(g["items"]) for g in groups)}
+    if not form.is_valid():
+        context["undo"] = undo_toast(access, undo) if access.can_act else None
+        return context
+    filters = _filters(access, form)
+    groups, total = grouped_review_queue(access, filters)
+    context |= {"groups": groups, "total": total, "shown": sum(len(g["items"]) for g in groups)}
+    # What needs re-confirmation below the queue follows the queue's filters.
     shown = NEEDS_RECONFIRMATION_LIMIT if data.get("stale") == "all" else STALE_SHOWN
-    stale = needs_reconfirmation(access, limit=shown + 1)
+    stale = needs_reconfirmation(access, filters=filters, limit=shown + 1)
     context |= {"stale": stale[:shown], "more_stale": len(stale) > shown}
     context["undo"] = undo_toast(access, undo) if access.can_act else None
     return context

@@ -328,3 +328,15 @@ def test_bulk_accept_of_two_values_of_one_slot_accepts_neither_and_asks_to_pick(
     )
     assert rejected.status_code == 302
     assert (refreshed(globex).status, refreshed(initech).status) == ("rejected", "rejected")
+
+
+def test_what_needs_reconfirmation_follows_the_queues_filters(manager_client, agent):
+    long_ago = timezone.now() - timedelta(days=3000)
+    for predicate, value in (("employer", "Acme"), ("city", "Paris")):
+        fact = state(agent, value, predicate=predicate).fact
+        Fact.objects.filter(pk=fact.pk).update(last_confirmed_at=long_ago, recorded_at=long_ago)
+    everything = manager_client.get(QUEUE).context["stale"]
+    assert {item["value"] for item in everything} == {"Acme", "Paris"}
+    narrowed = manager_client.get(QUEUE, {"predicate": "emp"}).context["stale"]
+    assert [item["value"] for item in narrowed] == ["Acme"]
+    assert manager_client.get(QUEUE, {"predicate": "zzz"}).context["stale"] == []
