@@ -238,6 +238,7 @@ class AuditAction(models.TextChoices):
     MEMBER_ADD = "member.add", "Member added"
     MEMBER_ROLE = "member.role", "Member role changed"
     MEMBER_REMOVE = "member.remove", "Member removed"
+    MEMBER_INVITE = "member.invite", "Sign-in link renewed"
     KEY_CREATE = "key.create", "API key created"
     KEY_REVOKE = "key.revoke", "API key revoked"
     KEY_UPDATE = "key.update", "API key changed"

@@ -213,6 +213,12 @@ def erasure_receipts(access: Access) -> QuerySet[ErasureReceipt]:
     return receipts.order_by("-created_at", "-pk")
 
 
+def erasures_of_user(access: Access, user: str) -> QuerySet[ErasureReceipt]:
+    """The receipts ``access`` sees whose scope names ``user`` (by its keyed digest: a
+    receipt never holds the id), newest first: whether, when and by whom they were erased."""
+    return erasure_receipts(access).filter(scope__user_hmac=user_digest(user.strip()))
+
+
 def membership_of(*, user: Any, slug: str) -> WorkspaceMember | None:
     """``user``'s membership of the workspace ``slug``, if they have one."""
     members = WorkspaceMember.objects.select_related("workspace")

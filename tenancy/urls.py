@@ -11,5 +11,6 @@ urlpatterns = [
     path("", views.members_page, name="list"),
     path("add/", views.member_add, name="add"),
     path("<int:member_id>/role/", views.member_role, name="role"),
+    path("<int:member_id>/invite/", views.member_invite, name="invite"),
     path("<int:member_id>/remove/", views.member_remove, name="remove"),
 ]

@@ -29,7 +29,7 @@ from dewee.dashboard import (
     mount_url,
     render_page,
 )
-from dewee.errors import InvalidInput
+from dewee.errors import Conflict, InvalidInput
 from tenancy.access import Access, access_for_user
 from tenancy.exceptions import MemberExists, UserNotFound, WorkspaceNotFound
 from tenancy.forms import AddMemberForm, MemberRoleForm
@@ -37,7 +37,14 @@ from tenancy.invites import invite_hours
 from tenancy.models import MemberRole, Workspace
 from tenancy.picker import picked_workspace, workspace_picker
 from tenancy.queries import find_user, get_member, list_members
-from tenancy.services import Invitation, change_member_role, invite_member, remove_member
+from tenancy.services import (
+    Invitation,
+    change_member_role,
+    invite_member,
+    is_pending,
+    remove_member,
+    renew_invite,
+)
 
 
 def members_access(request: HtmxHttpRequest) -> Access:
@@ -54,7 +61,9 @@ def _page(
     request: HtmxHttpRequest, access: Access, workspace: Workspace | None, **context: Any
 ) -> HttpResponse:
     if workspace is not None:
-        context["members"] = list_members(workspace=workspace)
+        members = list_members(workspace=workspace)
+        context["members"] = members
+        context["pending"] = {m.pk for m in members if is_pending(m)}
     context["picker"] = workspace_picker(access, workspace)
     context.setdefault("add_form", AddMemberForm())
     context |= {"workspace": workspace, "roles": MemberRole.choices, "nav": "members"}
@@ -135,6 +144,30 @@ def member_add(request: HtmxHttpRequest) -> HttpResponse:
                 invite_hours=invite_hours(),
             )
     return _page(request, access, workspace, add_form=form)
+
+
+@never_cache
+@login_required
+@require_POST
+@domain_errors
+def member_invite(request: HtmxHttpRequest, member_id: int) -> HttpResponse:
+    """A new sign-in link for a member who has not signed in yet, shown once; the earlier
+    ones stop working."""
+    access = members_access(request)
+    member = get_member(member_id=member_id, workspace=access.workspace)
+    try:
+        link = renew_invite(member=member, actor=access.actor)
+    except Conflict as exc:  # signed in meanwhile: nothing to renew
+        return _page(request, access, member.workspace, error=exc.message)
+    name = member.user.get_username()
+    return _page(
+        request,
+        access,
+        member.workspace,
+        notice=f"A new sign-in link for {name}; the earlier ones no longer work.",
+        invite_link=request.build_absolute_uri(reverse("invite_accept", args=link)),
+        invite_hours=invite_hours(),
+    )
 
 
 @login_required

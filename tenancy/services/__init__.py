@@ -22,7 +22,9 @@ from tenancy.services.members import (
     add_member,
     change_member_role,
     invite_member,
+    is_pending,
     remove_member,
+    renew_invite,
 )
 from tenancy.services.workspaces import (
     clean_workspace_slug,
@@ -50,8 +52,10 @@ __all__ = [
     "get_workspace",
     "hash_api_key",
     "invite_member",
+    "is_pending",
     "remove_member",
     "rename_agent",
+    "renew_invite",
     "revoke_api_key",
     "update_api_key",
 ]

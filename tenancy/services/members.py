@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 
-from dewee.errors import InvalidInput
+from dewee.errors import Conflict, InvalidInput
 from tenancy.audit import record_event
 from tenancy.exceptions import MemberExists
 from tenancy.invites import make_invite
@@ -118,6 +118,36 @@ def invite_member(
             other.delete()
         link = make_invite(user)
     return Invitation(member=member, created=created, link=link)
+
+
+def is_pending(member: WorkspaceMember) -> bool:
+    """Invited and not yet signed in: an active account with no password that never signed
+    in (staff sign in otherwise and get no link)."""
+    user = member.user
+    return (
+        user.is_active
+        and not user.is_staff
+        and not user.has_usable_password()
+        and user.last_login is None
+    )
+
+
+@transaction.atomic
+def renew_invite(*, member: WorkspaceMember, actor: str) -> tuple[str, str]:
+    """A new one-time sign-in link for a member who has not signed in yet, for a lost or
+    lapsed one; every earlier link is void at once (the account's unusable password is
+    drawn anew, and the token hashes it). Audited as member.invite. A member who has
+    signed in (or has a password, or is staff) needs none: Conflict."""
+    if not is_pending(member):
+        raise Conflict(
+            f"{member.user.get_username()} has signed in already or has a password: "
+            "no sign-in link is needed."
+        )
+    user = member.user
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    _member_event(member, actor=actor, action=AuditAction.MEMBER_INVITE)
+    return make_invite(user)
 
 
 @transaction.atomic

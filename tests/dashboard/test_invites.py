@@ -322,3 +322,29 @@ def test_a_pending_account_invited_again_elsewhere_leaves_the_first(workspace, o
     assert (
         invite_member(workspace=workspace, username="root2", role="viewer", actor="x").link is None
     )
+
+
+def test_a_pending_member_is_shown_and_a_new_link_voids_the_lost_one(
+    manager_client, workspace, manager
+):
+    invitation = invite_member(workspace=workspace, username="nina", role="viewer", actor="ops")
+    assert invitation.link is not None
+    lost = link_path(*invitation.link)
+    nina = WorkspaceMember.objects.get(user__username="nina")
+    page = manager_client.get("/app/members/")
+    assert page.context["pending"] == {nina.pk}  # the manager has signed in: not pending
+    assert "has not signed in yet" in page.text
+
+    renewed = manager_client.post(f"/app/members/{nina.pk}/invite/")
+    assert renewed.status_code == 200
+    assert "no-store" in renewed["Cache-Control"]
+    new = renewed.context["invite_link"].removeprefix("http://testserver")
+    assert new != lost
+    assert Client().get(lost).status_code == 400  # the lost link no longer works
+    assert set_password(Client(), new).status_code == 302  # the new one does
+    assert AuditEvent.objects.filter(action="member.invite", target_id=str(nina.user_id)).exists()
+    # Signed in: no longer pending, and no link is given any more.
+    assert manager_client.get("/app/members/").context["pending"] == set()
+    refused = manager_client.post(f"/app/members/{nina.pk}/invite/")
+    assert "nina has signed in already" in refused.text
+    assert "invite_link" not in refused.context
