@@ -22,7 +22,8 @@ from memory.models import Memory
 from tenancy.access import Access, access_for_user
 from tenancy.forms import AuditFilterForm
 from tenancy.models import AuditEvent, ErasureReceipt
-from tenancy.queries import AuditFilters, audit_events, erasure_receipts
+from tenancy.queries import AuditFilters, audit_events, erasure_receipts, erasures_of_user
+from tenancy.validation import USER_MAX_CHARS
 
 PAGE_SIZE = 50
 # Receipts are few (one per erasure); the page shows the newest this many.
@@ -131,12 +132,17 @@ def audit_export(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpRespon
 @require_GET
 @domain_errors
 def receipts_list(request: HtmxHttpRequest) -> HttpResponse:
+    """The newest receipts; with ``user``, whether that user id was erased, and when (the
+    receipts that name it, in every workspace the viewer sees)."""
     access = audit_access(request)
-    receipts = list(erasure_receipts(access)[: RECEIPTS_SHOWN + 1])
+    user = request.GET.get("user", "").strip()[:USER_MAX_CHARS]
+    found = erasures_of_user(access, user) if user else erasure_receipts(access)
+    receipts = list(found[: RECEIPTS_SHOWN + 1])
     context = {
         "receipts": receipts[:RECEIPTS_SHOWN],
         "more": len(receipts) > RECEIPTS_SHOWN,
         "shown": RECEIPTS_SHOWN,
+        "looked_up": user,
         "nav": "audit",
     }
     return render_page(request, "dashboard/receipts.html", "receipts", access, context)

@@ -179,6 +179,25 @@ def test_receipts_list_shows_each_workspace_its_own_with_counts(
     assert manager_client.get(f"/app/receipts/{theirs.pk}/").status_code == 404
 
 
+def test_whether_a_user_id_was_erased_and_when(manager_client, staff_client, agent, other_agent):
+    state(agent, "Acme", user="u-gone")
+    mine = forget_facts(agent=agent, scope=forget_scope(user="u-gone"), actor="operator:mia")
+    state(other_agent, "Initech", user="u-theirs")
+    theirs = forget_facts(
+        agent=other_agent, scope=forget_scope(user="u-theirs"), actor="operator:gus"
+    )
+    found = manager_client.get(app(RECEIPTS), {"user": "u-gone"})
+    assert [r.pk for r in found.context["receipts"]] == [mine.pk]
+    assert "User “u-gone” was erased 1 time, the last on" in found.text
+    never = manager_client.get(app(RECEIPTS), {"user": "u-never"})
+    assert never.context["receipts"] == []
+    assert "No erasure of user “u-never” is recorded in acme." in never.text
+    # Another workspace's erasure is not told to this one; staff see every workspace's.
+    assert manager_client.get(app(RECEIPTS), {"user": "u-theirs"}).context["receipts"] == []
+    every = staff_client.get(RECEIPTS, {"user": "u-theirs"})
+    assert [r.pk for r in every.context["receipts"]] == [theirs.pk]
+
+
 def _csv(response) -> list[dict[str, str]]:
     import csv
     import io
