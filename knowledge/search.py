@@ -3,8 +3,9 @@ among the agents a viewer may see. Reads only: no access is counted, nothing is 
 
 Each section is bounded (SECTION_MAX), and each reads a bounded number of index entries, so
 the page costs the same whatever the size of the data: user ids and agents by their start
-(the prefix indexes), facts by value (the trigram index on PostgreSQL) or subject start,
-memories by the keyword search recall uses, in at most MEMORY_AGENTS_MAX agents.
+(the prefix indexes), facts by their user, a word of their value (the trigram index on
+PostgreSQL) or their subject's start, memories by the keyword search recall uses, in at
+most MEMORY_AGENTS_MAX agents.
 """
 
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from memory.queries import memory_to_dict, visible_of
 from memory.recall.keyword_search import keyword_search
 from tenancy.access import Access
 from tenancy.models import Agent
+from tenancy.validation import user_forms
 
 SECTION_MAX = 10
 # The keyword index is per agent: a search reads at most this many agents' (the newest).
@@ -93,22 +95,25 @@ def _newest_matching_ids(facts: QuerySet[Fact], condition: Q) -> list[int]:
 
 
 def matching_facts(access: Access, text: str) -> list[dict[str, Any]]:
-    """Facts whose value contains ``text`` or whose subject starts with it, newest first."""
+    """Facts about the user whose id is ``text`` first (the person searched for), then
+    those with a word of their value or their subject starting with ``text``, newest first.
+    Words, not any substring: "an" finds "Anna" and "an apple", not "Germany"."""
     visible = facts_of(access)
-    ids = {
-        *_newest_matching_ids(visible, Q(value__icontains=text)),
+    own = _newest_matching_ids(visible, Q(user_ref__in=user_forms(text)))
+    words = Q(value__istartswith=text) | Q(value__icontains=f" {text}")
+    others = {
+        *_newest_matching_ids(visible, words),
         *_newest_matching_ids(visible, Q(subject__istartswith=text)),
     }
-    newest = sorted(ids, reverse=True)[: SECTION_MAX + 1]
+    ordered = [*own, *sorted(others.difference(own), reverse=True)][: SECTION_MAX + 1]
     agents = Agent.objects.select_related("workspace")
-    facts = (
-        Fact.objects.filter(id__in=newest)
-        .prefetch_related(Prefetch("agent", queryset=agents))
-        .order_by("-id")
-    )
+    facts = Fact.objects.filter(id__in=ordered).prefetch_related(Prefetch("agent", queryset=agents))
+    by_id = {fact.pk: fact for fact in facts}
     now = timezone.now()
     return [
-        {**fact_to_dict(fact, now=now), "agent_ref": access.agent_ref(fact.agent)} for fact in facts
+        {**fact_to_dict(by_id[i], now=now), "agent_ref": access.agent_ref(by_id[i].agent)}
+        for i in ordered
+        if i in by_id
     ]
 
 
@@ -126,8 +131,9 @@ def matching_memories(access: Access, text: str) -> tuple[list[dict[str, Any]], 
         candidates = Memory.objects.filter(agent=agent)
         hits = keyword_search(agent, candidates, text, limit=MEMORIES_PER_AGENT, filtered=False)
         scored.extend((score, memory_id) for memory_id, score in hits)
-    best = [memory_id for _score, memory_id in sorted(scored, key=lambda s: (-s[0], -s[1]))]
-    best = best[: SECTION_MAX + 1]
+    ranked = [memory_id for _score, memory_id in sorted(scored, key=lambda s: (-s[0], -s[1]))]
+    # A memory is listed once, at its best score.
+    best = list(dict.fromkeys(ranked))[: SECTION_MAX + 1]
     by_id = Memory.objects.live(now).select_related("agent__workspace").prefetch_related("tag_rows")
     memories = by_id.in_bulk(best)
     rows = [

@@ -161,6 +161,27 @@ def test_search_finds_users_agents_facts_and_memories(staff_client, agent, finda
     assert len(memories) == 2
 
 
+def test_search_finds_whole_words_and_puts_the_persons_own_facts_first(staff_client, agent):
+    state(agent, "Germany", predicate="country", user="zoe")
+    state(agent, "Anna", predicate="spouse", user="zoe")
+    state(agent, "an apple a day", predicate="motto", user="zoe")
+    older = state(agent, "Lisbon", predicate="city", user="ana").fact
+    state(agent, "Ana Lima", predicate="friend", user="zoe")  # newer, someone else's
+    facts = staff_client.get(SEARCH, {"q": "an"}).context["results"].facts
+    assert "Germany" not in [f["value"] for f in facts]  # "an" inside a word is no match
+    assert {"Anna", "an apple a day"} <= {f["value"] for f in facts}
+    ana = staff_client.get(SEARCH, {"q": "ana"}).context["results"].facts
+    # The person searched for first, though another user's fact naming them is newer.
+    assert [f["id"] for f in ana][:2] == [older.pk, ana[1]["id"]]
+    assert ana[1]["value"] == "Ana Lima"
+
+
+def test_a_memory_is_found_once(staff_client, agent):
+    remember(agent, "Tea, green tea and more green tea", tags=["tea", "green"], user="ana")
+    memories = staff_client.get(SEARCH, {"q": "green tea"}).context["results"].memories
+    assert len(memories) == 1
+
+
 def test_search_sections_are_bounded_with_a_see_all_link(staff_client, agent):
     for i in range(12):
         state(agent, f"Acme branch {i}", user=f"user-{i:02d}", predicate=f"branch{i}")
