@@ -182,7 +182,10 @@ def mount_of(request: HttpRequest) -> str | None:
 
 def mount_twin(request: HttpRequest, mount: str) -> str:
     """This page's URL in ``mount``, or that mount's home when it has no such page."""
-    roots = {"dashboard": reverse("facts:home"), "app": reverse(f"{APP_MOUNT['facts']}:home")}
+    roots = {
+        "dashboard": reverse("knowledge:start"),
+        "app": reverse(f"{APP_MOUNT['knowledge']}:start"),
+    }
     here = roots["app" if mount == "dashboard" else "dashboard"]
     path = roots[mount] + request.path_info.removeprefix(here)
     try:

@@ -9,7 +9,7 @@ from dewee.health import healthz, readyz
 from dewee.metrics import metrics_view
 from dewee.sign_in import sign_in
 from dewee.site import favicon
-from facts.views import home
+from knowledge.views_inbox import home
 
 # A database outage answers 503 with Retry-After here too, not 500 (dewee.outage).
 handler500 = "dewee.outage.server_error"

@@ -9,7 +9,6 @@ from facts import views, views_audit, views_check, views_forget, views_review
 app_name = "facts"
 
 urlpatterns = [
-    path("", views.dashboard_home, name="home"),
     path("review/", views_review.review, name="review"),
     path("review/mine/", views_review.review_mine, name="review_mine"),
     path("review/bulk/", views_review.review_bulk, name="review_bulk"),

@@ -75,20 +75,6 @@ PAGE_SIZE = 25
 
 @login_required
 @require_GET
-def dashboard_home(request: HttpRequest) -> HttpResponse:
-    return redirect(mount_url(request, "facts:list"))
-
-
-@require_GET
-def home(request: HttpRequest) -> HttpResponse:
-    """Staff to the dashboard, workspace members to /app/, anyone else to the sign-in page."""
-    if not request.user.is_authenticated:
-        return redirect("login")
-    return redirect("facts:home" if request.user.is_staff else "app:home")
-
-
-@login_required
-@require_GET
 @vary_on_headers("HX-Request")
 @domain_errors
 def facts_list(request: HtmxHttpRequest) -> HttpResponse:

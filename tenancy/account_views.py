@@ -62,4 +62,4 @@ def switch_workspace(request: HttpRequest) -> HttpResponse:
     if member is None:
         raise Http404("No workspace of yours by that name")
     request.session[WORKSPACE_SESSION_KEY] = member.workspace_id
-    return redirect("app:home")
+    return redirect("app-knowledge:start")

@@ -197,6 +197,8 @@ def test_screenshots(live_server, page: Page, django_user_model):
     page.get_by_label("Password").fill("pw-ops-123")
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url("**/dashboard/**")
+    page.goto(f"{live_server.url}/dashboard/inbox/")
+    _shoot(page, "inbox")
     page.goto(f"{live_server.url}/dashboard/facts/")
     _shoot(page, "facts")
     page.goto(f"{live_server.url}/dashboard/search/?q=u-a")

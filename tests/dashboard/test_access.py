@@ -65,7 +65,7 @@ def sign_in(client, username: str):
 
 def test_staff_lands_on_the_dashboard_and_is_sent_there_from_the_app(client, staff, agent):
     page = sign_in(client, "ops")
-    assert page.redirect_chain[-1][0] == "/dashboard/facts/"
+    assert page.redirect_chain[-1][0] == "/dashboard/inbox/"
     assert 'href="/dashboard/members/"' in page.text
     response = client.get("/app/memory/sessions/", {"agent": "support-bot"})
     assert response["Location"] == "/dashboard/memory/sessions/?agent=support-bot"
@@ -75,8 +75,8 @@ def test_staff_lands_on_the_dashboard_and_is_sent_there_from_the_app(client, sta
 
 def test_manager_lands_on_the_app_and_is_sent_there_from_the_dashboard(client, manager, agent):
     page = sign_in(client, "mia")
-    assert page.redirect_chain[-1][0] == "/app/facts/"
-    assert "support-bot" in page.text
+    assert page.redirect_chain[-1][0] == "/app/inbox/"
+    assert "Nothing needs you now." in page.text
     assert "/dashboard/" not in page.text
     assert client.get("/dashboard/facts/7/")["Location"] == "/app/facts/7/"
     assert client.get("/dashboard/memory/", {"q": "tea"})["Location"] == "/app/memory/?q=tea"
@@ -100,7 +100,7 @@ def test_someone_of_no_workspace_is_told_whom_to_ask(client, django_user_model, 
     django_user_model.objects.create_user(username="newbie", password="pw")
     page = sign_in(client, "newbie")
     assert page.status_code == 403
-    assert page.redirect_chain[-1][0] == "/app/facts/"
+    assert page.redirect_chain[-1][0] == "/app/"
     assert "You have no workspace yet" in page.text
     assert "mailto:ops@example.com" in page.text
     assert "newbie" in page.text

@@ -80,7 +80,7 @@ def test_a_tab_redraws_the_status_field_but_typing_in_the_form_does_not(staff_cl
 def test_app_mount_serves_members_and_keeps_its_links_and_redirects(manager_client, agent):
     state(agent, "Acme")
     disputed = state(agent, "Globex", verification="inferred").fact
-    assert manager_client.get("/app/")["Location"] == "/app/facts/"
+    assert manager_client.get("/app/")["Location"] == "/app/inbox/"
     page = manager_client.get("/app/facts/").text
     assert "Acme" in page
     assert 'href="/app/review/"' in page

@@ -111,15 +111,19 @@ def test_without_a_known_zone_times_are_in_the_servers_zone(staff_client, agent,
     assert 'title="2026-01-15 12:00:05 UTC">2026-01-15 12:00:05 UTC</time>' in page
 
 
-def test_the_as_of_filter_stays_in_utc_whatever_the_viewers_zone(staff_client, agent):
+def test_the_as_of_filter_reads_the_viewers_zone_unless_told_another(staff_client, agent):
     state(agent, "Acme")
     staff_client.cookies["tz"] = "America/New_York"
-    response = staff_client.get(
-        "/dashboard/facts/", {"agent": "acme/support-bot", "as_of": "2026-01-15T12:00"}
-    )
-    assert response.context["form"].cleaned_data["as_of"] == datetime(2026, 1, 15, 12, tzinfo=UTC)
-    assert 'value="2026-01-15T12:00"' in response.text
-    assert "2026-01-15 07:00:00 EST</time>" in response.text
+    params = {"agent": "acme/support-bot"}
+    response = staff_client.get("/dashboard/facts/", {**params, "as_of": "2026-01-15T12:00"})
+    assert response.context["form"].cleaned_data["as_of"] == datetime(2026, 1, 15, 17, tzinfo=UTC)
+    assert 'value="2026-01-15T12:00"' in response.text  # as typed: the viewer's zone
+    assert "2026-01-15 12:00:00 EST</time>" in response.text
+    for typed in ("2026-01-15 12:00 UTC", "2026-01-15T12:00Z", "2026-01-15 07:00:00 EST"):
+        given = staff_client.get("/dashboard/facts/", {**params, "as_of": typed})
+        assert given.context["form"].cleaned_data["as_of"] == datetime(2026, 1, 15, 12, tzinfo=UTC)
+    wrong_zone = staff_client.get("/dashboard/facts/", {**params, "as_of": "2026-01-15 12:00 JST"})
+    assert "as_of" in wrong_zone.context["form"].errors
 
 
 def test_the_favicon_is_linked_and_answers_at_favicon_ico(client: Client, staff_client):
