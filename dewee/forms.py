@@ -71,7 +71,7 @@ class ViewerTimeField(forms.Field):
             return None
         moment = _aware(text) or _with_zone_name(text)
         if moment is None:
-            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+            raise forms.ValidationError(self.error_messages["invalid"])
         return moment
 
     def prepare_value(self, value: Any) -> Any:
