@@ -87,30 +87,14 @@ class ChangeParams(Schema):
 def assert_fact(request: HttpRequest, response: HttpResponse, payload: FactAssertIn) -> dict:
     access = request_access(request)
     agent = access.agent(payload.agent_id)
-    claim = services.Claim(
-        user=payload.user or "",
-        subject=payload.subject,
-        predicate=payload.predicate,
-        qualifier=payload.qualifier or "",
-        value=payload.value,
-        verification=payload.verification,
-        confidence=payload.confidence,
-        category=payload.category,
-        valid_from=parse_time(payload.valid_from, field="valid_from"),
-        valid_to=parse_time(payload.valid_to, field="valid_to"),
-    )
     result = services.assert_fact(
         agent=agent,
-        claim=claim,
+        claim=payload.claim(),
         source=services.SourceInput(**payload.source.model_dump()),
         actor=access.actor,
     )
     quota_warnings_out(response, list(result.warnings))
-    return {
-        "outcome": result.outcome,
-        "fact": queries.fact_to_dict(result.fact),
-        "other": queries.fact_to_dict(result.other) if result.other else None,
-    }
+    return result.as_dict()
 
 
 @router.post(

@@ -1,13 +1,17 @@
 """Request and response shapes of the facts API (they also document it in OpenAPI)."""
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ninja import Schema
 from pydantic import Field, StrictBool, StrictStr
 
 from dewee.schemas import StrictDbId, StrictSchema, UnitFloat
+from dewee.timeparse import parse_time
 from facts.models import Category, SourceKind, Status, Verification
+
+if TYPE_CHECKING:
+    from facts.services.claims import Claim
 
 
 class SourceIn(StrictSchema):
@@ -38,6 +42,23 @@ class FactAssertIn(StrictSchema):
     valid_from: StrictStr | None = Field(None, description="ISO 8601 time.")
     valid_to: StrictStr | None = Field(None, description="ISO 8601 time.")
     source: SourceIn
+
+    def claim(self) -> "Claim":
+        """What this asks to assert, its times parsed (invalid_time when malformed)."""
+        from facts.services.claims import Claim
+
+        return Claim(
+            user=self.user or "",
+            subject=self.subject,
+            predicate=self.predicate,
+            qualifier=self.qualifier or "",
+            value=self.value,
+            verification=self.verification,
+            confidence=self.confidence,
+            category=self.category,
+            valid_from=parse_time(self.valid_from, field="valid_from"),
+            valid_to=parse_time(self.valid_to, field="valid_to"),
+        )
 
 
 class FactCheckIn(StrictSchema):

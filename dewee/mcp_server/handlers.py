@@ -140,29 +140,13 @@ def facts_list(caller: Caller, params: FactListParams) -> dict[str, Any]:
 
 def fact_assert(caller: Caller, payload: FactAssertIn) -> dict[str, Any]:
     agent = caller.agent()
-    claim = fact_services.Claim(
-        user=payload.user or "",
-        subject=payload.subject,
-        predicate=payload.predicate,
-        qualifier=payload.qualifier or "",
-        value=payload.value,
-        verification=payload.verification,
-        confidence=payload.confidence,
-        category=payload.category,
-        valid_from=parse_time(payload.valid_from, field="valid_from"),
-        valid_to=parse_time(payload.valid_to, field="valid_to"),
-    )
     result = fact_services.assert_fact(
         agent=agent,
-        claim=claim,
+        claim=payload.claim(),
         source=fact_services.SourceInput(**payload.source.model_dump()),
         actor=caller.access.actor,
     )
-    return {
-        "outcome": result.outcome,
-        "fact": fact_queries.fact_to_dict(result.fact),
-        "other": fact_queries.fact_to_dict(result.other) if result.other else None,
-    }
+    return result.as_dict()
 
 
 def session_start(caller: Caller, payload: SessionIn) -> dict[str, Any]:

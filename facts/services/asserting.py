@@ -4,6 +4,7 @@ confirms, supersedes or disputes the current value."""
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -12,6 +13,7 @@ from django.utils import timezone
 from dewee.metrics import count_dispute_opened, count_fact_written
 from facts.exceptions import SlotBusy
 from facts.models import Change, Fact, FactQuerySet, FactSource, Status
+from facts.queries import fact_to_dict
 from facts.rules import stronger_verification, trust_key
 from facts.services.claims import CheckedClaim, Claim, SourceInput, check_claim
 from facts.services.transitions import enter, lock_slot, make_current, retire
@@ -40,6 +42,14 @@ class AssertResult:
     other: Fact | None = None
     # Soft quotas the new fact went over (memory.quotas); it was written.
     warnings: tuple[QuotaWarning, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The answer every interface gives to an assert (REST, MCP)."""
+        return {
+            "outcome": self.outcome,
+            "fact": fact_to_dict(self.fact),
+            "other": fact_to_dict(self.other) if self.other else None,
+        }
 
 
 def _trusted_at_least_as(candidate: Fact | CheckedClaim, current: Fact) -> bool:
