@@ -1,5 +1,7 @@
-// Review queue keys: j / k focus the next / previous item, a / r press its Accept / Reject
-// button. Keys typed into a field, or with a modifier, are left alone.
+// Review queue keys: j / k focus the next / previous item; a / r / e press its Accept (or
+// Confirm) / Reject / End button; x ticks it for a bulk action; u presses the toast's Undo;
+// / goes to the filter; ? opens the list of keys. Keys typed into a field, or with a
+// modifier, are left alone.
 (function () {
   "use strict";
 
@@ -15,6 +17,36 @@
     all[index].scrollIntoView({ block: "nearest" });
   }
 
+  function tick() {
+    const item = focused();
+    const box = item && item.querySelector('input[type="checkbox"][form="bulk-form"]');
+    if (box) box.checked = !box.checked;
+  }
+
+  function undo() {
+    const form = document.querySelector("#toast form[data-undo-seconds]");
+    if (!form) return;
+    // A key may come before htmx has taken up the toast it just swapped in: take it up now,
+    // so that Undo stays on the page instead of posting the form whole.
+    if (window.htmx) window.htmx.process(form);
+    form.querySelector("button[type=submit]").click();
+  }
+
+  function filter() {
+    const field = document.querySelector("#review-filters #id_predicate");
+    if (field) {
+      field.focus();
+      field.select();
+    }
+  }
+
+  function keys() {
+    const help = document.getElementById("review-keys");
+    if (!help) return;
+    help.open = !help.open;
+    if (help.open) help.querySelector("summary").focus();
+  }
+
   function press(key) {
     const item = focused();
     const button = item && item.querySelector('button[data-key="' + key + '"]');
@@ -24,7 +56,17 @@
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
     if (event.target.closest("input, textarea, select, [contenteditable]")) return;
-    const actions = { j: () => move(1), k: () => move(-1), a: () => press("a"), r: () => press("r") };
+    const actions = {
+      j: () => move(1),
+      k: () => move(-1),
+      a: () => press("a"),
+      r: () => press("r"),
+      e: () => press("e"),
+      x: tick,
+      u: undo,
+      "/": filter,
+      "?": keys,
+    };
     const action = actions[event.key];
     if (action) {
       event.preventDefault();

@@ -93,3 +93,43 @@ def test_undo_stays_in_sight_after_moving_down_the_queue_by_keyboard(sign_in, li
     undo.click()
     expect(page.locator("#review-badge")).to_have_text("10")
     assert not Fact.objects.filter(status="rejected").exists()
+
+
+def test_keys_select_filter_undo_and_list_themselves(sign_in, live_server, agent):
+    for predicate, (current, disputed) in {
+        "employer": ("Acme", "Globex"),
+        "city": ("Paris", "Rome"),
+    }.items():
+        state(agent, current, predicate=predicate)
+        state(agent, disputed, predicate=predicate, verification="inferred")
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/review/")
+    keys = page.locator("#review-keys")
+    expect(keys).not_to_have_attribute("open", "")
+    page.keyboard.press("?")
+    expect(keys).to_have_attribute("open", "")
+    expect(keys).to_contain_text("select the dispute for a bulk action")
+    page.keyboard.press("?")
+    expect(keys).not_to_have_attribute("open", "")
+
+    page.keyboard.press("j")
+    page.keyboard.press("x")
+    expect(page.locator('input[form="bulk-form"]:checked')).to_have_count(1)
+    page.keyboard.press("x")
+    expect(page.locator('input[form="bulk-form"]:checked')).to_have_count(0)
+
+    page.evaluate("window.notReloaded = true")
+    page.keyboard.press("r")
+    expect(page.locator("#review-badge")).to_have_text("1")
+    page.keyboard.press("u")
+    expect(page.locator("#toast")).to_contain_text("Undone: 1 disputed value back in review.")
+    expect(page.locator("#review-badge")).to_have_text("2")
+    assert page.evaluate("window.notReloaded") is True
+    assert not Fact.objects.filter(status="rejected").exists()
+    expect(page.locator(".review-item").first).to_be_focused()  # the queue came back whole
+
+    page.keyboard.press("/")
+    expect(page.locator("#id_predicate")).to_be_focused()
+    page.keyboard.type("ci")
+    expect(page.locator(".review-item")).to_have_count(1)
+    expect(page.locator(".review-item")).to_contain_text("Rome")
