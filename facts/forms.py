@@ -300,7 +300,7 @@ class ReviewFilterForm(forms.Form):
 
 
 # A bulk action or an undo never names more facts than a queue page shows, with room.
-BULK_MAX_FACTS = 200
+BULK_MAX_FACTS = 1000
 
 
 class FactIdsField(forms.Field):
@@ -330,9 +330,18 @@ class BulkResolveForm(ResolveForm):
     (or by htmx, after the browser's own confirmation); ``next`` carries the queue's filters
     back."""
 
-    fact = FactIdsField()
+    fact = FactIdsField(required=False)
+    # Every dispute the queue's filters (carried in ``next``) match, the oldest first, up to
+    # BULK_MAX_FACTS, instead of the ticked ones.
+    matching = forms.BooleanField(required=False)
     confirm = forms.BooleanField(required=False)
     next = forms.CharField(required=False, max_length=2000)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not data.get("matching") and not data.get("fact"):
+            raise forms.ValidationError("Select at least one disputed fact.")
+        return data
 
 
 class UndoForm(forms.Form):

@@ -30,7 +30,16 @@ from dewee.dashboard import (
 )
 from dewee.errors import Conflict
 from dewee.forms import PageForm
-from facts.forms import BulkResolveForm, FactIdsField, ResolveForm, ReviewFilterForm, UndoForm
+from facts.exceptions import FactNotFound
+from facts.forms import (
+    BULK_MAX_FACTS,
+    BulkResolveForm,
+    FactIdsField,
+    ResolveForm,
+    ReviewFilterForm,
+    UndoForm,
+)
+from facts.models import Fact
 from facts.queries import disputed_count, get_fact
 from facts.services import (
     Resolution,
@@ -43,6 +52,7 @@ from facts.staleness import NEEDS_RECONFIRMATION_LIMIT, needs_reconfirmation
 from facts.triage import (
     ReviewFilters,
     decisions_by,
+    disputes_matching,
     grouped_review_queue,
     slot_group,
     slot_key,
@@ -114,9 +124,20 @@ def _queue_context(
     return context
 
 
+# A redirect names at most this many settled ids in its URL (servers refuse long request
+# lines); more are kept in the session under UNDO_SESSION_KEY and the URL says "session".
+URL_UNDO_MAX = 200
+UNDO_SESSION_KEY = "dewee.review_undo"
+
+
 def _undo_param(request: HttpRequest) -> list[int]:
+    raw = request.GET.get("undo", "")
+    if raw == "session":
+        values = [str(i) for i in request.session.pop(UNDO_SESSION_KEY, [])]
+    else:
+        values = raw.split(",")[:URL_UNDO_MAX]
     try:
-        return FactIdsField(required=False).clean(request.GET.get("undo", "").split(",")[:200])
+        return FactIdsField(required=False).clean(values)
     except forms.ValidationError:  # a hand-made link: no toast
         return []
 
@@ -136,7 +157,10 @@ def review(request: HtmxHttpRequest) -> HttpResponse:
 
 def _back_to_queue(request: HttpRequest, query: str, undo: list[int]) -> HttpResponse:
     params = QueryDict(query, mutable=True)
-    if undo:
+    if len(undo) > URL_UNDO_MAX:
+        request.session[UNDO_SESSION_KEY] = undo
+        params["undo"] = "session"
+    elif undo:
         params["undo"] = ",".join(map(str, undo))
     url = mount_url(request, "facts:review")
     return redirect(f"{url}?{params.urlencode()}" if params else url)
@@ -201,6 +225,46 @@ def _count(n: int, what: str = "disputed value") -> str:
     return f"{n} {what}{'s' if n != 1 else ''}"
 
 
+# The confirmation lists this many of the facts it names; it counts them all.
+CONFIRM_LISTED = 50
+
+
+def _matching_ids(access: Access, query: str) -> list[int]:
+    """Every dispute the queue's filters in ``query`` match, oldest first, up to
+    BULK_MAX_FACTS (the queue's own order)."""
+    form = _filter_form(access, QueryDict(query))
+    if not form.is_valid():
+        raise BadRequest("Fix the queue's filters before settling what they match.")
+    matching = disputes_matching(access, _filters(access, form)).order_by("recorded_at", "id")
+    return list(matching.values_list("id", flat=True)[:BULK_MAX_FACTS])
+
+
+def _confirm_bulk(
+    request: HtmxHttpRequest, access: Access, form: BulkResolveForm, query: str, ids: list[int]
+) -> HttpResponse:
+    """The page that names what a bulk action would settle (the first CONFIRM_LISTED, and
+    how many in all) and asks; its form carries the ids, so what is confirmed is what is done."""
+    if not ids:
+        raise BadRequest("No disputed fact matches: nothing to settle.")
+    visible = Fact.objects.filter(agent__in=access.agents())
+    missing = set(ids) - set(visible.filter(pk__in=ids).values_list("pk", flat=True))
+    if missing:  # another workspace's, or gone: as any fact not found
+        raise FactNotFound(f"Fact {min(missing)} not found")
+    listed = visible.filter(pk__in=ids[:CONFIRM_LISTED])
+    position = {pk: at for at, pk in enumerate(ids)}
+    context = {
+        "facts": sorted(listed, key=lambda f: position[f.pk]),
+        "ids": ids,
+        "count": len(ids),
+        "more": max(0, len(ids) - CONFIRM_LISTED),
+        "form": form,
+        "query": query,
+        "nav": "review",
+        "undo_seconds": settings.DEWEE_UNDO_SECONDS,
+    }
+    return render_page(request, "dashboard/review_confirm.html", "confirm", access, context)
+
+
 @login_required
 @require_POST
 @domain_errors
@@ -213,13 +277,11 @@ def review_bulk(request: HtmxHttpRequest) -> HttpResponse:
         raise BadRequest(" ".join(str(e) for errors in form.errors.values() for e in errors))
     data = form.cleaned_data
     query = _queue_query(data["next"])
+    ids = _matching_ids(access, query) if data["matching"] else data["fact"]
     if not data["confirm"]:
-        facts = [get_fact(access=access, fact_id=i) for i in data["fact"]]
-        context = {"facts": facts, "form": form, "query": query, "nav": "review"}
-        context["undo_seconds"] = settings.DEWEE_UNDO_SECONDS
-        return render_page(request, "dashboard/review_confirm.html", "confirm", access, context)
+        return _confirm_bulk(request, access, form, query, ids)
     settled = resolve_facts(
-        access=access, fact_ids=data["fact"], action=data["action"], reason=data["reason"]
+        access=access, fact_ids=ids, action=data["action"], reason=data["reason"]
     )
     verb = "Accepted" if data["action"] == Resolution.ACCEPT else "Rejected"
     notice = f"{verb} {_count(len(settled.done))}." if settled.done else ""

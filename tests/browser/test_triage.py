@@ -133,3 +133,29 @@ def test_keys_select_filter_undo_and_list_themselves(sign_in, live_server, agent
     page.keyboard.type("ci")
     expect(page.locator(".review-item")).to_have_count(1)
     expect(page.locator(".review-item")).to_contain_text("Rome")
+
+
+def test_every_matching_dispute_beyond_the_page_is_rejected_after_one_confirmation(
+    sign_in, live_server, agent
+):
+    from facts.triage import GROUPED_QUEUE_LIMIT
+
+    count = GROUPED_QUEUE_LIMIT + 2
+    for n in range(count):
+        state(agent, f"Acme {n}", predicate=f"employer_{n}")
+        state(agent, f"Globex {n}", predicate=f"employer_{n}", verification="inferred")
+    page = sign_in("ops", staff=True)
+    page.goto(f"{live_server.url}/dashboard/review/")
+    page.evaluate("window.notReloaded = true")
+    page.get_by_role("button", name="Reject all matching…").click()
+    expect(page.get_by_role("heading", name=f"Reject {count} disputed values?")).to_be_visible()
+    assert not Fact.objects.filter(status="rejected").exists()
+    page.get_by_role("button", name=f"Yes, reject {count}").click()
+    expect(page.locator("#toast")).to_contain_text(f"Rejected {count} disputed values.")
+    expect(page.locator("#review-badge")).to_have_text("0")
+    assert Fact.objects.filter(status="rejected").count() == count
+
+    page.locator("#toast").get_by_role("button", name="Undo").click()
+    expect(page.locator("#review-badge")).to_have_text(str(count))
+    assert page.evaluate("window.notReloaded") is True
+    assert not Fact.objects.filter(status="rejected").exists()

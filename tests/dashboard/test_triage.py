@@ -340,3 +340,55 @@ def test_what_needs_reconfirmation_follows_the_queues_filters(manager_client, ag
     narrowed = manager_client.get(QUEUE, {"predicate": "emp"}).context["stale"]
     assert [item["value"] for item in narrowed] == ["Acme"]
     assert manager_client.get(QUEUE, {"predicate": "zzz"}).context["stale"] == []
+
+
+def test_bulk_over_every_matching_dispute_asks_with_the_count_then_settles_them_all(
+    manager_client, agent
+):
+    from facts.triage import GROUPED_QUEUE_LIMIT
+
+    count = GROUPED_QUEUE_LIMIT + 3  # more than the queue shows
+    for n in range(count):
+        state(agent, f"Acme {n}", predicate=f"employer_{n}")
+        dispute(agent, f"Globex {n}", predicate=f"employer_{n}")
+    state(agent, "Paris", predicate="city")
+    rome = dispute(agent, "Rome", predicate="city")
+    queue = manager_client.get(QUEUE, {"predicate": "emp"})
+    assert (queue.context["total"], queue.context["shown"]) == (count, GROUPED_QUEUE_LIMIT)
+    assert f"All {count} matching the filters:" in queue.text
+
+    asked = manager_client.post(
+        BULK, {"matching": "on", "action": "reject", "next": "predicate=emp"}
+    )
+    assert asked.status_code == 200
+    assert asked.context["count"] == count
+    assert f"Reject {count} disputed values?" in asked.text
+    assert Fact.objects.filter(status="rejected").count() == 0  # asked, nothing done yet
+    ids = asked.context["ids"]
+    assert rome.pk not in ids
+
+    done = manager_client.post(
+        BULK, {"fact": ids, "action": "reject", "confirm": "on", "next": "predicate=emp"}
+    )
+    assert done.status_code == 302
+    assert Fact.objects.filter(status="rejected").count() == count
+    assert refreshed(rome).status == Status.DISPUTED
+    back = manager_client.get(done["Location"])
+    assert back.context["undo"]["ids"] == ids
+
+
+def test_an_undo_of_more_than_a_url_holds_goes_through_the_session(manager_client, agent):
+    from facts.views_review import URL_UNDO_MAX
+
+    count = URL_UNDO_MAX + 5
+    ids = []
+    for n in range(count):
+        state(agent, f"Acme {n}", predicate=f"p{n}")
+        ids.append(dispute(agent, f"Globex {n}", predicate=f"p{n}").pk)
+    done = manager_client.post(BULK, {"fact": ids, "action": "reject", "confirm": "on"})
+    assert done["Location"].endswith("undo=session")
+    back = manager_client.get(done["Location"])
+    assert len(back.context["undo"]["ids"]) == count
+    undone = manager_client.post(UNDO, {"fact": back.context["undo"]["ids"]})
+    assert undone.status_code == 302
+    assert Fact.objects.filter(status="disputed").count() == count
