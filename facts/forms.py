@@ -338,7 +338,7 @@ class BulkResolveForm(ResolveForm):
     next = forms.CharField(required=False, max_length=2000)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if not data.get("matching") and not data.get("fact"):
             raise forms.ValidationError("Select at least one disputed fact.")
         return data
