@@ -159,3 +159,19 @@ def test_every_matching_dispute_beyond_the_page_is_rejected_after_one_confirmati
     expect(page.locator("#review-badge")).to_have_text(str(count))
     assert page.evaluate("window.notReloaded") is True
     assert not Fact.objects.filter(status="rejected").exists()
+
+
+def test_the_queue_is_dense_enough_to_read_at_a_glance(sign_in, live_server, agent):
+    """23 disputes (the walk's queue): the first shows whole in the first screen, and the
+    page stays within about two screens per ten disputes."""
+    for n in range(23):
+        state(agent, f"Acme {n}", predicate=f"employer_{n}")
+        state(agent, f"Globex {n}", predicate=f"employer_{n}", verification="inferred")
+    page = sign_in("ops", staff=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/dashboard/review/")
+    first = page.locator(".review-item").first.bounding_box()
+    assert first is not None
+    assert first["y"] + first["height"] <= 900, first
+    height = page.evaluate("document.documentElement.scrollHeight")
+    assert height <= 5_000, height
