@@ -193,6 +193,9 @@ LOGOUT_REDIRECT_URL = "login"
 
 # Request bodies above this size are refused with 413 before they are parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DEWEE_MAX_REQUEST_BYTES", 2 * 1024 * 1024))
+# A form's fields: a bulk action of the review queue, and its Undo, carry up to 1,000 fact
+# ids (facts.forms.BULK_MAX_FACTS) beside their own few; Django's default is 1,000.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 2_000
 
 DEWEE_LOG_FORMAT = os.environ.get("DEWEE_LOG_FORMAT", "text").strip().lower()
 LOGGING = {
