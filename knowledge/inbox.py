@@ -1,7 +1,7 @@
 """The inbox: what needs a person now, across the agents a viewer sees. Disputes waiting in
 the review queue (counted per agent, the oldest or the newest first), current facts that
 need re-confirmation, maintenance runs that failed or were interrupted lately, and quotas
-over their limit. Each section is bounded and links to the page that settles it.
+over their limit or near a hard one. Each section is bounded and links to the page that settles it.
 
 Reads only: opening the inbox changes nothing."""
 
@@ -96,7 +96,8 @@ def failed_runs(access: Access, *, now: datetime) -> list[dict[str, Any]]:
 
 
 def quota_alerts(access: Access) -> tuple[list[QuotaReport], bool]:
-    """The workspaces and agents over a quota that is enforced or warned of, and whether
+    """The workspaces and agents over a quota that is enforced or warned of, or near a hard
+    one (memory.quotas.NEAR_SHARE of it), and whether
     staff's workspaces were more than QUOTA_WORKSPACES_MAX (the first by slug are read)."""
     if access.workspace is not None:
         workspaces, capped = [access.workspace], False
@@ -106,7 +107,7 @@ def quota_alerts(access: Access) -> tuple[list[QuotaReport], bool]:
     flagged = []
     for workspace in workspaces:
         total, agents = quota_overview(workspace)
-        flagged += [report for report in (total, *agents) if report.flagged]
+        flagged += [report for report in (total, *agents) if report.flagged or report.near]
     return flagged, capped
 
 

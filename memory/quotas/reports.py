@@ -9,6 +9,9 @@ from typing import Any
 from memory.quotas.usage import Usage, agent_usage, usage_by_agent, workspace_usage
 from tenancy.models import Agent, Quota, QuotaKind, QuotaMode, Workspace
 
+# A hard quota used to this share of its limit is near it.
+NEAR_SHARE = 0.9
+
 
 @dataclass(frozen=True)
 class QuotaStatus:
@@ -25,6 +28,17 @@ class QuotaStatus:
     def flagged(self) -> bool:
         """Over a limit that is enforced or warned of (``none`` only shows usage)."""
         return self.over and self.mode != QuotaMode.NONE
+
+    @property
+    def near(self) -> bool:
+        """A hard limit not yet reached but within NEAR_SHARE of it: writes will soon be
+        refused (the inbox warns of it)."""
+        return (
+            self.limit is not None
+            and self.mode == QuotaMode.HARD
+            and not self.over
+            and self.usage >= NEAR_SHARE * self.limit
+        )
 
     @property
     def percent(self) -> int | None:
@@ -56,6 +70,10 @@ class QuotaReport:
     @property
     def flagged(self) -> bool:
         return any(q.flagged for q in self.quotas)
+
+    @property
+    def near(self) -> bool:
+        return any(q.near for q in self.quotas)
 
     @property
     def has_limits(self) -> bool:

@@ -96,6 +96,17 @@ def test_stale_facts_failed_jobs_and_quotas_over_their_limit_are_listed(
     assert not inbox.empty
 
 
+def test_a_hard_quota_near_its_limit_is_a_warning(manager_client, workspace, agent):
+    hard = {"memories": QuotaLimit(10)}
+    set_quotas(workspace=workspace, agent=agent, limits=hard, actor="t")
+    store_memories(agent=agent, items=[MemoryInput(content=f"m{n}") for n in range(8)])
+    assert manager_client.get(INBOX).context["inbox"].quotas == []  # 80%: not yet
+    store_memories(agent=agent, items=[MemoryInput(content="m9")])
+    page = manager_client.get(INBOX)
+    assert [r.agent_id for r in page.context["inbox"].quotas] == ["support-bot"]
+    assert "memories 9 of 10 (hard, near" in page.text
+
+
 def test_reading_the_inbox_writes_nothing(manager_client, staff_client, agent):
     state(agent, "Acme")
     dispute(agent, "Globex")
