@@ -392,3 +392,47 @@ def test_an_undo_of_more_than_a_url_holds_goes_through_the_session(manager_clien
     undone = manager_client.post(UNDO, {"fact": back.context["undo"]["ids"]})
     assert undone.status_code == 302
     assert Fact.objects.filter(status="disputed").count() == count
+
+
+def test_a_snoozed_dispute_leaves_the_queue_and_the_count_until_its_day(manager_client, agent):
+    from facts.services import snooze_dispute
+
+    state(agent, "Acme")
+    globex = dispute(agent, "Globex")
+    state(agent, "Paris", predicate="city")
+    rome = dispute(agent, "Rome", predicate="city")
+    tomorrow = (timezone.localdate() + timedelta(days=1)).isoformat()
+    response = manager_client.post(
+        f"/app/review/{globex.pk}/snooze/", {"until": tomorrow}, headers=HTMX
+    )
+    assert f"“Globex” snoozed until {tomorrow}." in response.text
+    assert refreshed(globex).snoozed_until is not None
+    assert refreshed(globex).status == Status.DISPUTED  # nothing else changes
+    assert ids(manager_client.get(QUEUE)) == [rome.pk]
+    assert manager_client.get(QUEUE).context["review_count"] == 1
+    assert ids(manager_client.get(QUEUE, {"snoozed": "on"})) == [globex.pk]
+    event = AuditEvent.objects.get(action="fact.snooze", target_id=str(globex.pk))
+    assert event.details["until"].startswith(tomorrow[:4])
+    # Its day come, it is back by itself; or woken early by a person.
+    Fact.objects.filter(pk=globex.pk).update(snoozed_until=timezone.now() - timedelta(seconds=1))
+    assert set(ids(manager_client.get(QUEUE))) == {globex.pk, rome.pk}
+    snooze_dispute(fact=refreshed(rome), until=timezone.now() + timedelta(days=2), actor="t")
+    manager_client.post(f"/app/review/{rome.pk}/snooze/", {"wake": "on"})
+    assert refreshed(rome).snoozed_until is None
+
+
+def test_only_a_waiting_dispute_is_snoozed_and_only_for_a_while(manager_client, agent):
+    current = state(agent, "Acme").fact
+    globex = dispute(agent, "Globex")
+    refused = manager_client.post(
+        f"/app/review/{current.pk}/snooze/",
+        {"until": (timezone.localdate() + timedelta(days=1)).isoformat()},
+        headers=HTMX,
+    )
+    assert "only a dispute waiting is snoozed" in refused.text
+    past = manager_client.post(
+        f"/app/review/{globex.pk}/snooze/", {"until": "2020-01-01"}, headers=HTMX
+    )
+    assert "later than now and within a year" in past.text
+    assert refreshed(globex).snoozed_until is None
+    assert manager_client.post(f"/app/review/{globex.pk}/snooze/", {}).status_code == 400
