@@ -275,8 +275,6 @@ class ReviewFilterForm(forms.Form):
         required=False,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
     )
-    # The Snoozed tab: the disputes put aside, instead of those waiting.
-    snoozed = forms.BooleanField(required=False, widget=forms.HiddenInput)
 
     def __init__(
         self, data: Any, *, workspaces: list[str] | None, agent_choices: list[Any]
@@ -344,31 +342,6 @@ class BulkResolveForm(ResolveForm):
         if not data.get("matching") and not data.get("fact"):
             raise forms.ValidationError("Select at least one disputed fact.")
         return data
-
-
-class SnoozeForm(forms.Form):
-    """Snooze a dispute until the start of a day (in the viewer's zone), or wake it."""
-
-    until = forms.DateField(
-        label="Snooze until",
-        required=False,
-        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
-    )
-    wake = forms.BooleanField(required=False)
-    next = forms.CharField(required=False, max_length=2000)
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        if not data.get("wake") and data.get("until") is None:
-            raise forms.ValidationError("Choose the day it comes back.")
-        return data
-
-    def moment(self) -> datetime | None:
-        """The start of the chosen day in the viewer's zone; None to wake it now."""
-        if self.cleaned_data["wake"]:
-            return None
-        day = self.cleaned_data["until"]
-        return timezone.make_aware(datetime.combine(day, time.min))
 
 
 class UndoForm(forms.Form):

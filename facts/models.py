@@ -84,13 +84,6 @@ class FactQuerySet(models.QuerySet["Fact"]):
     def disputed(self) -> "FactQuerySet":
         return self.filter(status=Status.DISPUTED)
 
-    def awake(self, now: datetime) -> "FactQuerySet":
-        """Not snoozed at ``now``: never, or until a time already past."""
-        return self.filter(Q(snoozed_until__isnull=True) | Q(snoozed_until__lte=now))
-
-    def snoozed(self, now: datetime) -> "FactQuerySet":
-        return self.filter(snoozed_until__gt=now)
-
     def in_slot(self, slot: Slot) -> "FactQuerySet":
         return self.filter(**slot.lookup())
 
@@ -203,9 +196,6 @@ class Fact(models.Model):
     # A default in the database too: rows written by code that predates the field count 0.
     access_count = models.PositiveIntegerField(default=0, db_default=0)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
-    # A dispute a person put aside until this time (facts.services.snoozing): out of the
-    # review queue, the inbox and the nav's count until then; nothing else changes.
-    snoozed_until = models.DateTimeField(null=True, blank=True)
 
     status_changed_by = models.CharField(max_length=255, blank=True)
     status_reason = models.TextField(blank=True)

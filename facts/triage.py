@@ -38,8 +38,6 @@ class ReviewFilters:
     agent: Agent | None = None
     predicate: str = ""
     recorded_before: datetime | None = None
-    # The snoozed disputes instead of those waiting (facts.services.snoozing).
-    snoozed: bool = False
 
 
 def slot_key(slot: Slot) -> str:
@@ -52,9 +50,7 @@ def _sourced(facts: FactQuerySet) -> FactQuerySet:
 
 
 def disputes_matching(access: Access, filters: ReviewFilters) -> FactQuerySet:
-    now = timezone.now()
-    disputed = Fact.objects.disputed()
-    facts = disputed.snoozed(now) if filters.snoozed else disputed.awake(now)
+    facts = Fact.objects.disputed()
     if filters.agent is not None:
         facts = facts.filter(agent=filters.agent)
     else:
@@ -128,8 +124,9 @@ def grouped_review_queue(
 def slot_group(fact: Fact) -> dict[str, Any] | None:
     """The review group of ``fact``'s slot as it is now: every dispute still waiting and the
     current value; None when nothing of the slot waits any more."""
-    waiting = Fact.objects.disputed().awake(timezone.now()).in_slot(fact.slot)
-    disputed = list(_with_current(waiting).order_by("recorded_at", "id"))
+    disputed = list(
+        _with_current(Fact.objects.disputed().in_slot(fact.slot)).order_by("recorded_at", "id")
+    )
     groups = _groups(disputed)
     return groups[0] if groups else None
 

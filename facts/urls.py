@@ -14,7 +14,6 @@ urlpatterns = [
     path("review/bulk/", views_review.review_bulk, name="review_bulk"),
     path("review/undo/", views_review.review_undo, name="review_undo"),
     path("review/<int:fact_id>/resolve/", views_review.review_resolve, name="review_resolve"),
-    path("review/<int:fact_id>/snooze/", views_review.review_snooze, name="review_snooze"),
     path(
         "review/<int:fact_id>/reconfirm/",
         views.review_freshness,

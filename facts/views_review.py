@@ -28,7 +28,7 @@ from dewee.dashboard import (
     mount_url,
     render_page,
 )
-from dewee.errors import Conflict, InvalidInput
+from dewee.errors import Conflict
 from dewee.forms import PageForm
 from facts.exceptions import FactNotFound
 from facts.forms import (
@@ -37,7 +37,6 @@ from facts.forms import (
     FactIdsField,
     ResolveForm,
     ReviewFilterForm,
-    SnoozeForm,
     UndoForm,
 )
 from facts.models import Fact
@@ -46,7 +45,6 @@ from facts.services import (
     Resolution,
     resolve_fact,
     resolve_facts,
-    snooze_dispute,
     undo_resolutions,
     undo_seconds_left,
 )
@@ -62,7 +60,7 @@ from facts.triage import (
 from tenancy.access import Access, access_for_user
 
 # The queue's own parameters, carried back after an action (nothing else is).
-FILTER_KEYS = ("workspace", "agent", "predicate", "age", "before", "snoozed")
+FILTER_KEYS = ("workspace", "agent", "predicate", "age", "before")
 
 # The queue leads; the stale facts below it show this many unless the person asks for
 # more (each is a form of three actions: 50 of them were half the page's time).
@@ -86,7 +84,6 @@ def _filters(access: Access, form: ReviewFilterForm) -> ReviewFilters:
         agent=access.agent(data["agent"]) if data["agent"] else None,
         predicate=data["predicate"],
         recorded_before=form.recorded_before(timezone.now()),
-        snoozed=data["snoozed"],
     )
 
 
@@ -198,44 +195,6 @@ def review_resolve(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
         "notice": notice,
         "error": error,
         "undo": undo_toast(access, undo),
-        "query": query,
-        "review_count": disputed_count(access),
-    }
-    return render(request, "dashboard/review.html#settled", context)
-
-
-@login_required
-@require_POST
-@domain_errors
-def review_snooze(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
-    """One dispute put aside until a day, or woken (facts.services.snooze_dispute). htmx:
-    its slot's group as it is now, the toast and the nav badge out of band."""
-    access = acting_access(request)
-    fact = get_fact(access=access, fact_id=fact_id)
-    form = SnoozeForm(request.POST)
-    if not form.is_valid():
-        raise BadRequest(" ".join(str(e) for errors in form.errors.values() for e in errors))
-    error, notice = "", ""
-    try:
-        until = form.moment()
-        fact = snooze_dispute(fact=fact, until=until, actor=access.actor)
-        if until is None:
-            notice = f"“{fact.value}” is back in review."
-        else:
-            notice = f"“{fact.value}” snoozed until {form.cleaned_data['until']:%Y-%m-%d}."
-    except (Conflict, InvalidInput) as exc:
-        error = exc.message
-    query = _queue_query(form.cleaned_data["next"])
-    if not is_fragment(request):
-        flash(request, notice, error)
-        return _back_to_queue(request, query, [])
-    context = {
-        "access": access,
-        "group": slot_group(fact),
-        "key": slot_key(fact.slot),
-        "notice": notice,
-        "error": error,
-        "undo": None,
         "query": query,
         "review_count": disputed_count(access),
     }

@@ -49,7 +49,6 @@ def disputes_by_agent(access: Access, *, oldest_first: bool = True) -> list[dict
     agents whose oldest dispute is oldest first (or those with the newest first)."""
     rows = list(
         Fact.objects.disputed()
-        .awake(timezone.now())
         .filter(agent__in=access.agents())
         .values("agent_id")
         .annotate(count=Count("id"), oldest=Min("recorded_at"), newest=Max("recorded_at"))

@@ -223,7 +223,6 @@ class AuditAction(models.TextChoices):
     FACT_END = "fact.end", "Fact ended"
     FACT_RESTORE = "fact.restore", "Fact restored"
     FACT_UNDO = "fact.undo", "Resolution undone"
-    FACT_SNOOZE = "fact.snooze", "Dispute snoozed"
     FACT_REOPEN = "fact.reopen", "Fact reopened"
     FACT_RECONFIRM = "fact.reconfirm", "Fact re-confirmed"
     FACTS_FORGET = "facts.forget", "Facts forgotten"

@@ -5,7 +5,6 @@ from collections import Counter
 from dataclasses import replace
 
 from django.db.models import QuerySet
-from django.utils import timezone
 
 from facts.models import Fact, Status
 from facts.queries.filters import AgentScope, FactFilters, filter_facts, is_keyed, status_field
@@ -77,7 +76,5 @@ def searched_status_counts(facts: QuerySet[Fact], field: str) -> dict[str, int]:
 
 
 def disputed_count(access: Access) -> int:
-    """Disputed facts waiting for a person (not snoozed), over every agent ``access`` sees
-    (bounded)."""
-    waiting = Fact.objects.disputed().awake(timezone.now())
-    return bounded_count(waiting.filter(agent__in=access.agents()))
+    """Disputed facts waiting for a person, over every agent ``access`` sees (bounded)."""
+    return bounded_count(Fact.objects.disputed().filter(agent__in=access.agents()))

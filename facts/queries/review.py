@@ -44,9 +44,6 @@ def review_item(fact: Fact, current: Fact | None, *, now: datetime) -> dict[str,
         **fact_to_dict(fact, now=now),
         # Agent ids repeat across workspaces: staff see whose agent it is.
         "workspace": fact.agent.workspace.slug,
-        "snoozed_until": fact.snoozed_until
-        if fact.snoozed_until and fact.snoozed_until > now
-        else None,
         "sources": [source_to_dict(s) for s in fact.sources.all()],
         "current": None
         if current is None

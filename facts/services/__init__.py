@@ -42,7 +42,6 @@ from facts.services.reopening import (
 )
 from facts.services.resolving import Resolution, delete_fact, resolve_fact
 from facts.services.restoring import RestoreOutcome, RestoreResult, restore_fact
-from facts.services.snoozing import snooze_dispute
 
 __all__ = [
     "FRESHNESS_ACTOR",
@@ -81,7 +80,6 @@ __all__ = [
     "resolve_fact",
     "resolve_facts",
     "restore_fact",
-    "snooze_dispute",
     "subject_scope_of",
     "undo_resolution",
     "undo_resolutions",

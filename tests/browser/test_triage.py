@@ -175,26 +175,3 @@ def test_the_queue_is_dense_enough_to_read_at_a_glance(sign_in, live_server, age
     assert first["y"] + first["height"] <= 900, first
     height = page.evaluate("document.documentElement.scrollHeight")
     assert height <= 5_000, height
-
-
-def test_snooze_a_dispute_then_bring_it_back_from_the_snoozed_tab(sign_in, live_server, agent):
-    from datetime import date, timedelta
-
-    state(agent, "Acme")
-    globex = state(agent, "Globex", verification="inferred").fact
-    page = sign_in("ops", staff=True)
-    page.goto(f"{live_server.url}/dashboard/review/")
-    item = page.locator(f"#review-{globex.pk}")
-    item.get_by_text("Snooze…").click()
-    item.get_by_label("Until").fill((date.today() + timedelta(days=3)).isoformat())
-    item.get_by_role("button", name="Snooze", exact=True).click()
-    expect(page.locator("#review-badge")).to_have_text("0")
-    expect(page.locator(f"#review-{globex.pk}")).to_have_count(0)
-    assert Fact.objects.get(pk=globex.pk).snoozed_until is not None
-
-    page.get_by_role("link", name="Snoozed").click()
-    back = page.locator(f"#review-{globex.pk}")
-    expect(back).to_contain_text("Snoozed until")
-    back.get_by_role("button", name="Back in review now").click()
-    expect(page.locator("#review-badge")).to_have_text("1")
-    assert Fact.objects.get(pk=globex.pk).snoozed_until is None
