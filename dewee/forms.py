@@ -70,6 +70,11 @@ class ViewerTimeField(forms.Field):
         if not text:
             return None
         moment = _aware(text) or _with_zone_name(text)
+        try:
+            # Compared in UTC: a time that falls outside the years 1 to 9999 there is refused.
+            moment = moment.astimezone(UTC) if moment is not None else None
+        except OverflowError:
+            moment = None
         if moment is None:
             raise forms.ValidationError(self.error_messages["invalid"])
         return moment

@@ -124,6 +124,11 @@ def test_the_as_of_filter_reads_the_viewers_zone_unless_told_another(staff_clien
         assert given.context["form"].cleaned_data["as_of"] == datetime(2026, 1, 15, 12, tzinfo=UTC)
     wrong_zone = staff_client.get("/dashboard/facts/", {**params, "as_of": "2026-01-15 12:00 JST"})
     assert "as_of" in wrong_zone.context["form"].errors
+    # Outside the years 1 to 9999 in UTC: told, never a server error.
+    for edge in ("0001-01-01 00:00+14:00", "9999-12-31 23:59-12:00"):
+        response = staff_client.get("/dashboard/facts/", {**params, "as_of": edge})
+        assert response.status_code == 200
+        assert "as_of" in response.context["form"].errors
 
 
 def test_the_favicon_is_linked_and_answers_at_favicon_ico(client: Client, staff_client):
