@@ -14,6 +14,7 @@ from facts.models import KEY_MAX_CHARS, Status
 from facts.queries import PREFIX_FIELDS, FactFilters
 from facts.services import ForgetScope, Resolution, forget_scope
 from facts.services.checking import TEXT_MAX_CHARS
+from facts.triage import ASSIGNED_TO_ME, ASSIGNED_TO_NOBODY, SNOOZED_ONLY, SNOOZED_TOO
 from tenancy.validation import DB_ID_MAX, REASON_MAX_CHARS
 
 # The Facts tab's view of the value of each slot in force now (FactFilters.in_force), next
@@ -254,6 +255,8 @@ class ChangesForm(forms.Form):
 
 AGE_CHOICES = [("", "Any age"), ("1", "Older than 1 day"), ("7", "Older than 7 days")]
 AGE_CHOICES += [("30", "Older than 30 days")]
+ASSIGNED_CHOICES = [("", "Anyone"), (ASSIGNED_TO_ME, "Me"), (ASSIGNED_TO_NOBODY, "Nobody")]
+SNOOZED_CHOICES = [("", "Hidden"), (SNOOZED_ONLY, "Only snoozed"), (SNOOZED_TOO, "Shown too")]
 
 
 class ReviewFilterForm(forms.Form):
@@ -275,6 +278,8 @@ class ReviewFilterForm(forms.Form):
         required=False,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
     )
+    assigned = forms.ChoiceField(label="Assigned to", required=False, choices=ASSIGNED_CHOICES)
+    snoozed = forms.ChoiceField(label="Snoozed", required=False, choices=SNOOZED_CHOICES)
 
     def __init__(
         self, data: Any, *, workspaces: list[str] | None, agent_choices: list[Any]

@@ -5,12 +5,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from dewee.pagination import keyset_page
-from facts.models import Fact, FactQuerySet, FactSource
+from facts.models import DisputeTriage, Fact, FactComment, FactQuerySet, FactSource
 from facts.queries import COUNT_CAP, bounded_count, fact_to_dict, review_item
 from facts.slots import Slot
 from tenancy.access import Access
@@ -29,15 +29,26 @@ RESOLVED_PAGE_SIZE = 25
 DECISION_ACTIONS = [AuditAction.FACT_RESOLVE, AuditAction.FACT_UNDO, AuditAction.FACT_REOPEN]
 
 
+# Who a dispute is assigned to, as the queue's filter says it.
+ASSIGNED_TO_ME, ASSIGNED_TO_NOBODY = "me", "none"
+# Snoozed disputes: hidden (the default), the only ones shown, or shown with the others.
+SNOOZED_ONLY, SNOOZED_TOO = "only", "all"
+
+
 @dataclass(frozen=True)
 class ReviewFilters:
     """Narrow the queue: one workspace (where every one is visible), one agent, predicates
-    starting with ``predicate`` (any case), disputes recorded before ``recorded_before``."""
+    starting with ``predicate`` (any case), disputes recorded before ``recorded_before``;
+    ``assigned`` to ASSIGNED_TO_ME (the user ``me``) or ASSIGNED_TO_NOBODY; ``snoozed``
+    disputes hidden until their time unless SNOOZED_ONLY or SNOOZED_TOO."""
 
     workspace: Workspace | None = None
     agent: Agent | None = None
     predicate: str = ""
     recorded_before: datetime | None = None
+    assigned: str = ""
+    me: int | None = None
+    snoozed: str = ""
 
 
 def slot_key(slot: Slot) -> str:
@@ -47,6 +58,23 @@ def slot_key(slot: Slot) -> str:
 
 def _sourced(facts: FactQuerySet) -> FactQuerySet:
     return facts.prefetch_related(Prefetch("sources", queryset=FactSource.objects.order_by("id")))
+
+
+def _triaged(facts: FactQuerySet) -> FactQuerySet:
+    triage = DisputeTriage.objects.select_related("assignee")
+    return facts.prefetch_related(Prefetch("triage", queryset=triage, to_attr="triage_rows"))
+
+
+def _triage_of(fact: Fact, now: datetime) -> dict[str, Any]:
+    """Who ``fact`` is assigned to and until when it sleeps (read with _triaged)."""
+    rows = getattr(fact, "triage_rows", [])
+    triage = rows[0] if rows else None
+    assignee = triage.assignee if triage is not None else None
+    until = triage.snoozed_until if triage is not None else None
+    return {
+        "assignee": assignee.get_username() if assignee is not None else "",
+        "snoozed_until": until if until is not None and until > now else None,
+    }
 
 
 def disputes_matching(access: Access, filters: ReviewFilters) -> FactQuerySet:
@@ -62,6 +90,25 @@ def disputes_matching(access: Access, filters: ReviewFilters) -> FactQuerySet:
         facts = facts.filter(predicate__istartswith=filters.predicate)
     if filters.recorded_before is not None:
         facts = facts.filter(recorded_at__lt=filters.recorded_before)
+    return _by_triage(facts, filters)
+
+
+def _by_triage(facts: FactQuerySet, filters: ReviewFilters) -> FactQuerySet:
+    """``facts`` narrowed by assignee and snooze. The snooze test is left out while no
+    dispute is snoozed (the common case): the queue then costs what it did without it."""
+    triage = DisputeTriage.objects.filter(fact=OuterRef("pk"), agent=OuterRef("agent"))
+    if filters.assigned == ASSIGNED_TO_ME:
+        facts = facts.filter(Exists(triage.filter(assignee_id=filters.me)))
+    elif filters.assigned == ASSIGNED_TO_NOBODY:
+        facts = facts.exclude(Exists(triage.filter(assignee__isnull=False)))
+    if filters.snoozed == SNOOZED_TOO:
+        return facts
+    now = timezone.now()
+    snoozed = triage.filter(snoozed_until__gt=now)
+    if filters.snoozed == SNOOZED_ONLY:
+        return facts.filter(Exists(snoozed))
+    if DisputeTriage.objects.filter(snoozed_until__gt=now).exists():
+        facts = facts.exclude(Exists(snoozed))
     return facts
 
 
@@ -74,6 +121,7 @@ def _groups(disputed: list[Any]) -> list[dict[str, Any]]:
     groups: dict[Slot, dict[str, Any]] = {}
     for fact in disputed:
         item = review_item(fact, currents.get(fact.current_id), now=now)
+        item |= _triage_of(fact, now)
         group = groups.get(fact.slot)
         if group is None:
             group = groups[fact.slot] = {
@@ -94,7 +142,7 @@ def _groups(disputed: list[Any]) -> list[dict[str, Any]]:
 def _with_current(facts: FactQuerySet) -> FactQuerySet:
     current_of_slot = Fact.objects.current().in_outer_slot()
     return (
-        _sourced(facts)
+        _triaged(_sourced(facts))
         .select_related("agent__workspace")
         .annotate(current_id=Subquery(current_of_slot.values("id")[:1]))
     )
@@ -164,3 +212,20 @@ def decisions_by(access: Access, *, cursor: str | None = None) -> DecisionPage:
             }
         )
     return DecisionPage(items=items, next_cursor=next_cursor)
+
+
+def teamwork_of(fact: Fact) -> dict[str, Any]:
+    """What people did about ``fact`` together: who it is assigned to, until when it is
+    snoozed (a time past is none), and its comment thread, oldest first."""
+    now = timezone.now()
+    triage = DisputeTriage.objects.filter(fact=fact, agent_id=fact.agent_id)
+    fact.triage_rows = list(triage.select_related("assignee")[:1])  # type: ignore[attr-defined]
+    comments = FactComment.objects.filter(fact=fact, agent_id=fact.agent_id).order_by(
+        "created_at", "id"
+    )
+    rows = fact.triage_rows  # type: ignore[attr-defined]
+    return {
+        **_triage_of(fact, now),
+        "assignee_id": rows[0].assignee_id if rows else None,
+        "comments": list(comments),
+    }

@@ -4,7 +4,7 @@
 
 from django.urls import path
 
-from facts import views, views_audit, views_check, views_forget, views_review
+from facts import views, views_audit, views_check, views_forget, views_review, views_teamwork
 
 app_name = "facts"
 
@@ -14,6 +14,9 @@ urlpatterns = [
     path("review/bulk/", views_review.review_bulk, name="review_bulk"),
     path("review/undo/", views_review.review_undo, name="review_undo"),
     path("review/<int:fact_id>/resolve/", views_review.review_resolve, name="review_resolve"),
+    path("review/<int:fact_id>/", views_teamwork.review_panel, name="review_panel"),
+    path("review/<int:fact_id>/assign/", views_teamwork.dispute_assign, name="dispute_assign"),
+    path("review/<int:fact_id>/snooze/", views_teamwork.dispute_snooze, name="dispute_snooze"),
     path(
         "review/<int:fact_id>/reconfirm/",
         views.review_freshness,
@@ -38,4 +41,5 @@ urlpatterns = [
     path("facts/<int:fact_id>/delete/", views.fact_delete, name="delete"),
     path("facts/<int:fact_id>/restore/", views.fact_restore, name="restore"),
     path("facts/<int:fact_id>/reopen/", views.fact_reopen, name="reopen"),
+    path("facts/<int:fact_id>/comment/", views_teamwork.fact_comment, name="comment"),
 ]

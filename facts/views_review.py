@@ -60,7 +60,7 @@ from facts.triage import (
 from tenancy.access import Access, access_for_user
 
 # The queue's own parameters, carried back after an action (nothing else is).
-FILTER_KEYS = ("workspace", "agent", "predicate", "age", "before")
+FILTER_KEYS = ("workspace", "agent", "predicate", "age", "before", "assigned", "snoozed")
 
 # The queue leads; the stale facts below it show this many unless the person asks for
 # more (each is a form of three actions: 50 of them were half the page's time).
@@ -74,7 +74,7 @@ def _filter_form(access: Access, data: QueryDict) -> ReviewFilterForm:
     return ReviewFilterForm(data, workspaces=workspaces, agent_choices=choices)
 
 
-def _filters(access: Access, form: ReviewFilterForm) -> ReviewFilters:
+def _filters(access: Access, form: ReviewFilterForm, me: int | None) -> ReviewFilters:
     data = form.cleaned_data
     workspace = None
     if data.get("workspace"):
@@ -84,6 +84,9 @@ def _filters(access: Access, form: ReviewFilterForm) -> ReviewFilters:
         agent=access.agent(data["agent"]) if data["agent"] else None,
         predicate=data["predicate"],
         recorded_before=form.recorded_before(timezone.now()),
+        assigned=data["assigned"],
+        me=me,
+        snoozed=data["snoozed"],
     )
 
 
@@ -105,7 +108,7 @@ def undo_toast(access: Access, ids: list[int]) -> dict[str, Any] | None:
 
 
 def _queue_context(
-    access: Access, data: QueryDict, *, undo: list[int], select_all: bool = False
+    access: Access, data: QueryDict, *, me: int | None, undo: list[int], select_all: bool = False
 ) -> dict[str, Any]:
     form = _filter_form(access, data)
     context: dict[str, Any] = {"form": form, "nav": "review", "select_all": select_all}
@@ -113,7 +116,7 @@ def _queue_context(
     if not form.is_valid():
         context["undo"] = undo_toast(access, undo) if access.can_act else None
         return context
-    filters = _filters(access, form)
+    filters = _filters(access, form, me)
     groups, total = grouped_review_queue(access, filters)
     context |= {"groups": groups, "total": total, "shown": sum(len(g["items"]) for g in groups)}
     # What needs re-confirmation below the queue follows the queue's filters.
@@ -151,7 +154,9 @@ def review(request: HtmxHttpRequest) -> HttpResponse:
     slot under its current value; then the stale facts that need re-confirmation."""
     access = access_for_user(request.user)
     select_all = request.GET.get("select") == "all"
-    context = _queue_context(access, request.GET, undo=_undo_param(request), select_all=select_all)
+    context = _queue_context(
+        access, request.GET, me=request.user.pk, undo=_undo_param(request), select_all=select_all
+    )
     return render_page(request, "dashboard/review.html", "queue", access, context)
 
 
@@ -216,7 +221,7 @@ def _after_bulk(
         if error:
             flash(request, "", error)
         return _back_to_queue(request, query, undo)
-    context = _queue_context(access, QueryDict(query), undo=undo)
+    context = _queue_context(access, QueryDict(query), me=request.user.pk, undo=undo)
     context |= {"notice": notice, "error": error, "review_count": disputed_count(access)}
     return render(request, "dashboard/review.html#refresh", {"access": access, **context})
 
@@ -229,13 +234,13 @@ def _count(n: int, what: str = "disputed value") -> str:
 CONFIRM_LISTED = 50
 
 
-def _matching_ids(access: Access, query: str) -> list[int]:
+def _matching_ids(access: Access, query: str, me: int | None) -> list[int]:
     """Every dispute the queue's filters in ``query`` match, oldest first, up to
     BULK_MAX_FACTS (the queue's own order)."""
     form = _filter_form(access, QueryDict(query))
     if not form.is_valid():
         raise BadRequest("Fix the queue's filters before settling what they match.")
-    matching = disputes_matching(access, _filters(access, form)).order_by("recorded_at", "id")
+    matching = disputes_matching(access, _filters(access, form, me)).order_by("recorded_at", "id")
     return list(matching.values_list("id", flat=True)[:BULK_MAX_FACTS])
 
 
@@ -277,7 +282,7 @@ def review_bulk(request: HtmxHttpRequest) -> HttpResponse:
         raise BadRequest(" ".join(str(e) for errors in form.errors.values() for e in errors))
     data = form.cleaned_data
     query = _queue_query(data["next"])
-    ids = _matching_ids(access, query) if data["matching"] else data["fact"]
+    ids = _matching_ids(access, query, request.user.pk) if data["matching"] else data["fact"]
     if not data["confirm"]:
         return _confirm_bulk(request, access, form, query, ids)
     settled = resolve_facts(

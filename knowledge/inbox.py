@@ -12,8 +12,9 @@ from typing import Any
 from django.db.models import Count, Max, Min, Q
 from django.utils import timezone
 
-from facts.models import Fact
+from facts.queries import bounded_count
 from facts.staleness import needs_reconfirmation
+from facts.triage import ASSIGNED_TO_ME, SNOOZED_ONLY, ReviewFilters, disputes_matching
 from memory.models import MaintenanceJob, MaintenanceRun, RunStatus
 from memory.quotas import QuotaReport, quota_overview
 from tenancy.access import Access
@@ -34,6 +35,9 @@ QUOTA_WORKSPACES_MAX = 20
 class Inbox:
     disputes: list[dict[str, Any]] = field(default_factory=list)
     disputes_total: int = 0
+    # Disputes assigned to the viewer, and those snoozed (not counted above), bounded.
+    mine: int = 0
+    snoozed: int = 0
     reconfirm: int = 0
     failed: list[dict[str, Any]] = field(default_factory=list)
     quotas: list[QuotaReport] = field(default_factory=list)
@@ -45,11 +49,10 @@ class Inbox:
 
 
 def disputes_by_agent(access: Access, *, oldest_first: bool = True) -> list[dict[str, Any]]:
-    """Each visible agent with disputes waiting: how many, the oldest and the newest; the
-    agents whose oldest dispute is oldest first (or those with the newest first)."""
+    """Each visible agent with disputes waiting (not snoozed): how many, the oldest and the
+    newest; the agents whose oldest dispute is oldest first (or those with the newest first)."""
     rows = list(
-        Fact.objects.disputed()
-        .filter(agent__in=access.agents())
+        disputes_matching(access, ReviewFilters())
         .values("agent_id")
         .annotate(count=Count("id"), oldest=Min("recorded_at"), newest=Max("recorded_at"))
         .order_by()
@@ -111,13 +114,20 @@ def quota_alerts(access: Access) -> tuple[list[QuotaReport], bool]:
     return flagged, capped
 
 
-def inbox(access: Access, *, oldest_first: bool = True, now: datetime | None = None) -> Inbox:
+def inbox(
+    access: Access, *, me: int | None, oldest_first: bool = True, now: datetime | None = None
+) -> Inbox:
+    """What needs the person ``me`` (a user id) now, as ``access`` sees it."""
     now = now or timezone.now()
     disputes = disputes_by_agent(access, oldest_first=oldest_first)
+    mine = disputes_matching(access, ReviewFilters(assigned=ASSIGNED_TO_ME, me=me))
+    snoozed = disputes_matching(access, ReviewFilters(snoozed=SNOOZED_ONLY))
     quotas, capped = quota_alerts(access)
     return Inbox(
         disputes=disputes[:AGENTS_SHOWN],
         disputes_total=sum(d["count"] for d in disputes),
+        mine=bounded_count(mine),
+        snoozed=bounded_count(snoozed),
         reconfirm=len(needs_reconfirmation(access, limit=RECONFIRM_COUNTED, now=now)),
         failed=failed_runs(access, now=now),
         quotas=quotas,

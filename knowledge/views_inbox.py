@@ -47,7 +47,7 @@ def inbox_page(request: HtmxHttpRequest) -> HttpResponse:
     if order not in ORDERS:
         order = "oldest"
     context: dict[str, Any] = {
-        "inbox": inbox(access, oldest_first=order == "oldest"),
+        "inbox": inbox(access, me=request.user.pk, oldest_first=order == "oldest"),
         "order": order,
         "nav": "inbox",
     }

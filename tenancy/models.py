@@ -225,6 +225,8 @@ class AuditAction(models.TextChoices):
     FACT_UNDO = "fact.undo", "Resolution undone"
     FACT_REOPEN = "fact.reopen", "Fact reopened"
     FACT_RECONFIRM = "fact.reconfirm", "Fact re-confirmed"
+    FACT_ASSIGN = "fact.assign", "Dispute assigned"
+    FACT_SNOOZE = "fact.snooze", "Dispute snoozed"
     FACTS_FORGET = "facts.forget", "Facts forgotten"
     MEMORY_DELETE = "memory.delete", "Memories deleted"
     MEMORY_UPDATE = "memory.update", "Memory edited"

@@ -1,7 +1,8 @@
 // Review queue keys: j / k focus the next / previous item; a / r / e press its Accept (or
-// Confirm) / Reject / End button; x ticks it for a bulk action; u presses the toast's Undo;
-// / goes to the filter; ? opens the list of keys. Keys typed into a field, or with a
-// modifier, are left alone.
+// Confirm) / Reject / End button; x ticks it for a bulk action; o opens its details; u
+// presses the toast's Undo; / goes to the filter; ? opens the list of keys. Keys typed into
+// a field, or with a modifier, are left alone. The side panel (shown on wide screens)
+// follows the focused dispute.
 (function () {
   "use strict";
 
@@ -47,6 +48,35 @@
     if (help.open) help.querySelector("summary").focus();
   }
 
+  function open() {
+    const item = focused();
+    const link = item && item.querySelector("a.panel-link");
+    if (link) window.location.assign(link.href);
+  }
+
+  // The side panel follows the focus, a moment after it settles (j held down loads once).
+  let shown = null;
+  let timer = null;
+  function follow(item) {
+    const panel = document.getElementById("review-panel");
+    const link = item && item.querySelector("a.panel-link");
+    if (!panel || !link || !window.htmx || panel.offsetParent === null) return;
+    if (link.href === shown) return;
+    clearTimeout(timer);
+    timer = setTimeout(function () {
+      shown = link.href;
+      window.htmx.ajax("GET", link.href, { target: "#review-panel", swap: "innerHTML" });
+    }, 120);
+  }
+  document.addEventListener("focusin", function (event) {
+    const item = event.target.closest && event.target.closest(".review-item");
+    if (item) follow(item);
+  });
+  document.addEventListener("htmx:afterSettle", function (event) {
+    // The queue came back whole (a filter, a bulk action): the panel shows what is focused.
+    if (event.detail.target && event.detail.target.id === "review-queue") shown = null;
+  });
+
   function press(key) {
     const item = focused();
     const button = item && item.querySelector('button[data-key="' + key + '"]');
@@ -63,6 +93,7 @@
       r: () => press("r"),
       e: () => press("e"),
       x: tick,
+      o: open,
       u: undo,
       "/": filter,
       "?": keys,

@@ -86,10 +86,10 @@ def test_queue_queries_do_not_grow_with_disputes(
     for i in range(n):
         state(agent, f"c{i}", predicate="city", user=f"u{i}")
         dispute(agent, f"d{i}", predicate="city", user=f"u{i}")
-    # session, user, the filter's agents, the count, the disputed facts, their sources, the
-    # current facts, theirs, the badge, then for the re-confirmation section the agents and
-    # their stale facts
-    with django_assert_max_num_queries(11):
+    # session, user, the filter's agents, whether any dispute is snoozed, the count, the
+    # disputed facts, their sources, their assignees and snoozes, the current facts, theirs,
+    # the badge, then for the re-confirmation section the agents and their stale facts
+    with django_assert_max_num_queries(13):
         response = staff_client.get(STAFF_QUEUE)
     assert len(response.context["groups"]) == n
 
