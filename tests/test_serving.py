@@ -14,6 +14,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
@@ -278,16 +279,15 @@ def _kill_an_idle_worker(server: Server, master: int | None) -> None:
         # Within seconds; the bound leaves room for a machine the other suite loads (10 s
         # was once missed on PostgreSQL, where the run passes alone in about 3 s).
         replaced = f"reincarnated worker {name} "
-        wait_for(
-            lambda: (
-                server.worker_master() not in (None, master) or replaced in server.log.read_text()
-            ),  # noqa: B023 (called within the loop)
-            30,
-            "a fresh cluster",
-        )
+        wait_for(partial(_moved_on, server, master, replaced), 30, "a fresh cluster")
         if server.worker_master() not in (None, master):
             return
     raise AssertionError("every worker killed was busy with a task")
+
+
+def _moved_on(server: Server, master: int | None, replaced: str) -> bool:
+    """A fresh cluster replaced ``master``'s, or its log says ``replaced``."""
+    return server.worker_master() not in (None, master) or replaced in server.log.read_text()
 
 
 def _workers(server: Server, master: int | None) -> list[tuple[str, int]]:
