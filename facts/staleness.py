@@ -83,6 +83,16 @@ def needs_reconfirmation(
     ``filters``: the queue's own (a workspace or an agent, predicates starting with a
     text, recorded before a time), so that what the queue shows below it is narrowed alike."""
     now = now or timezone.now()
+    facts = stale_facts(access, filters=filters, limit=limit, now=now)
+    return [
+        {**fact_to_dict(fact, now=now), "workspace": fact.agent.workspace.slug} for fact in facts
+    ]
+
+
+def stale_facts(
+    access: Access, *, filters: ReviewFilters | None = None, limit: int, now: datetime
+) -> list[Fact]:
+    """The facts of :func:`needs_reconfirmation`, as rows (the inbox only counts them)."""
     filters = filters or ReviewFilters()
     agents = _filtered_agents(access, filters)
     if not agents:
@@ -103,10 +113,7 @@ def needs_reconfirmation(
         read += len(rows)
         if len(rows) < batch:
             break
-    return [
-        {**fact_to_dict(fact, now=now), "workspace": fact.agent.workspace.slug}
-        for fact in facts[:limit]
-    ]
+    return facts[:limit]
 
 
 @dataclass(frozen=True)

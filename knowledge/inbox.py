@@ -13,7 +13,7 @@ from django.db.models import Count, Max, Min, Q
 from django.utils import timezone
 
 from facts.queries import bounded_count
-from facts.staleness import needs_reconfirmation
+from facts.staleness import stale_facts
 from facts.triage import ASSIGNED_TO_ME, SNOOZED_ONLY, ReviewFilters, disputes_matching
 from memory.models import MaintenanceJob, MaintenanceRun, RunStatus
 from memory.quotas import QuotaReport, quota_overview
@@ -128,7 +128,7 @@ def inbox(
         disputes_total=sum(d["count"] for d in disputes),
         mine=bounded_count(mine),
         snoozed=bounded_count(snoozed),
-        reconfirm=len(needs_reconfirmation(access, limit=RECONFIRM_COUNTED, now=now)),
+        reconfirm=len(stale_facts(access, limit=RECONFIRM_COUNTED, now=now)),
         failed=failed_runs(access, now=now),
         quotas=quotas,
         quota_workspaces_capped=capped,
