@@ -95,6 +95,15 @@ def test_a_settled_fact_cannot_be_assigned_or_snoozed(manager, manager_client, a
 # --- snoozing ---------------------------------------------------------------------------
 
 
+@pytest.fixture(params=["by id", "per dispute"])
+def snooze_path(request, monkeypatch):
+    """Both ways the queue leaves out disputes asleep: by their ids (the few), or by a test
+    per dispute (beyond SNOOZED_BY_ID)."""
+    if request.param == "per dispute":
+        monkeypatch.setattr("facts.triage.SNOOZED_BY_ID", 0)
+
+
+@pytest.mark.usefixtures("snooze_path")
 def test_a_snoozed_dispute_leaves_the_queue_and_the_inbox_count_until_it_wakes(
     manager_client, agent
 ):
