@@ -1,9 +1,10 @@
 """What every dashboard view shares, whichever app it belongs to: the htmx request type,
-domain errors as 404/400, the two mounts (who uses which, and the mount-aware URL), and
-rendering a page or its partial."""
+domain errors as 404/400, the two mounts (who uses which, and the mount-aware URL), the
+list pages whose views a person may save, and rendering a page or its partial."""
 
-from collections.abc import Callable
-from functools import wraps
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache, wraps
 from typing import Any
 
 from django import forms
@@ -12,13 +13,15 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import BadRequest, PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import render
-from django.urls import Resolver404, resolve, reverse
+from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 from django_htmx.middleware import HtmxDetails
 
 from dewee.errors import InvalidInput, NotFound
 from tenancy.access import Access, access_for_user
 from tenancy.exceptions import AgentAmbiguous, NoMembership
 from tenancy.models import Agent
+from tenancy.queries import saved_views_of
+from tenancy.services import clean_view_query
 
 # Each app's instance namespace under /app/; under /dashboard/ it is the app's own name.
 APP_MOUNT = {
@@ -27,6 +30,7 @@ APP_MOUNT = {
     "knowledge": "app-knowledge",
     "keys": "app-keys",
     "members": "app-members",
+    "views": "app-views",
 }
 # Namespaces served only under /dashboard/ (pages for operators, with no /app/ twin).
 OPERATOR_ONLY: set[str] = set()
@@ -223,13 +227,98 @@ def count_in_nav(name: str, count: Callable[[Access], int]) -> None:
     _nav_counts[name] = count
 
 
+@dataclass(frozen=True)
+class ListPage:
+    """A list page whose filters and order a person may save as a view (tenancy's saved
+    views): its ``title`` (as the nav names it) and the query ``params`` a view keeps."""
+
+    title: str
+    params: frozenset[str]
+
+
+# The list pages, by their view (the function the URLconf names).
+_list_pages: dict[Callable[..., Any], ListPage] = {}
+
+
+def list_page[V: Callable[..., Any]](title: str, *params: str) -> Callable[[V], V]:
+    """Mark a list view (outermost decorator) whose filters a person may save: ``params``
+    are the query parameters its filter form knows; its order (``sort``) is kept too."""
+
+    def mark(view: V) -> V:
+        kept = frozenset((*params, "sort")) - {"cursor"}  # a view opens at the first page
+        _list_pages[view] = ListPage(title=title, params=kept)
+        return view
+
+    return mark
+
+
+# Bounded: ``page`` may come from a form (a hand-made one names anything).
+@lru_cache(maxsize=64)
+def list_page_named(page: str) -> ListPage | None:
+    """The list page of the URL name ``page`` ("facts:list"), None for any other page."""
+    try:
+        match = resolve(reverse(page))
+    except (NoReverseMatch, Resolver404):
+        return None
+    return _list_pages.get(match.func)
+
+
+def page_name(request: HttpRequest) -> str | None:
+    """The URL name of the page ``request`` asked for, in either mount ("facts:list")."""
+    match = request.resolver_match
+    if match is None or not match.app_name or not match.url_name:
+        return None
+    return f"{match.app_name}:{match.url_name}"
+
+
+def _shown_query(request: HttpRequest, listed: ListPage | None) -> str:
+    """The query of the list shown, as a view of it would be saved ("" when too long)."""
+    if listed is None:
+        return ""
+    try:
+        return clean_view_query(request.GET.urlencode(), params=listed.params)
+    except InvalidInput:
+        return ""
+
+
+def saved_view_links(request: HttpRequest, views: Iterable[Any]) -> list[dict[str, Any]]:
+    """Saved views (tenancy's) as links in this mount, each with its page's title; a view
+    of a page since renamed or gone is left out: nothing to open."""
+    links = []
+    for view in views:
+        page = list_page_named(view.page)
+        if page is not None:
+            url = mount_url(request, view.page) + (f"?{view.query}" if view.query else "")
+            links.append(
+                {"id": view.pk, "name": view.name, "query": view.query}
+                | {"url": url, "title": page.title}
+            )
+    return links
+
+
+def saved_views_context(request: HttpRequest) -> dict[str, Any]:
+    """On a list page whose views may be saved: the page's name (for the form that saves
+    one) and the signed-in person's views of it (one query), the one shown marked
+    ``current``. Nothing elsewhere (the command palette asks for all of them itself)."""
+    match = request.resolver_match
+    listed = _list_pages.get(match.func) if match is not None else None
+    here = page_name(request)
+    if listed is None or here is None or not request.user.is_authenticated:
+        return {}
+    shown = _shown_query(request, listed)
+    links = saved_view_links(request, saved_views_of(request.user).filter(page=here))
+    for link in links:
+        link["current"] = link["query"] == shown
+    return {"saved_views_here": links, "saved_view_page": here}
+
+
 def render_page(
     request: HtmxHttpRequest, page: str, partial: str, access: Access, context: dict[str, Any]
 ) -> HttpResponse:
-    """``page`` whole, or only its ``partial`` for htmx; the nav's badge only costs a query
-    when the nav is drawn."""
+    """``page`` whole, or only its ``partial`` for htmx; the nav's badge and a list's saved
+    views only cost a query when the page is drawn whole."""
     if is_fragment(request):
         return render(request, f"{page}#{partial}", {"access": access, **context})
     counts = {name: count(access) for name, count in _nav_counts.items()}
-    context = {"access": access, **counts, **context}
+    context = {"access": access, **counts, **saved_views_context(request), **context}
     return render(request, page, context)

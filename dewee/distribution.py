@@ -51,6 +51,8 @@ LOCAL = frozenset(
         "memory_workerheartbeat",
         "memory_erasurereceipt",
         "privacy_storagecompaction",
+        # A login's own saved views of the dashboard's lists (tenancy.preferences).
+        "tenancy_savedview",
     }
 )
 

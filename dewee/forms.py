@@ -7,7 +7,7 @@ from django import forms
 from django.utils import timezone
 
 from dewee.errors import InvalidInput
-from dewee.pagination import decode_cursor
+from dewee.pagination import check_cursor
 
 
 class PageForm(forms.Form):
@@ -19,7 +19,7 @@ class PageForm(forms.Form):
         cursor = self.cleaned_data["cursor"]
         if cursor:
             try:
-                decode_cursor(cursor)
+                check_cursor(cursor)
             except InvalidInput as exc:
                 raise forms.ValidationError(exc.message) from None
         return cursor

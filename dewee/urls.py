@@ -47,11 +47,13 @@ urlpatterns = [
     path("dashboard/memory/", include("memory.urls")),
     path("dashboard/members/", include("tenancy.urls")),
     path("dashboard/keys/", include("tenancy.key_urls")),
+    path("dashboard/views/", include("tenancy.saved_view_urls")),
     path("app/", include("facts.urls", namespace=APP_MOUNT["facts"])),
     path("app/", include("knowledge.urls", namespace=APP_MOUNT["knowledge"])),
     path("app/memory/", include("memory.urls", namespace=APP_MOUNT["memory"])),
     path("app/keys/", include("tenancy.key_urls", namespace=APP_MOUNT["keys"])),
     path("app/members/", include("tenancy.urls", namespace=APP_MOUNT["members"])),
+    path("app/views/", include("tenancy.saved_view_urls", namespace=APP_MOUNT["views"])),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     # Prometheus; a token or a loopback client (dewee.metrics).

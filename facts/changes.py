@@ -33,6 +33,7 @@ from django.db.models import Q, QuerySet
 
 from dewee.errors import InvalidInput
 from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit
+from dewee.sorting import Sorting, SortKey
 from facts.models import KEY_MAX_CHARS, Fact, FactPeriod, Status
 from facts.models import Change as PeriodChange
 from facts.queries import fact_to_dict
@@ -143,21 +144,33 @@ def change_filters(
     return ChangeFilters(since=since, until=until, user=user, kinds=parse_kinds(kind))
 
 
-# The cursor: the last change's time (microseconds since the epoch) and period id.
+# The cursor: the last change's time (microseconds since the epoch) and period id, after
+# "p" (newest first, the API's order) or "o" (oldest first, the dashboard's other order).
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
+_NEWEST, _OLDEST = "p", "o"
+
+# The Changes page's orders: by time, either way; each agent's (agent, time) index range of
+# the periods serves both directions.
+CHANGE_SORTING = Sorting(
+    keys=(SortKey("when", field="started_at", kind=datetime, indexed=True, descending_first=True),),
+    default="-when",
+)
 
 
-def encode_change_cursor(change: Change) -> str:
+def encode_change_cursor(change: Change, *, oldest_first: bool = False) -> str:
     micros = (change.at - _EPOCH) // _MICROSECOND
-    raw = f"p{micros}:{change.period_id}"
+    raw = f"{_OLDEST if oldest_first else _NEWEST}{micros}:{change.period_id}"
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def decode_change_cursor(cursor: str) -> tuple[datetime, int]:
+def decode_change_cursor(cursor: str, *, oldest_first: bool | None = None) -> tuple[datetime, int]:
+    """The time and period a cursor continues after; a cursor of the other order than
+    ``oldest_first`` asks (either, when None: a form checking its shape) is refused."""
+    wanted = {None: (_NEWEST, _OLDEST), False: (_NEWEST,), True: (_OLDEST,)}[oldest_first]
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        if not raw.startswith("p"):
+        if raw[:1] not in wanted:
             raise ValueError(raw)
         micros, period_id = raw[1:].split(":")
         if not 1 <= int(period_id) <= DB_ID_MAX:
@@ -168,9 +181,13 @@ def decode_change_cursor(cursor: str) -> tuple[datetime, int]:
 
 
 def _periods(
-    periods: QuerySet[FactPeriod], filters: ChangeFilters, after: tuple[datetime, int] | None
+    periods: QuerySet[FactPeriod],
+    filters: ChangeFilters,
+    after: tuple[datetime, int] | None,
+    oldest_first: bool = False,
 ) -> QuerySet[FactPeriod]:
-    """The periods of ``filters``' kinds (and user) begun in the window, after the cursor."""
+    """The periods of ``filters``' kinds (and user) begun in the window, after the cursor,
+    in the order asked."""
     kinds = Q()
     for kind in filters.kinds:
         kinds |= KIND_PERIODS[kind]
@@ -179,8 +196,15 @@ def _periods(
         periods = periods.filter(fact__user_ref__in=user_forms(filters.user))
     if after is not None:
         at, period_id = after
-        periods = periods.filter(Q(started_at__lt=at) | Q(started_at=at, id__lt=period_id))
-    return periods.order_by("-started_at", "-id")
+        op = "gt" if oldest_first else "lt"
+        periods = periods.filter(
+            Q(**{f"started_at__{op}": at}) | Q(started_at=at, **{f"id__{op}": period_id})
+        )
+    return periods.order_by(*_order(oldest_first))
+
+
+def _order(oldest_first: bool) -> tuple[str, str]:
+    return ("started_at", "id") if oldest_first else ("-started_at", "-id")
 
 
 # Up to this many agents, PostgreSQL reads each agent's page from its own (agent, time)
@@ -194,28 +218,31 @@ def list_changes(
     filters: ChangeFilters,
     cursor: str | None = None,
     limit: int = DEFAULT_PAGE_SIZE,
+    oldest_first: bool = False,
 ) -> ChangePage:
     """The changes to the facts of ``agents`` (of ``filters.user`` only, when given) dated
-    in [since, until), newest first (then by period, descending), ``limit`` per page;
-    ``next_cursor`` continues after the last. Two queries (on PostgreSQL with few agents, a
-    UNION ALL of one index range per agent, each at most a page): the periods, then the
+    in [since, until), newest first (then by period, descending; both ascending with
+    ``oldest_first``), ``limit`` per page; ``next_cursor`` continues after the last (a
+    cursor of the other order is InvalidInput). Two queries (on PostgreSQL with few agents,
+    a UNION ALL of one index range per agent, each at most a page): the periods, then the
     facts they name."""
     limit = clean_limit(limit)
-    after = decode_change_cursor(cursor) if cursor else None
+    after = decode_change_cursor(cursor, oldest_first=oldest_first) if cursor else None
     agent_ids = [a.pk for a in agents]
     if connection.features.supports_slicing_ordering_in_compound and (
         1 < len(agent_ids) <= AGENT_BRANCHES_MAX
     ):
         branches = [
-            _periods(FactPeriod.objects.filter(agent_id=agent_id), filters, after)[: limit + 1]
+            _periods(FactPeriod.objects.filter(agent_id=agent_id), filters, after, oldest_first)[
+                : limit + 1
+            ]
             for agent_id in agent_ids
         ]
         union = branches[0].union(*branches[1:], all=True)
-        rows = list(union.order_by("-started_at", "-id")[: limit + 1])
+        rows = list(union.order_by(*_order(oldest_first))[: limit + 1])
     else:
-        rows = list(
-            _periods(FactPeriod.objects.filter(agent_id__in=agent_ids), filters, after)[: limit + 1]
-        )
+        in_agents = FactPeriod.objects.filter(agent_id__in=agent_ids)
+        rows = list(_periods(in_agents, filters, after, oldest_first)[: limit + 1])
     loaded = Fact.objects.select_related("agent__workspace").in_bulk([r.fact_id for r in rows])
     changes = []
     for period in rows[:limit]:
@@ -230,7 +257,9 @@ def list_changes(
                 time_known=period.started_known,
             )
         )
-    next_cursor = encode_change_cursor(changes[-1]) if len(rows) > limit else None
+    next_cursor = (
+        encode_change_cursor(changes[-1], oldest_first=oldest_first) if len(rows) > limit else None
+    )
     return ChangePage(items=changes, next_cursor=next_cursor)
 
 

@@ -27,13 +27,14 @@ from dewee.dashboard import (
     domain_errors,
     flash,
     is_fragment,
+    list_page,
     mount_url,
     picked_scope,
     render_page,
 )
 from dewee.errors import Conflict
 from dewee.export import export_response
-from facts.changes import change_to_dict, list_changes
+from facts.changes import CHANGE_SORTING, change_to_dict, list_changes
 from facts.forms import (
     IN_FORCE,
     ChangesForm,
@@ -47,6 +48,7 @@ from facts.forms import (
 from facts.models import Fact, Status
 from facts.queries import (
     FACT_EXPORT_COLUMNS,
+    FACT_SORTING,
     fact_detail,
     fact_to_dict,
     facts_for_export,
@@ -73,6 +75,7 @@ from tenancy.access import Access, access_for_user
 PAGE_SIZE = 25
 
 
+@list_page("Facts", *FactFilterForm.base_fields)
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")
@@ -82,17 +85,19 @@ def facts_list(request: HtmxHttpRequest) -> HttpResponse:
     choices, data = agent_picker(access, request, all_agents=True)
     suggest_url = mount_url(request, "facts:suggest")
     form = FactFilterForm(data, agent_choices=choices, suggest_url=suggest_url)
+    sort = FACT_SORTING.parse(request.GET.get("sort"))
     context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "facts"}
+    context |= {"sorting": FACT_SORTING, "sort": sort}
     if choices and form.is_valid():
         agent = picked_scope(access, form)
         scope = agent or access
         filters = plan_prefix_filters(scope, form.filters())
-        page = list_facts(
-            agent=scope, filters=filters, cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE
-        )
+        cursor = form.cleaned_data["cursor"]
+        page = list_facts(agent=scope, filters=filters, cursor=cursor, limit=PAGE_SIZE, sort=sort)
         now = timezone.now()
         counts = status_counts(scope, filters)
         context |= {
+            "sort": page.sort,
             "agent": agent,
             "scope_label": agent.agent_id if agent else all_agents_label(access).lower(),
             "page": page,
@@ -176,13 +181,15 @@ def _list_query(data: Mapping[str, Any]) -> str:
 def _breadcrumb_query(request: HttpRequest, agent_ref: str) -> str:
     """The list's query the breadcrumb returns to: the ``back`` the list's link carried
     (only ever a query string for the Facts list of this fact's agent, or of every agent
-    when the list showed them all), or the agent alone."""
+    when the list showed them all; its filters and its order), or the agent alone."""
     back = request.GET.get("back", "")
     given = QueryDict(back if len(back) <= BACK_MAX_CHARS else "")
     query = {
         name: given[name]
         for name in given
-        if name in FactFilterForm.base_fields and name != "cursor" and given.get(name)
+        if (name in FactFilterForm.base_fields or name == "sort")
+        and name != "cursor"
+        and given.get(name)
     }
     if "agent" in query or not query:
         query["agent"] = agent_ref
@@ -335,16 +342,20 @@ def fact_restore(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
     return _after_action(request, access, result.fact, notice=RESTORED[result.outcome])
 
 
+@list_page("Changes", *ChangesForm.base_fields)
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")
 @domain_errors
 def changes(request: HtmxHttpRequest) -> HttpResponse:
     """What changed in the facts of one visible agent, or of all of them, between two
-    times (the last week by default), newest first. Reading it writes nothing."""
+    times (the last week by default), newest first (or oldest first). Reading it writes
+    nothing."""
     access = access_for_user(request.user)
     form = ChangesForm(request.GET, agent_choices=agent_choices(access))
+    sort = CHANGE_SORTING.parse(request.GET.get("sort"))
     context: dict[str, Any] = {"form": form, "nav": "changes"}
+    context |= {"sorting": CHANGE_SORTING, "sort": sort}
     if form.is_valid():
         ref = form.cleaned_data["agent"]
         agents = [access.agent(ref)] if ref else access.agents()
@@ -353,6 +364,7 @@ def changes(request: HtmxHttpRequest) -> HttpResponse:
             filters=form.filters(),
             cursor=form.cleaned_data["cursor"],
             limit=PAGE_SIZE,
+            oldest_first=not sort.descending,
         )
         now = timezone.now()
         rows = [change_to_dict(change, now=now) for change in page.items]

@@ -14,15 +14,29 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
-from dewee.dashboard import HtmxHttpRequest, agent_choices, domain_errors, mount_url, render_page
+from dewee.dashboard import (
+    HtmxHttpRequest,
+    agent_choices,
+    domain_errors,
+    list_page,
+    mount_url,
+    render_page,
+)
 from dewee.export import export_response
-from dewee.pagination import keyset_page
+from dewee.pagination import sorted_page
 from facts.models import Fact
 from memory.models import Memory
 from tenancy.access import Access, access_for_user
 from tenancy.forms import AuditFilterForm
 from tenancy.models import AuditEvent, ErasureReceipt
-from tenancy.queries import AuditFilters, audit_events, erasure_receipts, erasures_of_user
+from tenancy.queries import (
+    AUDIT_SORTING,
+    RECEIPT_SORTING,
+    AuditFilters,
+    audit_events,
+    erasure_receipts,
+    erasures_of_user,
+)
 from tenancy.validation import USER_MAX_CHARS
 
 PAGE_SIZE = 50
@@ -73,6 +87,7 @@ def _audit_filters(access: Access, form: AuditFilterForm) -> AuditFilters:
     )  # fmt: skip
 
 
+@list_page("Audit log", *AuditFilterForm.base_fields)
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")
@@ -80,15 +95,22 @@ def _audit_filters(access: Access, form: AuditFilterForm) -> AuditFilters:
 def audit_log(request: HtmxHttpRequest) -> HttpResponse:
     access = audit_access(request)
     form = AuditFilterForm(request.GET, agent_choices=agent_choices(access))
+    sort = AUDIT_SORTING.parse(request.GET.get("sort"))
     context: dict[str, Any] = {"form": form, "nav": "audit"}
+    context |= {"sorting": AUDIT_SORTING, "sort": sort}
     if form.is_valid():
         filters = _audit_filters(access, form)
-        events, next_cursor = keyset_page(
-            audit_events(access, filters), cursor=form.cleaned_data["cursor"], limit=PAGE_SIZE
+        events, next_cursor, sort = sorted_page(
+            audit_events(access, filters),
+            sorting=AUDIT_SORTING,
+            sort=sort,
+            cursor=form.cleaned_data["cursor"],
+            limit=PAGE_SIZE,
         )
         urls = _target_urls(request, events)
         rows = [(e, urls.get((e.target_type, e.target_id))) for e in events]
         context |= {"rows": rows, "page": {"next_cursor": next_cursor}, "agent": filters.agent}
+        context["sort"] = sort
     return render_page(request, "dashboard/audit.html", "table", access, context)
 
 
@@ -128,15 +150,18 @@ def audit_export(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpRespon
     )
 
 
+@list_page("Erasure receipts", "user")
 @login_required
 @require_GET
 @domain_errors
 def receipts_list(request: HtmxHttpRequest) -> HttpResponse:
-    """The newest receipts; with ``user``, whether that user id was erased, and when (the
-    receipts that name it, in every workspace the viewer sees)."""
+    """The newest receipts (or the first in the order asked); with ``user``, whether that
+    user id was erased, and when (the receipts that name it, in every workspace the viewer
+    sees)."""
     access = audit_access(request)
     user = request.GET.get("user", "").strip()[:USER_MAX_CHARS]
-    found = erasures_of_user(access, user) if user else erasure_receipts(access)
+    sort = RECEIPT_SORTING.parse(request.GET.get("sort"))
+    found = erasures_of_user(access, user, sort) if user else erasure_receipts(access, sort)
     receipts = list(found[: RECEIPTS_SHOWN + 1])
     context = {
         "receipts": receipts[:RECEIPTS_SHOWN],
@@ -144,5 +169,7 @@ def receipts_list(request: HtmxHttpRequest) -> HttpResponse:
         "shown": RECEIPTS_SHOWN,
         "looked_up": user,
         "nav": "audit",
+        "sorting": RECEIPT_SORTING,
+        "sort": sort,
     }
     return render_page(request, "dashboard/receipts.html", "receipts", access, context)

@@ -28,6 +28,7 @@ from django.db.models import CharField, Count, Q, QuerySet, Subquery
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from dewee.sorting import Sort, Sorting, SortKey
 from facts.models import Fact
 from facts.queries import fact_to_dict
 from knowledge.people import clean_person
@@ -100,6 +101,42 @@ class PersonOverview:
     @property
     def found(self) -> bool:
         return bool(self.workspaces)
+
+
+# The orders of a person's current facts, within each agent: the facts are read whole
+# (FACTS_MAX at most), so they are sorted in Python, freshness included.
+PERSON_FACT_SORTING = Sorting(
+    keys=(
+        SortKey("slot", field="slot", kind=str, indexed=True),
+        SortKey("value", field="value", kind=str, indexed=True),
+        SortKey("freshness", field="freshness", kind=float, indexed=True, descending_first=True),
+        SortKey(
+            "confirmed",
+            field="last_confirmed_at",
+            kind=datetime,
+            indexed=True,
+            descending_first=True,
+            label="last confirmed",
+        ),
+    ),
+    default="slot",
+)
+
+
+def sort_person_facts(overview: "PersonOverview", sort: Sort) -> None:
+    """Each agent's current facts in ``overview`` in ``sort``, one of PERSON_FACT_SORTING's
+    (read by slot; the page shows them so unless asked)."""
+
+    def value(fact: dict[str, Any]) -> Any:
+        if sort.key.name == "slot":
+            return (fact["subject"], fact["predicate"], fact["qualifier"] or "", fact["id"])
+        if sort.key.name == "value":
+            return (fact["value"].casefold(), fact["id"])
+        return fact[sort.key.field]
+
+    for part in overview.workspaces:
+        for group in part.agents.values():
+            group.facts = sort.sorted(group.facts, value)
 
 
 def _visible[M: (Fact, Memory, Session)](rows: QuerySet[M], access: Access) -> QuerySet[M]:

@@ -13,11 +13,18 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
-from dewee.dashboard import HtmxHttpRequest, acting_access, domain_errors, mount_url, render_page
+from dewee.dashboard import (
+    HtmxHttpRequest,
+    acting_access,
+    domain_errors,
+    list_page,
+    mount_url,
+    render_page,
+)
 from knowledge.forms import ForgetPersonForm, PersonForm
 from knowledge.people import COUNT_KINDS, find_person
 from knowledge.people_export import export_person
-from knowledge.person_queries import person_overview
+from knowledge.person_queries import PERSON_FACT_SORTING, person_overview, sort_person_facts
 from knowledge.services import erase_person
 from tenancy.access import Access, access_for_user
 from tenancy.models import Agent
@@ -39,22 +46,28 @@ KIND_LABELS = {
 }
 
 
+@list_page("People", *PersonForm.base_fields)
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")
 @domain_errors
 def person_page(request: HtmxHttpRequest) -> HttpResponse:
-    """Everything about ``?user=`` across the agents the viewer sees, at a glance; without
-    it, a form asking for one. A user id is a query parameter, not a path segment: ids may
-    hold any character, '/' included. Someone nothing visible is about gets the same empty
-    page whether another workspace knows them or not."""
+    """Everything about ``?user=`` across the agents the viewer sees, at a glance (their
+    current facts by slot, or as sorted); without it, a form asking for one. A user id is a
+    query parameter, not a path segment: ids may hold any character, '/' included. Someone
+    nothing visible is about gets the same empty page whether another workspace knows them
+    or not."""
     access = access_for_user(request.user)
     form = PersonForm(request.GET)
     if not form.is_valid():
         raise BadRequest(" ".join(str(error) for error in form.errors["user"]))
+    sort = PERSON_FACT_SORTING.parse(request.GET.get("sort"))
     context: dict[str, object] = {"form": form, "person": form.cleaned_data["user"]}
+    context |= {"sorting": PERSON_FACT_SORTING, "sort": sort}
     if context["person"]:
-        context["overview"] = person_overview(access=access, user=form.cleaned_data["user"])
+        overview = person_overview(access=access, user=form.cleaned_data["user"])
+        sort_person_facts(overview, sort)
+        context["overview"] = overview
     return render_page(request, "dashboard/person.html", "person", access, context)
 
 

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
-from dewee.pagination import clean_limit, decode_cursor, encode_cursor, keyset_page
+from dewee.pagination import clean_limit, decode_cursor, encode_cursor, sorted_page
+from dewee.sorting import Sort
 from language.entities import ENTITY_PREFIX
 from memory.exceptions import MemoryNotFound, SessionNotFound
 from memory.models import (
@@ -22,6 +23,7 @@ from memory.models import (
     RunStatus,
     Session,
 )
+from memory.orders import MEMORY_SORTING, SESSION_SORTING
 from memory.services import memory_tags
 from tenancy.access import Access
 from tenancy.models import Agent, Workspace
@@ -53,6 +55,8 @@ def get_session(*, access: Access, session_id: int, agent: Agent | None = None) 
 class MemoryPage:
     items: list[Memory]
     next_cursor: str | None
+    # The order of the page: the one asked for, or the default when it was refused.
+    sort: Sort | None = None
 
 
 def list_memories(
@@ -61,9 +65,12 @@ def list_memories(
     filters: "RecallFilters",
     cursor: str | None = None,
     limit: int = 50,
+    sort: Sort | None = None,
 ) -> MemoryPage:
-    """Newest first with keyset pagination; the same filters as recall. ``agent`` is one
-    agent, or an Access for every agent it sees (the dashboard's "all agents")."""
+    """Newest first (or in ``sort``, one of MEMORY_SORTING's) with keyset pagination; the
+    same filters as recall. ``agent`` is one agent, or an Access for every agent it sees
+    (the dashboard's "all agents"). A sort refused (memory.orders) gives the default order
+    from its first page."""
     from memory.recall import candidate_memories, clean_importance_range
     from memory.recall.filters import narrow_memories
 
@@ -80,13 +87,18 @@ def list_memories(
         memories = memories.prefetch_related(
             Prefetch("agent", queryset=Agent.objects.select_related("workspace"))
         )
-    items, next_cursor = keyset_page(
-        memories.select_related("session").prefetch_related("tag_rows"), cursor=cursor, limit=limit
+    items, next_cursor, sort = sorted_page(
+        memories.select_related("session").prefetch_related("tag_rows"),
+        sorting=MEMORY_SORTING,
+        sort=sort or MEMORY_SORTING.default_sort,
+        cursor=cursor,
+        limit=limit,
+        one_agent=isinstance(agent, Agent),
     )
     if isinstance(agent, Agent):
         for memory in items:
             memory.agent = agent
-    return MemoryPage(items=items, next_cursor=next_cursor)
+    return MemoryPage(items=items, next_cursor=next_cursor, sort=sort)
 
 
 def visible_of[R: QuerySet[Any]](access: Access, rows: R) -> R:
@@ -185,6 +197,7 @@ def session_to_dict(session: Session, *, memory_count: int | None = None) -> dic
 class SessionPage:
     items: list[dict[str, Any]]
     next_cursor: str | None
+    sort: Sort | None = None
 
 
 def list_sessions(
@@ -195,12 +208,13 @@ def list_sessions(
     cursor: str | None = None,
     limit: int = 50,
     owner: str | None = None,
+    sort: Sort | None = None,
 ) -> SessionPage:
-    """Newest first with keyset pagination, as dicts with their ``memory_count`` (counted
-    in the page's one query, however many sessions it holds); only the sessions of users
-    whose id starts with ``user`` (any case), only those of exactly the user ``owner`` ("":
-    of no user), and only those in ``state``, when given. ``agent`` is one agent, or an
-    Access for every agent it sees."""
+    """Newest first (or in ``sort``, one of SESSION_SORTING's) with keyset pagination, as
+    dicts with their ``memory_count`` (counted in the page's one query, however many
+    sessions it holds); only the sessions of users whose id starts with ``user`` (any
+    case), only those of exactly the user ``owner`` ("": of no user), and only those in
+    ``state``, when given. ``agent`` is one agent, or an Access for every agent it sees."""
     limit = clean_limit(limit)
     if isinstance(agent, Agent):
         sessions = Session.objects.filter(agent=agent)
@@ -218,8 +232,14 @@ def list_sessions(
         sessions = sessions.filter(user_ref=owner)
     if state is not None:
         sessions = sessions.filter(state=state)
-    sessions = sessions.annotate(memory_count=Count("memories"))
-    items, next_cursor = keyset_page(sessions, cursor=cursor, limit=limit)
+    items, next_cursor, sort = sorted_page(
+        sessions.annotate(memory_count=Count("memories")),
+        sorting=SESSION_SORTING,
+        sort=sort or SESSION_SORTING.default_sort,
+        cursor=cursor,
+        limit=limit,
+        counted=sessions,
+    )
     if isinstance(agent, Agent):
         for session in items:
             session.agent = agent
@@ -227,7 +247,7 @@ def list_sessions(
     if not isinstance(agent, Agent):
         for row, session in zip(rows, items, strict=True):
             row["agent_ref"] = agent.agent_ref(session.agent)
-    return SessionPage(items=rows, next_cursor=next_cursor)
+    return SessionPage(items=rows, next_cursor=next_cursor, sort=sort)
 
 
 @dataclass(frozen=True)

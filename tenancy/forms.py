@@ -1,4 +1,4 @@
-"""Forms of the Members, API keys and audit log pages."""
+"""Forms of the Members, API keys and audit log pages, and of saving a list's view."""
 
 from datetime import datetime, time, timedelta
 from typing import Any
@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from dewee.forms import PageForm
 from tenancy.models import AuditAction, MemberRole, Scope
+from tenancy.preferences import VIEW_NAME_MAX_CHARS, VIEW_PAGE_MAX_CHARS
 
 
 class WorkspaceForm(forms.Form):
@@ -121,3 +122,28 @@ class AuditFilterForm(PageForm):
         start = datetime.combine(since, time.min, zone) if since else None
         end = datetime.combine(until + timedelta(days=1), time.min, zone) if until else None
         return start, end
+
+
+class SaveViewForm(forms.Form):
+    """Save a list page's filters and order under a name: the page (its URL name), the
+    query of the list shown (the page keeps it current, a hidden input of this form) and
+    the name typed. The service cleans the name and keeps only the page's own filters."""
+
+    page = forms.CharField(widget=forms.HiddenInput, max_length=VIEW_PAGE_MAX_CHARS)
+    query = forms.CharField(widget=forms.HiddenInput, required=False, max_length=8000)
+    # Not required and unbounded here: the service says what a name must be, as it says it
+    # to every interface.
+    name = forms.CharField(
+        label="Save this view as",
+        required=False,
+        strip=False,
+        widget=forms.TextInput(
+            attrs={
+                "maxlength": VIEW_NAME_MAX_CHARS,
+                "placeholder": "e.g. Open disputes, oldest first",
+            }
+        ),
+    )
+
+    def __init__(self, data: Any = None, **kwargs: Any) -> None:
+        super().__init__(data, label_suffix="", **kwargs)

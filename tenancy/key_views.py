@@ -24,6 +24,7 @@ from dewee.dashboard import (
     domain_errors,
     flash,
     is_fragment,
+    list_page,
     mount_url,
     render_page,
 )
@@ -34,7 +35,7 @@ from tenancy.exceptions import WorkspaceNotFound
 from tenancy.forms import ApiKeyForm
 from tenancy.models import Scope, Workspace
 from tenancy.picker import picked_workspace, workspace_picker
-from tenancy.queries import api_key_to_dict, get_api_key, list_api_keys
+from tenancy.queries import KEY_SORTING, api_key_to_dict, get_api_key, list_api_keys
 from tenancy.services import create_api_key, revoke_api_key
 
 # Which form field a service's refusal belongs to.
@@ -44,15 +45,21 @@ _FORM_FIELD = {"agent_id": "agents", "agents": "agents", "expires_at": "expires"
 def _page(
     request: HtmxHttpRequest, access: Access, workspace: Workspace | None, **context: Any
 ) -> HttpResponse:
+    """The page (or its keys section, for htmx), its keys in the order the query asks (an
+    action's answer, a POST, in the default order)."""
     now = timezone.now()
+    sort = KEY_SORTING.parse(request.GET.get("sort"))
     if workspace is not None:
-        context["keys"] = [api_key_to_dict(k, now=now) for k in list_api_keys(workspace=workspace)]
+        keys = list_api_keys(workspace=workspace, sort=sort)
+        context["keys"] = [api_key_to_dict(k, now=now) for k in keys]
+    context |= {"sorting": KEY_SORTING, "sort": sort}
     context["picker"] = workspace_picker(access, workspace)
     context.setdefault("create_form", ApiKeyForm())
     context |= {"workspace": workspace, "scopes": Scope.choices, "nav": "keys"}
     return render_page(request, "dashboard/keys.html", "keys", access, context)
 
 
+@list_page("API keys", "workspace")
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")

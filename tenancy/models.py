@@ -366,3 +366,7 @@ class Quota(models.Model):
     def __str__(self) -> str:
         scope = f"agent {self.agent_id}" if self.agent_id else f"workspace {self.workspace_id}"
         return f"{self.kind} <= {self.limit} ({self.mode}) for {scope}"
+
+
+# A person's saved views of the dashboard's lists: a model of this app, in a module of its own.
+from tenancy.preferences import SavedView as SavedView  # noqa: E402

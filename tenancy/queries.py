@@ -1,4 +1,5 @@
-"""Reads of workspaces, members, agents, API keys and erasure receipts."""
+"""Reads of workspaces, members, agents, API keys, the audit log, erasure receipts and a
+login's saved views, with the orders the dashboard's lists of them offer."""
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -8,6 +9,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from dewee.errors import NotFound
+from dewee.sorting import Sort, Sorting, SortKey
 from tenancy.access import Access
 from tenancy.exceptions import (
     ApiKeyExpired,
@@ -22,6 +25,7 @@ from tenancy.models import (
     AuditEvent,
     ErasureReceipt,
     KeyState,
+    SavedView,
     Scope,
     Workspace,
     WorkspaceMember,
@@ -65,11 +69,27 @@ def authenticate_api_key(token: str, *, scope: Scope | None) -> ApiKey | None:
     return key
 
 
-def list_api_keys(*, workspace: Workspace | None = None) -> list[ApiKey]:
-    """Keys of ``workspace`` (of every workspace when None), newest first."""
+# The API keys page's orders: a workspace's keys are few and shown whole, so any column
+# sorts them (never used and never expiring ones last).
+KEY_SORTING = Sorting(
+    keys=(
+        SortKey("created", field="created_at", indexed=True, descending_first=True),
+        SortKey("name", field="name", kind=str, indexed=True),
+        SortKey("expires", field="expires_at", indexed=True, nullable=True),
+        SortKey("used", field="last_used_at", indexed=True, nullable=True, descending_first=True),
+    ),
+    default="-created",
+)
+
+
+def list_api_keys(*, workspace: Workspace | None = None, sort: Sort | None = None) -> list[ApiKey]:
+    """Keys of ``workspace`` (of every workspace when None), newest first (or in ``sort``,
+    one of KEY_SORTING's)."""
     keys = ApiKey.objects.select_related("workspace")
     if workspace is not None:
         keys = keys.filter(workspace=workspace)
+    if sort is not None:
+        keys = keys.order_by(*sort.ordering())
     return list(keys)
 
 
@@ -147,9 +167,21 @@ def find_user(login: str) -> Any:
     return user
 
 
-def list_members(*, workspace: Workspace) -> list[WorkspaceMember]:
+# The Members page's orders: a workspace's members are shown whole, so any column sorts.
+MEMBER_SORTING = Sorting(
+    keys=(
+        SortKey("person", field="user__username", kind=str, indexed=True, label="username"),
+        SortKey("role", field="role", kind=str, indexed=True),
+        SortKey("since", field="created_at", indexed=True, descending_first=True),
+    ),
+    default="person",
+)
+
+
+def list_members(*, workspace: Workspace, sort: Sort | None = None) -> list[WorkspaceMember]:
+    """The members of ``workspace`` by username (or in ``sort``, one of MEMBER_SORTING's)."""
     members = WorkspaceMember.objects.filter(workspace=workspace).select_related("user")
-    return list(members.order_by("user__username"))
+    return list(members.order_by(*(sort or MEMBER_SORTING.default_sort).ordering()))
 
 
 def get_member(*, member_id: int, workspace: Workspace | None = None) -> WorkspaceMember:
@@ -179,6 +211,20 @@ class AuditFilters:
     until: datetime | None = None
 
 
+# The audit log's orders. When: the id's order, the order events were recorded in
+# (``created_at`` is the time of the insert), served by the primary key (staff) and by
+# audit_workspace_recent_idx (a workspace's log, one partition of it on PostgreSQL). Actor
+# and action: no index, so only over a filtered log of at most UNINDEXED_SORT_MAX events.
+AUDIT_SORTING = Sorting(
+    keys=(
+        SortKey("when", indexed=True, descending_first=True, label="time"),
+        SortKey("actor", field="actor", kind=str),
+        SortKey("action", field="action", kind=str),
+    ),
+    default="-when",
+)
+
+
 def audit_events(access: Access, filters: AuditFilters) -> QuerySet[AuditEvent]:
     """The audit events ``access`` may see, narrowed by ``filters``, newest first (by id:
     the order they were recorded), with their workspace and agent. Lazy: a page slices it,
@@ -204,22 +250,52 @@ def audit_events(access: Access, filters: AuditFilters) -> QuerySet[AuditEvent]:
     return events.order_by("-id")
 
 
-def erasure_receipts(access: Access) -> QuerySet[ErasureReceipt]:
-    """The erasure receipts of the workspaces ``access`` sees, newest first, with their
-    workspace: each holds its counts, never what was erased."""
+# The receipts' orders: by time or by who erased. Receipts are one per erasure (thousands
+# at the most, a workspace's far fewer), and the page shows the first RECEIPTS_SHOWN in the
+# order asked: the sort reads them all, as the newest-first list already does.
+RECEIPT_SORTING = Sorting(
+    keys=(
+        SortKey("when", field="created_at", indexed=True, descending_first=True, label="time"),
+        SortKey("by", field="actor", indexed=True, label="who erased"),
+    ),
+    default="-when",
+)
+
+
+def erasure_receipts(access: Access, sort: Sort | None = None) -> QuerySet[ErasureReceipt]:
+    """The erasure receipts of the workspaces ``access`` sees, newest first (or in
+    ``sort``, one of RECEIPT_SORTING's), with their workspace: each holds its counts, never
+    what was erased."""
     receipts = ErasureReceipt.objects.select_related("workspace")
     if access.workspace is not None:
         receipts = receipts.filter(workspace=access.workspace)
-    return receipts.order_by("-created_at", "-pk")
+    return receipts.order_by(*(sort or RECEIPT_SORTING.default_sort).ordering())
 
 
-def erasures_of_user(access: Access, user: str) -> QuerySet[ErasureReceipt]:
+def erasures_of_user(
+    access: Access, user: str, sort: Sort | None = None
+) -> QuerySet[ErasureReceipt]:
     """The receipts ``access`` sees whose scope names ``user`` (by its keyed digest: a
-    receipt never holds the id), newest first: whether, when and by whom they were erased."""
-    return erasure_receipts(access).filter(scope__user_hmac=user_digest(user.strip()))
+    receipt never holds the id), newest first (or in ``sort``): whether, when and by whom
+    they were erased."""
+    return erasure_receipts(access, sort).filter(scope__user_hmac=user_digest(user.strip()))
 
 
 def membership_of(*, user: Any, slug: str) -> WorkspaceMember | None:
     """``user``'s membership of the workspace ``slug``, if they have one."""
     members = WorkspaceMember.objects.select_related("workspace")
     return members.filter(user_id=user.pk, workspace__slug=slug).first()
+
+
+def saved_views_of(user: Any) -> QuerySet[SavedView]:
+    """``user``'s saved views, by page then name; nobody else's."""
+    return SavedView.objects.filter(user_id=user.pk).order_by("page", "name", "id")
+
+
+def get_saved_view(*, user: Any, view_id: int) -> SavedView:
+    """``user``'s saved view ``view_id``; another person's is NotFound, as one that does
+    not exist (only the dashboard asks: a 404 page)."""
+    view = saved_views_of(user).filter(pk=view_id).first()
+    if view is None:
+        raise NotFound(f"No saved view #{view_id}")
+    return view

@@ -26,6 +26,7 @@ from dewee.dashboard import (
     domain_errors,
     flash,
     is_fragment,
+    list_page,
     mount_url,
     render_page,
 )
@@ -36,7 +37,7 @@ from tenancy.forms import AddMemberForm, MemberRoleForm
 from tenancy.invites import invite_hours
 from tenancy.models import MemberRole, Workspace
 from tenancy.picker import picked_workspace, workspace_picker
-from tenancy.queries import find_user, get_member, list_members
+from tenancy.queries import MEMBER_SORTING, find_user, get_member, list_members
 from tenancy.services import (
     Invitation,
     change_member_role,
@@ -60,10 +61,14 @@ def members_access(request: HtmxHttpRequest) -> Access:
 def _page(
     request: HtmxHttpRequest, access: Access, workspace: Workspace | None, **context: Any
 ) -> HttpResponse:
+    """The page (or its members section, for htmx), its list in the order the query asks
+    (an action's answer, a POST, in the default order)."""
+    sort = MEMBER_SORTING.parse(request.GET.get("sort"))
     if workspace is not None:
-        members = list_members(workspace=workspace)
+        members = list_members(workspace=workspace, sort=sort)
         context["members"] = members
         context["pending"] = {m.pk for m in members if is_pending(m)}
+    context |= {"sorting": MEMBER_SORTING, "sort": sort}
     context["picker"] = workspace_picker(access, workspace)
     context.setdefault("add_form", AddMemberForm())
     context |= {"workspace": workspace, "roles": MemberRole.choices, "nav": "members"}
@@ -80,6 +85,7 @@ def _done(
     return redirect(f"{mount_url(request, 'members:list')}?workspace={workspace.slug}")
 
 
+@list_page("Members", "workspace")
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")

@@ -143,13 +143,15 @@ LAYERS = {
     "dewee": 5,
 }
 # What the shell offers every app's interfaces (the one error shape, API auth and schemas,
-# paging, the dashboard's shared view helpers and forms, exports, times, metrics, logs, the
-# migration operations): modules the apps may import though dewee is above them.
+# paging and the lists' orders, the dashboard's shared view helpers and forms, exports,
+# times, metrics, logs, the migration operations): modules the apps may import though dewee
+# is above them.
 SHELL_SHARED = (
     "dewee.errors",
     "dewee.api_auth",
     "dewee.schemas",
     "dewee.pagination",
+    "dewee.sorting",
     "dewee.dashboard",
     "dewee.forms",
     "dewee.export",

@@ -29,6 +29,7 @@ from facts.queries.filters import (
     status_field,
 )
 from facts.queries.listing import (
+    FACT_SORTING,
     SORTED_NEWEST_FIRST,
     SUGGESTION_SCAN,
     SUGGESTIONS_MAX,
@@ -58,6 +59,7 @@ __all__ = [
     "DEFAULT_PAGE_SIZE",
     "FACTS_NAMING_MAX",
     "FACT_EXPORT_COLUMNS",
+    "FACT_SORTING",
     "FEW_BY_PREFIX",
     "PREFIX_FIELDS",
     "REVIEW_QUEUE_LIMIT",

@@ -1,12 +1,13 @@
-"""Pages of facts: a filtered list newest first with keyset pagination, the rows of an
-export, and the keys offered as a filter is typed."""
+"""Pages of facts: a filtered list with keyset pagination (newest first, or in an order the
+Facts list offers), the rows of an export, and the keys offered as a filter is typed."""
 
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import F, Prefetch
 
-from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, keyset_page
+from dewee.pagination import DEFAULT_PAGE_SIZE, clean_limit, sorted_page
+from dewee.sorting import Sort, Sorting, SortKey
 from facts.models import Fact, FactQuerySet
 from facts.queries.filters import (
     PREFIX_FIELDS,
@@ -22,6 +23,23 @@ from tenancy.models import Agent
 class FactPage:
     items: list[Fact]
     next_cursor: str | None
+    # The order the page is in (the one asked for, or the default when it was refused).
+    sort: Sort | None = None
+
+
+# The Facts list's orders. Recorded: the id's order, the order facts were recorded in
+# (``recorded_at`` is the time of the insert), which the primary key serves in any scope.
+# Slot (its predicate) and confidence: no index serves them over every agent (and the
+# agent's predicate index breaks ties against the sort), so only a list of at most
+# UNINDEXED_SORT_MAX facts is sorted by them.
+FACT_SORTING = Sorting(
+    keys=(
+        SortKey("recorded", indexed=True, descending_first=True, label="when recorded"),
+        SortKey("slot", field="predicate", kind=str, label="slot (predicate)"),
+        SortKey("confidence", field="confidence", kind=float, descending_first=True),
+    ),
+    default="-recorded",
+)
 
 
 SUGGESTIONS_MAX = 10
@@ -64,8 +82,12 @@ def list_facts(
     filters: FactFilters,
     cursor: str | None = None,
     limit: int = DEFAULT_PAGE_SIZE,
+    sort: Sort | None = None,
 ) -> FactPage:
-    """Newest first, ``limit`` per page; ``next_cursor`` continues after the last item."""
+    """Newest first (or in ``sort``, one of FACT_SORTING's), ``limit`` per page;
+    ``next_cursor`` continues after the last item. A sort no index serves, asked of more
+    than UNINDEXED_SORT_MAX facts, gives the default order (the page's ``sort`` says so),
+    from its first page."""
     limit = clean_limit(limit)
     # No join to the agent: every row has the same one, and the join leads SQLite's
     # planner away from walking the primary key in order.
@@ -75,12 +97,19 @@ def list_facts(
         # more query: a join would lead SQLite's planner away from the id index's order.
         agents = Agent.objects.select_related("workspace")
         facts = facts.prefetch_related(Prefetch("agent", queryset=agents))
-    order = _newest_first(filters)
-    items, next_cursor = keyset_page(facts, cursor=cursor, limit=limit, newest_first=order)
+    items, next_cursor, sort = sorted_page(
+        facts,
+        sorting=FACT_SORTING,
+        sort=sort or FACT_SORTING.default_sort,
+        cursor=cursor,
+        limit=limit,
+        one_agent=isinstance(agent, Agent),
+        newest_first=_newest_first(filters),
+    )
     if isinstance(agent, Agent):
         for fact in items:
             fact.agent = agent
-    return FactPage(items=items, next_cursor=next_cursor)
+    return FactPage(items=items, next_cursor=next_cursor, sort=sort)
 
 
 def facts_for_export(*, agent: AgentScope, filters: FactFilters) -> FactQuerySet:

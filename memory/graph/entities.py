@@ -2,14 +2,17 @@
 and what extraction would find in a text. Nothing here writes."""
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
-from dewee.pagination import clean_limit, keyset_page
+from dewee.pagination import clean_limit, keyset_page, sorted_page
+from dewee.sorting import Sort
 from language.entities import entity_key, extract_entities, speaker_of
 from memory.exceptions import EntityNotFound
 from memory.models import Entity, EntityMention, EntityType, Memory
+from memory.orders import ENTITY_SORTING
 from tenancy.models import Agent
 from tenancy.validation import CONTENT_MAX_CHARS, clean_choice, clean_text
 
@@ -59,12 +62,7 @@ def entity_to_dict(entity: Entity) -> dict[str, Any]:
     }
 
 
-def list_entities(
-    *, agent: Agent, q: str | None, type: str | None, cursor: str | None, limit: int
-) -> tuple[list[Entity], str | None]:
-    """The agent's entities, newest first; ``q``: whose name or an alias starts with it
-    (case-insensitive); ``type``: of that type."""
-    limit = clean_limit(limit)
+def _entities_of(agent: Agent, q: str | None, type: str | None) -> QuerySet[Entity]:
     rows = Entity.objects.filter(agent=agent)
     if type:
         rows = rows.filter(type=clean_choice(type, field="type", choices=EntityType.values))
@@ -72,7 +70,40 @@ def list_entities(
         prefix = clean_text(q, field="q", max_chars=ENTITY_QUERY_MAX_CHARS, required=False)
         if entity_key(prefix):
             rows = rows.with_prefix(prefix)
-    return keyset_page(rows, cursor=cursor, limit=limit)
+    return rows
+
+
+def list_entities(
+    *, agent: Agent, q: str | None, type: str | None, cursor: str | None, limit: int
+) -> tuple[list[Entity], str | None]:
+    """The agent's entities, newest first; ``q``: whose name or an alias starts with it
+    (case-insensitive); ``type``: of that type."""
+    limit = clean_limit(limit)
+    return keyset_page(_entities_of(agent, q, type), cursor=cursor, limit=limit)
+
+
+@dataclass(frozen=True)
+class EntityPage:
+    items: list[Entity]
+    next_cursor: str | None
+    # The order shown: the one asked for, or the default when it was refused.
+    sort: Sort
+
+
+def sorted_entities(
+    *, agent: Agent, q: str | None, type: str | None, cursor: str | None, limit: int, sort: Sort
+) -> EntityPage:
+    """list_entities() in ``sort``, one of ENTITY_SORTING's (memory.orders); a sort refused
+    gives the default order from its first page."""
+    items, next_cursor, shown = sorted_page(
+        _entities_of(agent, q, type),
+        sorting=ENTITY_SORTING,
+        sort=sort,
+        cursor=cursor,
+        limit=clean_limit(limit),
+        one_agent=True,
+    )
+    return EntityPage(items=items, next_cursor=next_cursor, sort=shown)
 
 
 def get_entity(*, agent: Agent, entity_id: int) -> Entity:

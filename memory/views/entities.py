@@ -17,37 +17,44 @@ from dewee.dashboard import (
     HtmxHttpRequest,
     agent_picker,
     domain_errors,
+    list_page,
     picked_agent,
     render_page,
 )
 from memory.forms import EntityFilterForm
-from memory.graph.entities import entity_to_dict, list_entities
+from memory.graph.entities import entity_to_dict, sorted_entities
+from memory.orders import ENTITY_SORTING
 from memory.views.memories import PAGE_SIZE
 from tenancy.access import access_for_user
 
 
+@list_page("Entities", *EntityFilterForm.base_fields)
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")
 @domain_errors
 def entities_list(request: HtmxHttpRequest) -> HttpResponse:
-    """The agent's entities, newest first, with their mention counts."""
+    """The agent's entities, newest first (or as sorted), with their mention counts."""
     access = access_for_user(request.user)
     choices, data = agent_picker(access, request)
     form = EntityFilterForm(data, agent_choices=choices)
+    sort = ENTITY_SORTING.parse(request.GET.get("sort"))
     context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "entities"}
+    context |= {"sorting": ENTITY_SORTING, "sort": sort}
     if choices and form.is_valid():
         agent = picked_agent(access, form)
-        items, next_cursor = list_entities(
+        page = sorted_entities(
             agent=agent,
             q=form.cleaned_data["q"],
             type=form.cleaned_data["type"] or None,
             cursor=form.cleaned_data["cursor"] or None,
             limit=PAGE_SIZE,
+            sort=sort,
         )
         context |= {
             "agent": agent,
-            "rows": [entity_to_dict(entity) for entity in items],
-            "page": {"next_cursor": next_cursor},
+            "rows": [entity_to_dict(entity) for entity in page.items],
+            "page": {"next_cursor": page.next_cursor},
+            "sort": page.sort,
         }
     return render_page(request, "dashboard/entities.html", "table", access, context)

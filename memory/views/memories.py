@@ -26,6 +26,7 @@ from dewee.dashboard import (
     domain_errors,
     flash,
     is_fragment,
+    list_page,
     mount_url,
     picked_scope,
     render_page,
@@ -42,6 +43,7 @@ from memory.graph.entities import memory_entities
 from memory.graph.neighbourhood import NEIGHBOURHOOD_DEPTHS, memory_neighbourhood
 from memory.learned import learned_from
 from memory.models import Memory
+from memory.orders import MEMORY_SORTING
 from memory.queries import (
     MEMORY_EXPORT_COLUMNS,
     get_memory,
@@ -67,18 +69,21 @@ def _row(
     return row | {"agent_ref": access.agent_ref(memory.agent)}
 
 
+@list_page("Memories", *MemoryFilterForm.base_fields)
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")
 @domain_errors
 def memories_list(request: HtmxHttpRequest) -> HttpResponse:
     """With a query, recall's best ``SEARCH_TOP_K`` of the picked agent with their scores
-    (recall ranks one agent's memories: all agents ask to pick one); without, the memories
-    newest first, a page at a time, of the picked agent or of all the viewer sees."""
+    (recall ranks one agent's memories: all agents ask to pick one; the rank is the order);
+    without, the memories newest first (or as sorted), a page at a time, of the picked agent
+    or of all the viewer sees."""
     access = access_for_user(request.user)
     choices, data = agent_picker(access, request, all_agents=True)
     form = MemoryFilterForm(data, agent_choices=choices)
     context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "memories"}
+    context |= {"sorting": MEMORY_SORTING, "sort": MEMORY_SORTING.parse(request.GET.get("sort"))}
     if choices and form.is_valid():
         agent = picked_scope(access, form)
         context |= {"agent": agent, "scope_label": _scope_label(access, agent)}
@@ -90,6 +95,7 @@ def memories_list(request: HtmxHttpRequest) -> HttpResponse:
             )
             hits = recall(agent=agent, request=asked).hits
             context["rows"] = [_row(access, h.memory, h.score, h.explanation) for h in hits]
+            context["sorting"] = None  # ranked by recall: no column sorts it
         elif query:
             context["recall_needs_agent"] = True
         else:
@@ -98,8 +104,10 @@ def memories_list(request: HtmxHttpRequest) -> HttpResponse:
                 filters=form.filters(),
                 cursor=form.cleaned_data["cursor"] or None,
                 limit=PAGE_SIZE,
+                sort=context["sort"],
             )
-            context |= {"page": page, "rows": [_row(access, m) for m in page.items]}
+            rows = [_row(access, m) for m in page.items]
+            context |= {"page": page, "rows": rows, "sort": page.sort}
     return render_page(request, "dashboard/memories.html", "table", access, context)
 
 

@@ -23,11 +23,13 @@ from dewee.dashboard import (
     domain_errors,
     flash,
     is_fragment,
+    list_page,
     mount_url,
     render_page,
 )
 from memory.exceptions import QuotaBelowUsage
 from memory.forms import QuotaForm, quota_form_initial
+from memory.orders import QUOTA_SORTING, quota_order
 from memory.quotas import quota_overview, set_quotas
 from tenancy.access import Access
 from tenancy.exceptions import WorkspaceNotFound
@@ -61,11 +63,15 @@ def _page(
     total, agents = quota_overview(workspace)
     if form is None:
         form = QuotaForm(initial=quota_form_initial(quota_limits(workspace=workspace, agent=agent)))
+    # The agents in the order asked (an action's answer, a POST, in the default order).
+    sort = QUOTA_SORTING.parse(request.GET.get("sort"))
     context |= {
         "workspace": workspace,
         "picker": workspace_picker(access, workspace),
         "total": total,
-        "agents": agents,
+        "agents": sort.sorted(agents, quota_order(sort)),
+        "sorting": QUOTA_SORTING,
+        "sort": sort,
         "editing": agent,
         "form": form,
         "nav": "quotas",
@@ -85,6 +91,7 @@ def _readable(below: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@list_page("Quotas", "workspace")
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")

@@ -15,11 +15,13 @@ from dewee.dashboard import (
     agent_picker,
     all_agents_label,
     domain_errors,
+    list_page,
     picked_scope,
     render_page,
 )
 from dewee.forms import PageForm
 from memory.forms import SessionFilterForm
+from memory.orders import SESSION_SORTING
 from memory.queries import get_session, list_sessions, session_to_dict, session_turns
 from tenancy.access import access_for_user
 
@@ -27,6 +29,7 @@ PAGE_SIZE = 25
 TURNS_PAGE_SIZE = 50
 
 
+@list_page("Sessions", *SessionFilterForm.base_fields)
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")
@@ -35,7 +38,9 @@ def sessions_list(request: HtmxHttpRequest) -> HttpResponse:
     access = access_for_user(request.user)
     choices, data = agent_picker(access, request, all_agents=True)
     form = SessionFilterForm(data, agent_choices=choices)
+    sort = SESSION_SORTING.parse(request.GET.get("sort"))
     context: dict[str, Any] = {"form": form, "has_agents": bool(choices), "nav": "sessions"}
+    context |= {"sorting": SESSION_SORTING, "sort": sort}
     if choices and form.is_valid():
         agent = picked_scope(access, form)
         page = list_sessions(
@@ -44,8 +49,9 @@ def sessions_list(request: HtmxHttpRequest) -> HttpResponse:
             state=form.cleaned_data["state"] or None,
             cursor=form.cleaned_data["cursor"],
             limit=PAGE_SIZE,
+            sort=sort,
         )
-        context |= {"agent": agent, "page": page, "rows": page.items}
+        context |= {"agent": agent, "page": page, "rows": page.items, "sort": page.sort}
         context["scope_label"] = agent.agent_id if agent else all_agents_label(access).lower()
     return render_page(request, "dashboard/sessions.html", "table", access, context)
 

@@ -1,15 +1,21 @@
 // The command palette: Ctrl-K (Cmd-K on a Mac) opens it from any page. Typing filters the
-// nav's pages here and asks the search box's page for agents, people, facts and memories
-// (htmx swaps its results in); Enter opens the first page listed; Esc closes (the dialog's own).
+// nav's pages and one's saved views of the lists here, and asks the search box's page for
+// agents, people, facts and memories (htmx swaps its results in); Enter opens the first page
+// listed; Esc closes (the dialog's own).
 (function () {
   "use strict";
 
   function dialog() { return document.getElementById("palette"); }
 
   function pages() {
-    return Array.from(document.querySelectorAll(".main-nav a")).map(function (link) {
+    const nav = Array.from(document.querySelectorAll(".main-nav a")).map(function (link) {
       return { text: link.textContent.replace(/\s+\d[\d,+]*\s*$/, "").trim(), href: link.getAttribute("href") };
     });
+    // The person's saved views of the lists, named with the page they open.
+    const saved = Array.from(document.querySelectorAll("#palette-views a")).map(function (link) {
+      return { text: link.textContent.trim() + " (" + link.dataset.page + ")", href: link.getAttribute("href") };
+    });
+    return nav.concat(saved);
   }
 
   function listPages(text) {
@@ -37,7 +43,13 @@
     listPages("");
     palette.showModal();
     input.focus();
+    // htmx asks for the saved views (#palette-views' hx-trigger); they join the list below.
+    document.body.dispatchEvent(new CustomEvent("palette-open"));
   }
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.target.id === "palette-views") listPages(document.getElementById("palette-q").value);
+  });
 
   document.addEventListener("keydown", function (event) {
     if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "k") {

@@ -26,6 +26,12 @@ from tenancy.services.members import (
     remove_member,
     renew_invite,
 )
+from tenancy.services.saved_views import (
+    clean_view_name,
+    clean_view_query,
+    delete_saved_view,
+    save_view,
+)
 from tenancy.services.workspaces import (
     clean_workspace_slug,
     create_workspace,
@@ -43,11 +49,14 @@ __all__ = [
     "clean_key_agent_ids",
     "clean_key_expiry",
     "clean_key_scopes",
+    "clean_view_name",
+    "clean_view_query",
     "clean_workspace_slug",
     "create_agent",
     "create_api_key",
     "create_workspace",
     "default_workspace",
+    "delete_saved_view",
     "ensure_agent",
     "get_workspace",
     "hash_api_key",
@@ -57,5 +66,6 @@ __all__ = [
     "rename_agent",
     "renew_invite",
     "revoke_api_key",
+    "save_view",
     "update_api_key",
 ]

@@ -177,8 +177,9 @@ def test_members_page_queries_do_not_grow(
 ):
     for i in range(5):
         member(django_user_model, workspace, MemberRole.VIEWER, f"p{i}")
-    # session, user, first workspace, workspace slugs, members with users, review badge
-    with django_assert_num_queries(6):
+    # session, user, first workspace, workspace slugs, members with users, review badge,
+    # the saved views of the page
+    with django_assert_num_queries(7):
         assert staff_client.get(PAGE).status_code == 200
 
 

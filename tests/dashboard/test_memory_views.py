@@ -272,8 +272,9 @@ def test_app_mount_keeps_its_links_and_redirects(manager_client, agent):
 def test_memory_list_queries_do_not_grow(staff_client, agent, django_assert_num_queries, n):
     session = start_session(agent=agent)
     remember(agent, *[f"note {i}" for i in range(n)], tags=["t"], session_id=session.pk)
-    # session, user, agents for the form, the agent, the page, its tags, review badge
-    with django_assert_num_queries(7):
+    # session, user, agents for the form, the agent, the page, its tags, review badge, the
+    # saved views of the page
+    with django_assert_num_queries(8):
         assert staff_client.get(LIST).status_code == 200
 
 
@@ -281,8 +282,9 @@ def test_memory_list_queries_do_not_grow(staff_client, agent, django_assert_num_
 def test_session_list_queries_do_not_grow(staff_client, agent, django_assert_num_queries, n):
     for i in range(n):
         remember(agent, f"note {i}", session_id=start_session(agent=agent).pk)
-    # session, user, agents for the form, the agent, the page with its counts, review badge
-    with django_assert_num_queries(6):
+    # session, user, agents for the form, the agent, the page with its counts, review badge,
+    # the saved views of the page
+    with django_assert_num_queries(7):
         assert staff_client.get(SESSIONS).status_code == 200
 
 

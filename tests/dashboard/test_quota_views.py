@@ -115,3 +115,16 @@ def test_the_page_changes_nothing(staff_client, over_soft):
     staff_client.get(PAGE, {"workspace": "acme", "agent": "support-bot"})
     staff_client.get(PAGE, headers=HTMX)
     assert AuditEvent.objects.count() == events
+
+
+def test_counts_show_as_numbers_and_only_sizes_as_bytes(staff_client, agent):
+    set_quotas(
+        workspace=agent.workspace,
+        agent=agent,
+        limits={"facts": QuotaLimit(3, "hard"), "storage_bytes": QuotaLimit(2048, "hard")},
+        actor="test",
+    )
+    html = staff_client.get(PAGE, {"workspace": "acme"}).content.decode()
+    assert "of 3 (hard)" in html
+    assert "3\xa0bytes" not in html
+    assert "2.0\xa0KB" in html

@@ -320,13 +320,14 @@ def test_all_agents_lists_queries_do_not_grow(
         state(agent, f"Acme {i}", user=f"u{i}")
         remember(agent, f"memory {i}")
         start_session(agent=agent, user=f"u{i}")
-    # session, user, agents of the picker, the page, its agents, five bounded counts, badge
-    with django_assert_max_num_queries(12):
+    # session, user, agents of the picker, the page, its agents, five bounded counts, badge,
+    # the saved views of the page
+    with django_assert_max_num_queries(13):
         assert len(staff_client.get(LIST).context["rows"]) == n
-    # session, user, picker, the page, its agents, sessions, tags, badge
-    with django_assert_max_num_queries(9):
+    # session, user, picker, the page, its agents, sessions, tags, badge, saved views
+    with django_assert_max_num_queries(10):
         assert len(staff_client.get(MEMORIES).context["rows"]) == n
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(8):
         assert len(staff_client.get(SESSIONS).context["rows"]) == n
 
 
