@@ -63,3 +63,6 @@ class CommentForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
     )
     back = forms.ChoiceField(choices=BACK_CHOICES, required=False)
+
+    def __init__(self, data: Any = None, **kwargs: Any) -> None:
+        super().__init__(data, label_suffix="", **kwargs)

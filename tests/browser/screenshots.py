@@ -188,6 +188,22 @@ def _shoot_part(page: Page, name: str, selector: str) -> None:
         page.locator(selector).screenshot(path=str(OUT / f"{name}-{label}.png"))
 
 
+def _shoot_review(page: Page, url: str) -> None:
+    """The queue with its side panel showing the first dispute (a wide screen), the queue
+    alone on a phone, and the panel as its own page there."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    for label, width in WIDTHS.items():
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{url}/dashboard/review/")
+        if page.locator("#review-panel").is_visible():
+            page.keyboard.press("j")
+            page.locator("#dispute-panel").wait_for()
+        page.screenshot(path=str(OUT / f"review-queue-{label}.png"), full_page=True)
+    page.locator(".review-item a.panel-link").first.click()
+    page.wait_for_load_state()
+    _shoot(page, "review-panel")
+
+
 def test_screenshots(live_server, page: Page, django_user_model):
     agent, memory = _demo_data(django_user_model)
     django_user_model.objects.create_user(username="ops", password="pw-ops-123", is_staff=True)
@@ -207,9 +223,7 @@ def test_screenshots(live_server, page: Page, django_user_model):
     page.locator("#facts-table tbody a").first.click()
     page.wait_for_load_state()
     _shoot(page, "fact-detail")
-    review = page.goto(f"{live_server.url}/dashboard/review/")
-    if review is not None and review.ok:
-        _shoot(page, "review-queue")
+    _shoot_review(page, live_server.url)
     page.goto(f"{live_server.url}/dashboard/memory/?agent=support-bot")
     _shoot(page, "memories")
     page.goto(f"{live_server.url}/dashboard/memory/?agent=support-bot&q=where+does+Ana+work")
