@@ -115,7 +115,9 @@ def _hand_over(slot: FactQuerySet, *, starts: datetime) -> None:
 def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> AssertResult:
     now = timezone.now()
     slot = Fact.objects.in_slot(claim.slot)
-    current = slot.current().first()
+    # The slot's current value and those waiting beside it, in one read.
+    waiting = list(slot.filter(status__in=[Status.CURRENT, Status.DISPUTED]).order_by("id"))
+    current = next((f for f in waiting if f.status == Status.CURRENT), None)
     wanted = normalise_value(claim.value)
 
     if current is not None and normalise_value(current.value) == wanted:
@@ -123,7 +125,8 @@ def _assert_in_locked_slot(agent: Agent, claim: CheckedClaim, actor: str) -> Ass
         return AssertResult(fact=current, outcome=Outcome.CONFIRMED)
 
     pending = next(
-        (f for f in slot.disputed().order_by("id") if normalise_value(f.value) == wanted), None
+        (f for f in waiting if f.status == Status.DISPUTED and normalise_value(f.value) == wanted),
+        None,
     )
     if pending is not None:
         return _back_pending(pending, slot=slot, current=current, claim=claim, actor=actor, now=now)
@@ -210,7 +213,7 @@ def _record_new(
         new.believed_from = now
         _hand_over(slot, starts=claim.valid_from or now)
     new.save()
-    enter(new, status=Status(new.status), change=Change.RECORDED, actor=actor, now=now)
+    enter(new, status=Status(new.status), change=Change.RECORDED, actor=actor, now=now, new=True)
     _add_source(new, claim, now)
     return AssertResult(fact=new, outcome=outcome, other=current, warnings=warnings)
 

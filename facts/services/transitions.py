@@ -22,11 +22,15 @@ def lock_slot(slot: Slot) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [slot.lock_key()])
 
 
-def enter(fact: Fact, *, status: Status, change: Change, actor: str, now: datetime) -> None:
+def enter(
+    fact: Fact, *, status: Status, change: Change, actor: str, now: datetime, new: bool = False
+) -> None:
     """Record that ``fact`` has ``status`` from ``now`` on, begun by ``change``: its open
     period closes at ``now`` and a new one opens (FactPeriod). Every change of a fact's
-    status goes through here, so an as-of read finds exactly one status at every instant."""
-    FactPeriod.objects.filter(fact=fact, ended_at__isnull=True).update(ended_at=now)
+    status goes through here, so an as-of read finds exactly one status at every instant.
+    ``new``: the fact was just inserted, so it has no period to close."""
+    if not new:
+        FactPeriod.objects.filter(fact=fact, ended_at__isnull=True).update(ended_at=now)
     FactPeriod.objects.create(
         fact=fact, agent_id=fact.agent_id, status=status, change=change, started_at=now, actor=actor
     )

@@ -148,8 +148,9 @@ def test_grouped_queue_queries_do_not_grow_with_disputes(
         dispute(agent, f"e{i}", predicate="city", user=f"u{i}", confidence=0.5)
     # session, user, the filter's agents, whether any dispute is snoozed, the count, the
     # disputes, their sources, their assignees and snoozes, the current facts, theirs, the
-    # badge, the re-confirmation section's agents and stale facts
-    with django_assert_max_num_queries(13):
+    # badge, the re-confirmation section's agents, how many current facts the prefix has,
+    # and its stale facts
+    with django_assert_max_num_queries(14):
         response = staff_client.get(STAFF_QUEUE, {"predicate": "ci"})
     assert len(response.context["groups"]) == min(n, 25)
     assert response.context["shown"] == min(2 * n, 50)
