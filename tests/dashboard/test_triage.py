@@ -344,6 +344,30 @@ def test_what_needs_reconfirmation_follows_the_queues_filters(manager_client, ag
     assert manager_client.get(QUEUE, {"predicate": "zzz"}).context["stale"] == []
 
 
+@pytest.mark.parametrize("names_at_most", [10, 1])
+def test_a_prefix_of_several_predicates_lists_their_stale_facts_oldest_confirmed_first(
+    manager_client, agent, monkeypatch, names_at_most
+):
+    """One list over every predicate the prefix names, in confirmation order across them,
+    whether each predicate is read on its own (PostgreSQL's index by predicate) or the
+    prefix is walked whole (more predicates than PREDICATES_BY_NAME, or SQLite)."""
+    monkeypatch.setattr("facts.staleness.PREDICATES_BY_NAME", names_at_most)
+    now = timezone.now()
+    stated = [
+        ("email", "a@x.io", 3000, "u1"),
+        ("employer", "Acme", 3100, "u1"),
+        ("employer", "Globex", 2900, "u2"),
+        ("email", "b@x.io", 3050, "u2"),
+        ("city", "Paris", 3200, "u1"),
+    ]
+    for predicate, value, days, user in stated:
+        fact = state(agent, value, predicate=predicate, user=user).fact
+        long_ago = now - timedelta(days=days)
+        Fact.objects.filter(pk=fact.pk).update(last_confirmed_at=long_ago, recorded_at=long_ago)
+    narrowed = manager_client.get(QUEUE, {"predicate": "E"}).context["stale"]
+    assert [item["value"] for item in narrowed] == ["Acme", "b@x.io", "a@x.io", "Globex"]
+
+
 def test_bulk_over_every_matching_dispute_asks_with_the_count_then_settles_them_all(
     manager_client, agent
 ):
