@@ -136,3 +136,33 @@ def keyed_by(table: str, column: str) -> migrations.RunPython:
                 distribution_key(cursor, table, column, keyed=False)
 
     return migrations.RunPython(forwards, backwards, elidable=False)
+
+
+def index_concurrently(table: str, name: str, statement: str) -> migrations.RunPython:
+    """PostgreSQL: the index ``statement`` ("CREATE INDEX "name" ON "table" ...", raw SQL for
+    what a model's Index cannot say: an expression with an operator class, an INCLUDE) built
+    without blocking the table's writes: CREATE INDEX CONCURRENTLY on a plain table, one
+    partition at a time on a partitioned one. Dropped when undone. Nothing on SQLite. Its
+    migration needs ``atomic = False``."""
+
+    def forwards(apps: Any, schema_editor: Any) -> None:
+        if schema_editor.connection.vendor != "postgresql":
+            return
+        with schema_editor.connection.cursor() as cursor:
+            if partitions_of(cursor, table):
+                add_index_concurrently(cursor, table, name, statement)
+            else:
+                # Without IF NOT EXISTS: a build that failed leaves an invalid index of this
+                # name, which the next migrate must report rather than take for done.
+                cursor.execute(statement.replace("CREATE INDEX", "CREATE INDEX CONCURRENTLY", 1))
+
+    def backwards(apps: Any, schema_editor: Any) -> None:
+        if schema_editor.connection.vendor != "postgresql":
+            return
+        with schema_editor.connection.cursor() as cursor:
+            if partitions_of(cursor, table):
+                cursor.execute(f'DROP INDEX IF EXISTS "{name}"')  # its partitions' go with it
+            else:
+                cursor.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
+
+    return migrations.RunPython(forwards, backwards, elidable=False)
