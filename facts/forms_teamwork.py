@@ -10,8 +10,6 @@ from facts.models import COMMENT_MAX_CHARS
 
 # Snoozes one button away, in days; any other time is typed in the viewer's zone.
 SNOOZE_DAYS = [("1", "1 day"), ("3", "3 days"), ("7", "1 week"), ("30", "30 days")]
-# Where a form sent without JavaScript goes back to: the review panel or the fact's page.
-BACK_CHOICES = [("panel", "panel"), ("detail", "detail")]
 
 
 class AssignForm(forms.Form):
@@ -20,7 +18,6 @@ class AssignForm(forms.Form):
     assignee = forms.TypedChoiceField(
         label="Assigned to", required=False, coerce=int, empty_value=None
     )
-    back = forms.ChoiceField(choices=BACK_CHOICES, required=False)
 
     def __init__(self, data: Any = None, *, choices: list[tuple[int, str]], **kwargs: Any):
         super().__init__(data, label_suffix="", **kwargs)
@@ -35,7 +32,6 @@ class SnoozeForm(forms.Form):
     days = forms.ChoiceField(choices=SNOOZE_DAYS, required=False)
     until = ViewerTimeField(label="Until", required=False)
     wake = forms.BooleanField(required=False)
-    back = forms.ChoiceField(choices=BACK_CHOICES, required=False)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -62,7 +58,6 @@ class CommentForm(forms.Form):
         max_length=COMMENT_MAX_CHARS,
         widget=forms.Textarea(attrs={"rows": 3}),
     )
-    back = forms.ChoiceField(choices=BACK_CHOICES, required=False)
 
     def __init__(self, data: Any = None, **kwargs: Any) -> None:
         super().__init__(data, label_suffix="", **kwargs)

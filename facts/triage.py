@@ -67,38 +67,39 @@ def _triaged(facts: FactQuerySet) -> FactQuerySet:
     return facts.prefetch_related(Prefetch("triage", queryset=triage, to_attr="triage_rows"))
 
 
-def _triage_of(fact: Fact, now: datetime) -> dict[str, Any]:
-    """Who ``fact`` is assigned to and until when it sleeps (read with _triaged)."""
-    rows = getattr(fact, "triage_rows", [])
-    triage = rows[0] if rows else None
+def _triage_of(triage: DisputeTriage | None, now: datetime) -> dict[str, Any]:
+    """Who a dispute is assigned to and until when it sleeps (a time past is none)."""
     assignee = triage.assignee if triage is not None else None
     until = triage.snoozed_until if triage is not None else None
     return {
         "assignee": assignee.get_username() if assignee is not None else "",
+        "assignee_id": assignee.pk if assignee is not None else None,
         "snoozed_until": until if until is not None and until > now else None,
     }
 
 
 def disputes_matching(access: Access, filters: ReviewFilters) -> FactQuerySet:
     facts = Fact.objects.disputed()
+    agents: Any
     if filters.agent is not None:
-        facts = facts.filter(agent=filters.agent)
+        agents = [filters.agent]
     else:
         agents = access.agents()
         if filters.workspace is not None:
             agents = agents.filter(workspace=filters.workspace)
-        facts = facts.filter(agent__in=agents)
+    facts = facts.filter(agent__in=agents)
     if filters.predicate:
         facts = facts.filter(predicate__istartswith=filters.predicate)
     if filters.recorded_before is not None:
         facts = facts.filter(recorded_at__lt=filters.recorded_before)
-    return _by_triage(facts, filters)
+    return _by_triage(facts, filters, agents)
 
 
-def _by_triage(facts: FactQuerySet, filters: ReviewFilters) -> FactQuerySet:
-    """``facts`` narrowed by assignee and snooze. Disputes asleep are few: their ids are
-    read first and left out by id (up to SNOOZED_BY_ID of them), so that the queue's
-    own index paths stay as they were; only beyond is it a test per dispute."""
+def _by_triage(facts: FactQuerySet, filters: ReviewFilters, agents: Any) -> FactQuerySet:
+    """``facts`` (of ``agents``) narrowed by assignee and snooze. Disputes asleep are few:
+    their ids (of these agents) are read first and left out by id (up to SNOOZED_BY_ID of
+    them), so that the queue's own index paths stay as they were; only beyond is it a test
+    per dispute."""
     triage = DisputeTriage.objects.filter(fact=OuterRef("pk"), agent=OuterRef("agent"))
     if filters.assigned == ASSIGNED_TO_ME:
         facts = facts.filter(Exists(triage.filter(assignee_id=filters.me)))
@@ -107,7 +108,9 @@ def _by_triage(facts: FactQuerySet, filters: ReviewFilters) -> FactQuerySet:
     if filters.snoozed == SNOOZED_TOO:
         return facts
     now = timezone.now()
-    asleep = DisputeTriage.objects.filter(snoozed_until__gt=now, fact__status=Status.DISPUTED)
+    asleep = DisputeTriage.objects.filter(
+        agent__in=agents, snoozed_until__gt=now, fact__status=Status.DISPUTED
+    )
     ids = list(asleep.values_list("fact_id", flat=True)[: SNOOZED_BY_ID + 1])
     if filters.snoozed == SNOOZED_ONLY:
         if len(ids) <= SNOOZED_BY_ID:
@@ -127,7 +130,8 @@ def _groups(disputed: list[Any]) -> list[dict[str, Any]]:
     groups: dict[Slot, dict[str, Any]] = {}
     for fact in disputed:
         item = review_item(fact, currents.get(fact.current_id), now=now)
-        item |= _triage_of(fact, now)
+        rows = getattr(fact, "triage_rows", [])  # read with _triaged
+        item |= _triage_of(rows[0] if rows else None, now)
         group = groups.get(fact.slot)
         if group is None:
             group = groups[fact.slot] = {
@@ -223,15 +227,16 @@ def decisions_by(access: Access, *, cursor: str | None = None) -> DecisionPage:
 def teamwork_of(fact: Fact) -> dict[str, Any]:
     """What people did about ``fact`` together: who it is assigned to, until when it is
     snoozed (a time past is none), and its comment thread, oldest first."""
-    now = timezone.now()
     triage = DisputeTriage.objects.filter(fact=fact, agent_id=fact.agent_id)
-    fact.triage_rows = list(triage.select_related("assignee")[:1])  # type: ignore[attr-defined]
     comments = FactComment.objects.filter(fact=fact, agent_id=fact.agent_id).order_by(
         "created_at", "id"
     )
-    rows = fact.triage_rows  # type: ignore[attr-defined]
     return {
-        **_triage_of(fact, now),
-        "assignee_id": rows[0].assignee_id if rows else None,
+        **_triage_of(triage.select_related("assignee").first(), timezone.now()),
         "comments": list(comments),
     }
+
+
+def comment_count(fact: Fact) -> int:
+    """How many comments ``fact``'s thread holds (its page links to the thread)."""
+    return FactComment.objects.filter(fact=fact, agent_id=fact.agent_id).count()

@@ -69,6 +69,7 @@ from facts.services import (
     resolve_fact,
     restore_fact,
 )
+from facts.triage import comment_count
 from facts.views_forget import forget_offers
 from tenancy.access import Access, access_for_user
 
@@ -202,6 +203,7 @@ def _detail(request: HtmxHttpRequest, access: Access, fact: Fact, **context: Any
     context = {"fact": detail, "current": current, "nav": "facts", **context}
     context["agent_ref"] = access.agent_ref(fact.agent)
     context["list_query"] = _breadcrumb_query(request, context["agent_ref"])
+    context["comment_count"] = comment_count(fact)
     context.setdefault("delete_form", DeleteForm())
     context.setdefault("restore_form", RestoreForm())
     if access.can_act:

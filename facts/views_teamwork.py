@@ -3,7 +3,7 @@ who has it, its comment thread), and the forms that assign it, snooze it and com
 
 The panel is a fragment for htmx (the queue's side panel follows the selected dispute) and
 a whole page without JavaScript; each form answers htmx with the panel as it is now, and
-otherwise redirects back to the panel or to the fact's page."""
+otherwise redirects back to the panel's page."""
 
 from typing import Any
 
@@ -73,19 +73,17 @@ def _answer(
     error: str,
     **extra: Any,
 ) -> HttpResponse:
-    """The panel as it is now (htmx; or, without JavaScript, with what was refused and the
-    form as typed, a 400), else a redirect back whence the form came."""
-    back = request.POST.get("back", "")
+    """The panel as it is now: for htmx; without JavaScript, with what was refused and the
+    form as typed (a 400), else a redirect back to the panel's page with the notice."""
     fresh = get_fact(access=access, fact_id=fact.pk)
     if is_fragment(request):
         return _panel(request, access, fresh, notice=notice, error=error, **extra)
-    if error and back != "detail":
+    if error:
         response = _panel(request, access, fresh, error=error, **extra)
         response.status_code = 400
         return response
-    flash(request, notice, error)
-    name = "facts:detail" if back == "detail" else "facts:review_panel"
-    return redirect(mount_url(request, name, fact.pk))
+    flash(request, notice)
+    return redirect(mount_url(request, "facts:review_panel", fact.pk))
 
 
 @login_required
@@ -119,7 +117,7 @@ def dispute_snooze(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
     access = acting_access(request)
     fact = get_fact(access=access, fact_id=fact_id)
     form = SnoozeForm(request.POST)
-    notice, error = "", ""
+    notice, error, asleep = "", "", False
     if not form.is_valid():
         error = " ".join(str(e) for errors in form.errors.values() for e in errors)
     else:
@@ -127,16 +125,16 @@ def dispute_snooze(request: HtmxHttpRequest, fact_id: int) -> HttpResponse:
         try:
             until = form.snoozed_until(now)
             snooze_dispute(fact=fact, until=until, actor=access.actor, now=now)
+            asleep = until is not None
             notice = (
-                "Back in the queue."
-                if until is None
-                else f"Snoozed: hidden from the queue until {until:%Y-%m-%d %H:%M} UTC."
+                f"Snoozed: hidden from the queue until {until:%Y-%m-%d %H:%M} UTC."
+                if until is not None
+                else "Back in the queue."
             )
         except DeweeError as exc:
             error = exc.message
     # The queue hides it now: the panel's answer takes its line out of the list too.
-    aside = {"put_aside": True} if notice and "Snoozed" in notice else {}
-    return _answer(request, access, fact, notice=notice, error=error, **aside)
+    return _answer(request, access, fact, notice=notice, error=error, put_aside=asleep)
 
 
 @login_required

@@ -256,7 +256,7 @@ def audit_events(access: Access, filters: AuditFilters) -> QuerySet[AuditEvent]:
 RECEIPT_SORTING = Sorting(
     keys=(
         SortKey("when", field="created_at", indexed=True, descending_first=True, label="time"),
-        SortKey("by", field="actor", indexed=True, label="who erased"),
+        SortKey("by", field="actor", kind=str, indexed=True, label="who erased"),
     ),
     default="-when",
 )

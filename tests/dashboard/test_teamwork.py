@@ -284,3 +284,20 @@ def test_the_panel_shows_evidence_history_and_who_has_it(manager, manager_client
     history = panel.split("History of the slot")[1]
     assert history.index("Acme") < history.index("Globex")
     assert "Evidence" in panel
+
+
+def test_a_facts_page_leads_to_its_comment_thread_with_the_count(manager, manager_client, agent):
+    acme = state(agent, "Acme").fact
+    page = manager_client.get(f"/app/facts/{acme.pk}/").text
+    assert f'href="/app/review/{acme.pk}/#comments-title">Start a thread about this fact' in page
+    manager_client.post(f"/app/facts/{acme.pk}/comment/", {"body": "Confirmed by phone"})
+    manager_client.post(f"/app/facts/{acme.pk}/comment/", {"body": "And by email"})
+    page = manager_client.get(f"/app/facts/{acme.pk}/").text
+    assert "Read the 2 comments or add one" in page
+
+
+def test_without_javascript_a_comment_redirects_back_to_the_thread(manager_client, agent):
+    acme = state(agent, "Acme").fact
+    response = manager_client.post(f"/app/facts/{acme.pk}/comment/", {"body": "Noted"})
+    assert (response.status_code, response["Location"]) == (302, f"/app/review/{acme.pk}/")
+    assert "Comment added." in manager_client.get(response["Location"]).text
